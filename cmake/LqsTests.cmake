@@ -1,0 +1,48 @@
+# Test executables. Every *_test.cc in the tree must be listed here: a test
+# that is not registered with CTest never runs (see the check at the bottom).
+
+set(LQS_API_TESTS
+  lib/api/message_rules_test.cc
+  lib/api/queue_config_test.cc)
+add_executable(lqs_api_test ${LQS_API_TESTS})
+target_link_libraries(lqs_api_test PRIVATE lqs_api GTest::gtest_main)
+target_compile_options(lqs_api_test PRIVATE ${LQS_WARNINGS})
+gtest_discover_tests(lqs_api_test DISCOVERY_TIMEOUT 60)
+
+set(LQS_ENGINE_TESTS
+  lib/storage/keys_test.cc
+  lib/lease/receipt_handle_test.cc
+  tests/catalog_test.cc
+  tests/message_test.cc
+  tests/lease_test.cc
+  tests/time_rules_test.cc
+  tests/dead_letter_test.cc
+  tests/move_task_test.cc
+  tests/long_poll_test.cc
+  tests/durability_test.cc)
+add_executable(lqs_engine_test ${LQS_ENGINE_TESTS} tests/testutil.cc)
+target_include_directories(lqs_engine_test PRIVATE ${PROJECT_SOURCE_DIR}
+                           ${PROJECT_BINARY_DIR}/generated)
+add_dependencies(lqs_engine_test lqs_generated)
+target_link_libraries(lqs_engine_test PRIVATE lqs lqs_api RocksDB::rocksdb
+                      flatbuffers::flatbuffers OpenSSL::Crypto GTest::gtest_main)
+target_compile_options(lqs_engine_test PRIVATE ${LQS_WARNINGS})
+target_compile_definitions(lqs_engine_test PRIVATE
+  LQS_CRASH_CHILD="$<TARGET_FILE:lqs_crash_child>")
+gtest_discover_tests(lqs_engine_test DISCOVERY_TIMEOUT 60)
+
+# The child process that durability_test kills with SIGKILL.
+add_executable(lqs_crash_child tests/crash_child.cc)
+target_link_libraries(lqs_crash_child PRIVATE lqs)
+target_compile_options(lqs_crash_child PRIVATE ${LQS_WARNINGS})
+add_dependencies(lqs_engine_test lqs_crash_child)
+
+# Fail the configure step if a *_test.cc exists that no list above names.
+file(GLOB_RECURSE _all_tests RELATIVE ${PROJECT_SOURCE_DIR}
+     ${PROJECT_SOURCE_DIR}/lib/*_test.cc ${PROJECT_SOURCE_DIR}/tests/*_test.cc)
+foreach(_t IN LISTS _all_tests)
+  if(NOT _t IN_LIST LQS_API_TESTS AND NOT _t IN_LIST LQS_ENGINE_TESTS
+     AND NOT _t IN_LIST LQS_EXTRA_TESTS)
+    message(FATAL_ERROR "${_t} is not registered in cmake/LqsTests.cmake")
+  endif()
+endforeach()

@@ -1,0 +1,88 @@
+// lqs/options.h — how a database is opened.
+//
+// Options is a plain struct with in-class defaults; fill in `path` and go.
+
+#ifndef LQS_OPTIONS_H_
+#define LQS_OPTIONS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "lqs/clock.h"
+
+namespace lqs {
+
+// What survives a failure once a call has returned success.
+enum class Durability {
+  // Nothing beyond a clean Close(): no write-ahead log. For tests and
+  // throw-away queues. A crash loses every change since the last flush.
+  kNone = 0,
+  // Default. Survives kill -9 of the process: every change is in the
+  // write-ahead log (written with write(2), not fsync'ed) before the call
+  // returns. A power loss may lose the most recent calls.
+  kProcess = 1,
+  // Survives power loss for everything that matters: a send (and every queue
+  // catalogue change) is fsync'ed before it returns, with group commit across
+  // threads. Receives, deletes and visibility changes are not fsync'ed on
+  // their own: losing one in a power cut only causes a redelivery, which
+  // at-least-once delivery allows (they become durable with the next sync).
+  kFsync = 2,
+};
+
+struct Options {
+  // ---- Behaviour ------------------------------------------------------------
+
+  // Directory of the database. Created if missing (see create_if_missing).
+  std::string path;
+
+  // Create the database if `path` holds none. If false, opening a missing
+  // database fails with kIOError.
+  bool create_if_missing = true;
+
+  Durability durability = Durability::kProcess;
+
+  // Source of time. Default: the system clock.
+  std::shared_ptr<Clock> clock = SystemClock::Default();
+
+  // Used to build queue ARNs (arn:aws:sqs:<region>:<account_id>:<name>),
+  // which appear in QueueArn, RedrivePolicy and DeadLetterQueueSourceArn.
+  std::string region = "us-east-1";
+  std::string account_id = "123456789012";
+
+  // The SenderId reported on received messages.
+  std::string sender_id = "AIDAIT2UOQQY3AUEKVGXU";
+
+  // SQS refuses to re-create a queue name for 60 s after DeleteQueue
+  // (QueueDeletedRecently). Set false to allow immediate re-use.
+  bool enforce_queue_name_reuse_delay = true;
+
+  // SQS allows one PurgeQueue per queue per 60 s (PurgeQueueInProgress).
+  bool enforce_purge_interval = true;
+
+  // The most messages a queue may have in flight. A short-poll receive past
+  // it fails with OverLimit; a long poll returns nothing (as SQS does).
+  // This also bounds the library's memory: in-flight leases live in RAM.
+  int64_t max_inflight_per_queue = 120000;
+
+  // ---- Performance ----------------------------------------------------------
+
+  // Run a background thread that expires messages past their retention
+  // period on idle queues, progresses message-move tasks and reclaims space.
+  // Correctness never depends on it (calls expire what they touch); tests
+  // that want determinism turn it off and call Broker::RunMaintenance().
+  bool background_maintenance = true;
+
+  // Real-time interval of the background thread, in milliseconds.
+  int64_t maintenance_interval_ms = 1000;
+
+  // RocksDB block cache size in bytes.
+  int64_t block_cache_bytes = 32 << 20;
+
+  // RocksDB write buffer (memtable) size per column family, in bytes.
+  int64_t write_buffer_bytes = 16 << 20;
+};
+
+}  // namespace lqs
+
+#endif  // LQS_OPTIONS_H_

@@ -1,0 +1,145 @@
+// lqs/queue.h — one queue: send, receive, delete, change visibility, and its
+// attributes.
+//
+// A Queue is a handle obtained from Broker::CreateQueue or Broker::GetQueue.
+// It stays valid as long as the caller holds it; once the queue is deleted
+// (or the Broker is closed) every call on it fails with QueueDoesNotExist
+// (kClosed after Close).
+//
+// Semantics are Amazon SQS's (API 2012-11-05); see docs/sqs_compat.md for the
+// few places where lqs chooses among undocumented behaviours.
+//
+// Errors: every call validates its input first and returns the SQS error
+// (ErrorCode) with a message naming the parameter and the rule. A call that
+// fails changes nothing. Batch calls report per-entry failures in their
+// result and fail as a whole only for whole-request errors (empty, too many
+// entries, bad or repeated entry ids, too long).
+//
+// Atomicity: each message's change of state is one atomic write; a crash at
+// any moment leaves every message in exactly one state.
+//
+// Thread safety: every method may be called concurrently from any number of
+// threads, on the same or on different Queue handles.
+
+#ifndef LQS_QUEUE_H_
+#define LQS_QUEUE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lqs/status.h"
+#include "lqs/types.h"
+
+namespace lqs {
+
+class Queue {
+ public:
+  virtual ~Queue() = default;
+
+  // The queue's name (as given to CreateQueue) and ARN.
+  virtual const std::string& name() const = 0;
+  virtual const std::string& arn() const = 0;
+  // True for FIFO queues (names ending in ".fifo").
+  virtual bool is_fifo() const = 0;
+
+  // ---- Messages ---------------------------------------------------------------
+
+  // Stores one message. It becomes receivable after its delay (the request's
+  // DelaySeconds, else the queue's). Durable, in the Options::durability mode,
+  // before this returns OK.
+  // Errors: MissingParameter (empty body), InvalidMessageContents (characters
+  // outside XML 1.0), InvalidParameterValue (size over MaximumMessageSize,
+  // DelaySeconds out of 0..900, bad attributes, bad group/dedup ids),
+  // QueueDoesNotExist, kIOError.
+  virtual StatusOr<SendMessageResult> SendMessage(
+      const SendMessageRequest& request) = 0;
+
+  // Stores 1..10 messages; each entry succeeds or fails on its own (entries
+  // that pass validation are stored in one atomic write, in request order).
+  // Whole-request errors: EmptyBatchRequest, TooManyEntriesInBatchRequest,
+  // InvalidBatchEntryId, BatchEntryIdsNotDistinct, BatchRequestTooLong (the
+  // sum of message sizes over 1 MiB).
+  virtual StatusOr<SendMessageBatchResult> SendMessageBatch(
+      const std::vector<SendMessageBatchEntry>& entries) = 0;
+
+  // Leases up to max_number_of_messages visible messages for
+  // visibility_timeout seconds, giving each a fresh receipt handle and
+  // incrementing its receive count. A message whose receive count already
+  // reached the RedrivePolicy's maxReceiveCount is moved to the dead-letter
+  // queue instead of being returned.
+  //
+  // Long polling: when no message is visible and the effective wait time
+  // (wait_time_seconds, else the queue's ReceiveMessageWaitTimeSeconds) is
+  // positive, blocks the calling thread until a message becomes visible (a
+  // send, the end of a delay or lease, a visibility change) or the wait ends,
+  // and returns as soon as at least one message is available. Returns an
+  // empty result when the wait ends with nothing; this is not an error.
+  // Errors: InvalidParameterValue (ranges), OverLimit (in-flight limit,
+  // short poll only), QueueDoesNotExist, kIOError.
+  virtual StatusOr<ReceiveMessageResult> ReceiveMessage(
+      const ReceiveMessageRequest& request) = 0;
+
+  // Deletes the message that `receipt_handle` names.
+  // Standard queues: any handle ever issued for the message works, also after
+  // its lease expired; deleting an already deleted (or expired, purged, moved)
+  // message succeeds. FIFO queues: only the handle of the current, unexpired
+  // lease (InvalidParameterValue "The receipt handle has expired.").
+  // Errors: ReceiptHandleIsInvalid (malformed, never issued, or issued by
+  // another queue), QueueDoesNotExist, kIOError.
+  virtual Status DeleteMessage(const std::string& receipt_handle) = 0;
+
+  virtual StatusOr<BatchResult> DeleteMessageBatch(
+      const std::vector<DeleteMessageBatchEntry>& entries) = 0;
+
+  // Sets the message's lease to end `visibility_timeout` seconds from now
+  // (0 makes it visible at once). The total lease since the receive that
+  // started it may not exceed 12 hours.
+  // Errors: ReceiptHandleIsInvalid; InvalidParameterValue when the message no
+  // longer exists, when visibility_timeout is outside 0..43200 or exceeds the
+  // 12-hour budget, or (FIFO) when the lease has expired.
+  virtual Status ChangeMessageVisibility(const std::string& receipt_handle,
+                                         int visibility_timeout) = 0;
+
+  virtual StatusOr<BatchResult> ChangeMessageVisibilityBatch(
+      const std::vector<ChangeMessageVisibilityBatchEntry>& entries) = 0;
+
+  // Deletes every message of the queue (visible, in flight and delayed) and,
+  // on FIFO queues, its deduplication history. Messages sent after the call
+  // returns are kept.
+  // Errors: PurgeQueueInProgress (a purge less than 60 s ago, when
+  // Options::enforce_purge_interval), QueueDoesNotExist, kIOError.
+  virtual Status PurgeQueue() = 0;
+
+  // ---- Attributes ---------------------------------------------------------------
+
+  // Returns the attributes named (see lqs/attributes.h; "All" for all).
+  // No names returns an empty map. Errors: InvalidAttributeName.
+  virtual StatusOr<AttributeMap> GetAttributes(
+      const std::vector<std::string>& names) = 0;
+
+  // Validates all of `attributes`, then applies them at once.
+  // Errors: InvalidAttributeName (unknown or read-only name, FIFO-only name
+  // on a standard queue), InvalidAttributeValue / InvalidParameterValue (bad
+  // value, malformed or disallowed RedrivePolicy).
+  virtual Status SetAttributes(const AttributeMap& attributes) = 0;
+
+  // ---- Tags and permissions ------------------------------------------------------
+
+  // Adds or overwrites tags. At most 50 tags per queue.
+  virtual Status TagQueue(const TagMap& tags) = 0;
+  // Removes tags; unknown keys are ignored.
+  virtual Status UntagQueue(const std::vector<std::string>& keys) = 0;
+  virtual StatusOr<TagMap> ListQueueTags() = 0;
+
+  // Adds a statement labelled `label` to the queue's Policy granting
+  // `actions` (e.g. "SendMessage", "*") to `account_ids`.
+  virtual Status AddPermission(const std::string& label,
+                               const std::vector<std::string>& account_ids,
+                               const std::vector<std::string>& actions) = 0;
+  virtual Status RemovePermission(const std::string& label) = 0;
+};
+
+}  // namespace lqs
+
+#endif  // LQS_QUEUE_H_

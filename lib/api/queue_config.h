@@ -1,0 +1,135 @@
+// lib/api/queue_config.h — a queue's settable attributes, typed, and the SQS
+// rules that govern them (CreateQueue / SetQueueAttributes / GetQueueAttributes).
+//
+// These functions know nothing of storage or of other queues: checks that
+// need another queue (the dead-letter queue exists, has the same type and
+// allows this source) are made by the engine after ApplyQueueAttributes.
+//
+// Thread safety: pure functions over values.
+
+#ifndef LQS_LIB_API_QUEUE_CONFIG_H_
+#define LQS_LIB_API_QUEUE_CONFIG_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lqs/status.h"
+#include "lqs/types.h"
+
+namespace lqs::api {
+
+struct RedrivePolicy {
+  std::string dead_letter_target_arn;
+  int max_receive_count = 0;  // 1..1000
+};
+
+struct RedriveAllowPolicy {
+  std::string redrive_permission;              // allowAll | denyAll | byQueue
+  std::vector<std::string> source_queue_arns;  // only with byQueue, <= 10
+};
+
+// Defaults are SQS's defaults for a new queue.
+struct QueueConfig {
+  bool fifo = false;
+  int delay_seconds = 0;                      // 0..900
+  int maximum_message_size = 1048576;         // 1024..1048576
+  int message_retention_period = 345600;      // 60..1209600
+  int receive_message_wait_time_seconds = 0;  // 0..20
+  int visibility_timeout = 30;                // 0..43200
+  std::string policy;                         // empty: absent
+  std::optional<RedrivePolicy> redrive_policy;
+  std::optional<RedriveAllowPolicy> redrive_allow_policy;
+  std::string kms_master_key_id;                           // empty: absent
+  std::optional<int> kms_data_key_reuse_period_seconds;    // 60..86400
+  bool sqs_managed_sse_enabled = true;
+  // FIFO only.
+  bool content_based_deduplication = false;
+  std::string deduplication_scope = "queue";       // queue | messageGroup
+  std::string fifo_throughput_limit = "perQueue";  // perQueue | perMessageGroupId
+
+  friend bool operator==(const QueueConfig&, const QueueConfig&) = default;
+};
+
+inline bool operator==(const RedrivePolicy& a, const RedrivePolicy& b) {
+  return a.dead_letter_target_arn == b.dead_letter_target_arn &&
+         a.max_receive_count == b.max_receive_count;
+}
+inline bool operator==(const RedriveAllowPolicy& a, const RedriveAllowPolicy& b) {
+  return a.redrive_permission == b.redrive_permission &&
+         a.source_queue_arns == b.source_queue_arns;
+}
+
+// Checks a queue name: [A-Za-z0-9_-]{1,80}; FIFO names are
+// [A-Za-z0-9_-]{1,75}.fifo. `fifo` is whether FifoQueue=true was requested.
+// Errors: InvalidParameterValue with SQS's wording; a ".fifo" name without
+// FifoQueue=true and FifoQueue=true without ".fifo" are both errors.
+Status ValidateQueueName(std::string_view name, bool fifo);
+
+// Whether `attributes` asks for a FIFO queue (FifoQueue == "true", any case).
+bool RequestsFifo(const AttributeMap& attributes);
+
+// Validates every entry of `attributes` and, only if all are valid, applies
+// them to *config. `creating`: CreateQueue (true) or SetQueueAttributes.
+// `config->fifo` must already say the queue's type.
+// Errors, with SQS's texts (see sqs-api.md §3):
+//   InvalidAttributeName: unknown or read-only name; FIFO-only name on a
+//     standard queue; KmsMasterKeyId together with SqsManagedSseEnabled=true.
+//   InvalidAttributeValue: FifoQueue=false on a FIFO queue (SetQueueAttributes);
+//     DeduplicationScope / FifoThroughputLimit values.
+//   InvalidParameterValue: numbers out of range or not numbers; malformed
+//     RedrivePolicy (not JSON, missing keys, maxReceiveCount not 1..1000,
+//     deadLetterTargetArn not an SQS ARN); malformed RedriveAllowPolicy;
+//     Policy that is not a JSON object.
+// Setting Policy, RedrivePolicy, RedriveAllowPolicy or KmsMasterKeyId to ""
+// removes it.
+Status ApplyQueueAttributes(const AttributeMap& attributes, bool creating,
+                            QueueConfig* config);
+
+// The settable attributes as GetQueueAttributes renders them: every
+// attribute with a value (optional ones only while set; FIFO-only ones only
+// on FIFO queues), e.g. {"DelaySeconds": "0", "VisibilityTimeout": "30",
+// "RedrivePolicy": "{\"deadLetterTargetArn\":\"...\",\"maxReceiveCount\":5}"}.
+AttributeMap RenderQueueConfig(const QueueConfig& config);
+
+// CreateQueue on an existing name: the first attribute (in name order) in
+// `requested` whose value differs from `current`, comparing normalised values
+// ("True" equals "true"; RedrivePolicy compared as parsed JSON). nullopt when
+// all are equal. Assumes `requested` passed ApplyQueueAttributes.
+std::optional<std::string> FirstDifferingAttribute(const AttributeMap& requested,
+                                                   const QueueConfig& current);
+
+// Validates the names for GetQueueAttributes: each must be "All" or a member
+// of SQS's QueueAttributeName enum. Errors: InvalidAttributeName
+// "Unknown Attribute <Name>.".
+Status ValidateAttributeNames(const std::vector<std::string>& names);
+
+// Serialises a RedrivePolicy as AWS echoes it:
+// {"deadLetterTargetArn":"arn:...","maxReceiveCount":5}
+std::string RedrivePolicyJson(const RedrivePolicy& policy);
+std::string RedriveAllowPolicyJson(const RedriveAllowPolicy& policy);
+
+// AddPermission: returns the new Policy document with a statement for
+// `label` (sqs-api.md §3.6). Errors: InvalidParameterValue (label already
+// used, bad label, empty lists, unknown action), OverLimit (> 7 actions).
+StatusOr<std::string> PolicyAddPermission(const std::string& current_policy,
+                                          const std::string& queue_arn,
+                                          const std::string& account_id_for_arns,
+                                          const std::string& label,
+                                          const std::vector<std::string>& account_ids,
+                                          const std::vector<std::string>& actions);
+
+// RemovePermission: the Policy without the statement `label` ("" when it was
+// the last). Errors: InvalidParameterValue "... Reason: can't find label.".
+StatusOr<std::string> PolicyRemovePermission(const std::string& current_policy,
+                                             const std::string& label);
+
+// Tag rules: keys 1..128 chars, values 0..256 chars; at most 50 tags after
+// the change. Errors: InvalidParameterValue, MissingParameter (no tags).
+Status ValidateTags(const TagMap& existing, const TagMap& added,
+                    const std::string& queue_name);
+
+}  // namespace lqs::api
+
+#endif  // LQS_LIB_API_QUEUE_CONFIG_H_

@@ -1,0 +1,1 @@
+namespace lqs { const char* Version() { return "0.1.0"; } }
