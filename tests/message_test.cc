@@ -1,1 +1,77 @@
-// placeholder
+// Send, receive, delete: the basic message lifecycle through the public API.
+
+#include <gtest/gtest.h>
+
+#include "tests/testutil.h"
+
+namespace lqs::testing {
+namespace {
+
+class MessageTest : public BrokerTest {};
+
+TEST_F(MessageTest, SendReceiveDelete) {
+  auto q = MakeQueue("jobs");
+  ASSERT_TRUE(q);
+  SendMessageRequest r;
+  r.body = "test";
+  r.message_attributes["Foo"] = {"String", "Bar", ""};
+  auto sent = q->SendMessage(r);
+  ASSERT_OK(sent);
+  EXPECT_EQ(sent->md5_of_message_body, "098f6bcd4621d373cade4e832627b4f6");
+  EXPECT_EQ(sent->md5_of_message_attributes.value_or(""), "ae7155c6026991b6d54b11589678bf9c");
+  EXPECT_FALSE(sent->md5_of_message_system_attributes.has_value());
+  EXPECT_EQ(sent->message_id.size(), 36u);
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 0, 0}));
+
+  auto got = Receive(*q);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].body, "test");
+  EXPECT_EQ(got[0].message_id, sent->message_id);
+  EXPECT_EQ(got[0].md5_of_body, "098f6bcd4621d373cade4e832627b4f6");
+  EXPECT_EQ(got[0].attributes["ApproximateReceiveCount"], "1");
+  EXPECT_EQ(got[0].attributes["SentTimestamp"], std::to_string(clock_->NowMillis()));
+  EXPECT_EQ(got[0].attributes["ApproximateFirstReceiveTimestamp"], std::to_string(clock_->NowMillis()));
+  EXPECT_TRUE(got[0].attributes.count("SenderId"));
+  EXPECT_EQ(got[0].message_attributes.at("Foo").string_value, "Bar");
+  EXPECT_EQ(got[0].md5_of_message_attributes.value_or(""), "ae7155c6026991b6d54b11589678bf9c");
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 0}));
+  EXPECT_TRUE(Receive(*q).empty());
+
+  ASSERT_OK(q->DeleteMessage(got[0].receipt_handle));
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 0, 0}));
+  // Deleting again succeeds, as in SQS.
+  EXPECT_OK(q->DeleteMessage(got[0].receipt_handle));
+}
+
+TEST_F(MessageTest, ReceivesInSendOrderAndAtMostMax) {
+  auto q = MakeQueue("jobs");
+  for (int i = 0; i < 25; ++i) Send(*q, "m" + std::to_string(i));
+  auto a = Receive(*q, 10);
+  auto b = Receive(*q, 10);
+  auto c = Receive(*q, 10);
+  ASSERT_EQ(a.size(), 10u);
+  ASSERT_EQ(b.size(), 10u);
+  ASSERT_EQ(c.size(), 5u);
+  EXPECT_EQ(a[0].body, "m0");
+  EXPECT_EQ(c[4].body, "m24");
+}
+
+TEST_F(MessageTest, SurvivesReopen) {
+  auto q = MakeQueue("jobs");
+  for (int i = 0; i < 5; ++i) Send(*q, "m" + std::to_string(i));
+  auto got = Receive(*q, 2);
+  ASSERT_EQ(got.size(), 2u);
+  ASSERT_OK(q->DeleteMessage(got[0].receipt_handle));
+  Reopen();
+  auto q2 = broker_->GetQueue("jobs");
+  ASSERT_OK(q2);
+  EXPECT_EQ(Counts(**q2), (std::array<int64_t, 3>{3, 1, 0}));
+  // The handle issued before the restart still works.
+  EXPECT_OK((*q2)->DeleteMessage(got[1].receipt_handle));
+  auto rest = Receive(**q2, 10);
+  ASSERT_EQ(rest.size(), 3u);
+  EXPECT_EQ(rest[0].body, "m2");
+}
+
+}  // namespace
+}  // namespace lqs::testing

@@ -1,1 +1,93 @@
-// placeholder
+#include "tests/testutil.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+namespace lqs::testing {
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::random_device rd;
+  path_ = std::string(base != nullptr ? base : "/tmp") + "/lqs-test-" + std::to_string(rd()) +
+          std::to_string(rd());
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+Options BrokerTest::MakeOptions() {
+  Options o;
+  o.path = dir_.path() + "/db";
+  o.clock = clock_;
+  o.durability = durability_;
+  o.background_maintenance = false;
+  return o;
+}
+
+void BrokerTest::SetUp() { Open(); }
+
+void BrokerTest::TearDown() {
+  if (broker_) {
+    ExpectConsistent();
+    EXPECT_OK(broker_->Close());
+  }
+}
+
+void BrokerTest::Open() {
+  auto b = Broker::Open(MakeOptions());
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  broker_ = std::move(b).value();
+}
+
+void BrokerTest::Reopen() {
+  ASSERT_OK(broker_->Close());
+  broker_.reset();
+  Open();
+}
+
+std::shared_ptr<Queue> BrokerTest::MakeQueue(const std::string& name, const AttributeMap& attrs) {
+  auto q = broker_->CreateQueue(name, attrs, {});
+  EXPECT_TRUE(q.ok()) << q.status().ToString();
+  return q.ok() ? *q : nullptr;
+}
+
+std::string BrokerTest::Send(Queue& q, const std::string& body) {
+  SendMessageRequest r;
+  r.body = body;
+  auto res = q.SendMessage(r);
+  EXPECT_TRUE(res.ok()) << res.status().ToString();
+  return res.ok() ? res->message_id : "";
+}
+
+std::vector<ReceivedMessage> BrokerTest::Receive(Queue& q, int n, std::optional<int> vt) {
+  ReceiveMessageRequest r;
+  r.max_number_of_messages = n;
+  r.visibility_timeout = vt;
+  r.wait_time_seconds = 0;
+  r.message_system_attribute_names = {"All"};
+  r.message_attribute_names = {"All"};
+  auto res = q.ReceiveMessage(r);
+  EXPECT_TRUE(res.ok()) << res.status().ToString();
+  return res.ok() ? res->messages : std::vector<ReceivedMessage>{};
+}
+
+std::array<int64_t, 3> BrokerTest::Counts(Queue& q) {
+  auto a = q.GetAttributes({"All"});
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  if (!a.ok()) return {-1, -1, -1};
+  return {std::stoll((*a)["ApproximateNumberOfMessages"]),
+          std::stoll((*a)["ApproximateNumberOfMessagesNotVisible"]),
+          std::stoll((*a)["ApproximateNumberOfMessagesDelayed"])};
+}
+
+void BrokerTest::ExpectConsistent() {
+  auto problems = broker_->Verify();
+  ASSERT_TRUE(problems.ok()) << problems.status().ToString();
+  for (const auto& p : *problems) ADD_FAILURE() << "inconsistent: " << p;
+}
+
+}  // namespace lqs::testing

@@ -1,1 +1,253 @@
-// placeholder
+#include "lib/engine/move_tasks.h"
+
+#include <rocksdb/iterator.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "lib/engine/ids.h"
+#include "lib/engine/queue_impl.h"
+#include "lib/storage/keys.h"
+
+namespace lqs::engine {
+namespace {
+
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string Base64(const std::string& in) {
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t v = (static_cast<unsigned char>(in[i]) << 16) |
+                 (static_cast<unsigned char>(in[i + 1]) << 8) | static_cast<unsigned char>(in[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out.push_back(kB64[(v >> s) & 63]);
+  }
+  if (i < in.size()) {
+    uint32_t v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out.push_back(kB64[(v >> 18) & 63]);
+    out.push_back(kB64[(v >> 12) & 63]);
+    out.push_back(i + 1 < in.size() ? kB64[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+bool Unbase64(const std::string& in, std::string* out) {
+  out->clear();
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const char* p = std::find(kB64, kB64 + 64, c);
+    if (p == kB64 + 64) return false;
+    acc = (acc << 6) | static_cast<uint32_t>(p - kB64);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return !out->empty();
+}
+
+Status SourceMissing() {
+  return Status(ErrorCode::kResourceNotFound,
+                "The resource that you specified for the SourceArn parameter doesn't exist.");
+}
+
+}  // namespace
+
+std::string MoveTaskManager::HandleFor(const storage::MoveTaskRecord& r) {
+  nlohmann::json j = {{"taskId", r.task_id}, {"sourceArn", r.source_arn}};
+  return Base64(j.dump());
+}
+
+Status MoveTaskManager::Load() {
+  storage::Database* db = core_->db();
+  std::string lo(1, storage::kTaskTag), hi(1, storage::kTaskTag + 1);
+  rocksdb::Slice lo_s(lo), hi_s(hi);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lo_s;
+  ro.iterate_upper_bound = &hi_s;
+  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(storage::Cf::kCatalog)));
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t now = core_->NowMillis();
+  for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    Task t;
+    Status st = storage::DecodeMoveTask(std::string_view(it->value().data(), it->value().size()),
+                                        &t.record);
+    if (!st.ok()) return st;
+    t.last_step_ms = now;
+    tasks_[t.record.task_id] = t;
+  }
+  return storage::FromRocks(it->status(), "loading move tasks");
+}
+
+Status MoveTaskManager::PersistLocked(const Task& task) {
+  rocksdb::WriteBatch batch;
+  batch.Put(core_->db()->cf(storage::Cf::kCatalog), storage::TaskKey(task.record.task_id),
+            storage::EncodeMoveTask(task.record));
+  return core_->db()->Write(&batch, /*must_sync=*/true);
+}
+
+StatusOr<std::string> MoveTaskManager::Start(const StartMessageMoveTaskRequest& request) {
+  if (request.source_arn.empty()) {
+    return Status(ErrorCode::kMissingParameter, "The request must contain the parameter SourceArn.");
+  }
+  std::string name;
+  if (request.source_arn.rfind("arn:", 0) != 0) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "Value " + request.source_arn + " for parameter SourceArn is invalid.");
+  }
+  std::shared_ptr<QueueImpl> source = core_->FindByArn(request.source_arn);
+  if (!source) return SourceMissing();
+  if (request.max_number_of_messages_per_second &&
+      (*request.max_number_of_messages_per_second < 1 ||
+       *request.max_number_of_messages_per_second > 500)) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "Value " + std::to_string(*request.max_number_of_messages_per_second) +
+                      " for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: must be "
+                      "between 1 and 500.");
+  }
+  std::shared_ptr<QueueImpl> destination;
+  if (request.destination_arn) {
+    destination = core_->FindByArn(*request.destination_arn);
+    if (!destination) {
+      return Status(ErrorCode::kResourceNotFound,
+                    "The resource that you specified for the DestinationArn parameter doesn't "
+                    "exist.");
+    }
+  }
+  bool is_dlq = false;
+  for (const auto& q : core_->AllQueues()) {
+    if (q->HasDeadLetterTarget(request.source_arn)) is_dlq = true;
+  }
+  if (!is_dlq) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "Source queue must be configured as a Dead Letter Queue.");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [id, t] : tasks_) {
+    if (t.record.source_arn == request.source_arn &&
+        (t.record.status == "RUNNING" || t.record.status == "CANCELLING")) {
+      return Status(ErrorCode::kInvalidParameterValue,
+                    "There is already a task running. Only one active task is allowed for a "
+                    "source queue arn at a given time.");
+    }
+  }
+  Task t;
+  t.record.task_id = NewMessageId();
+  t.record.source_arn = request.source_arn;
+  t.record.destination_arn = request.destination_arn.value_or("");
+  t.record.rate = request.max_number_of_messages_per_second.value_or(0);
+  t.record.status = "RUNNING";
+  t.record.to_move = source->Counts().visible;
+  t.record.started_ms = core_->NowMillis();
+  t.last_step_ms = t.record.started_ms;
+  Status st = PersistLocked(t);
+  if (!st.ok()) return st;
+  std::string handle = HandleFor(t.record);
+  tasks_[t.record.task_id] = std::move(t);
+  return handle;
+}
+
+StatusOr<int64_t> MoveTaskManager::Cancel(const std::string& task_handle) {
+  std::string json_text;
+  nlohmann::json j;
+  if (Unbase64(task_handle, &json_text)) j = nlohmann::json::parse(json_text, nullptr, false);
+  if (!j.is_object() || !j.contains("taskId") || !j["taskId"].is_string() ||
+      !j.contains("sourceArn") || !j["sourceArn"].is_string()) {
+    return Status(ErrorCode::kInvalidParameterValue, "Value for parameter TaskHandle is invalid.");
+  }
+  if (!core_->FindByArn(j["sourceArn"].get<std::string>())) return SourceMissing();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tasks_.find(j["taskId"].get<std::string>());
+  if (it == tasks_.end()) return Status(ErrorCode::kResourceNotFound, "Task does not exist.");
+  Task& t = it->second;
+  if (t.record.status != "RUNNING") {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "Only active tasks can be cancelled. Task status is " + t.record.status + ".");
+  }
+  t.record.status = "CANCELLING";
+  Status st = PersistLocked(t);
+  if (!st.ok()) return st;
+  return t.record.moved;
+}
+
+StatusOr<std::vector<MessageMoveTask>> MoveTaskManager::List(const std::string& source_arn,
+                                                             int max_results) {
+  if (max_results < 1 || max_results > 10) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "Value " + std::to_string(max_results) +
+                      " for parameter MaxResults is invalid. Reason: must be between 1 and 10.");
+  }
+  if (!core_->FindByArn(source_arn)) return SourceMissing();
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<const Task*> matching;
+  for (const auto& [id, t] : tasks_) {
+    if (t.record.source_arn == source_arn) matching.push_back(&t);
+  }
+  std::sort(matching.begin(), matching.end(), [](const Task* a, const Task* b) {
+    return a->record.started_ms != b->record.started_ms ? a->record.started_ms > b->record.started_ms
+                                                        : a->record.task_id > b->record.task_id;
+  });
+  std::vector<MessageMoveTask> out;
+  for (const Task* t : matching) {
+    if (static_cast<int>(out.size()) >= max_results) break;
+    MessageMoveTask m;
+    const auto& r = t->record;
+    if (r.status == "RUNNING") m.task_handle = HandleFor(r);
+    m.status = r.status;
+    m.source_arn = r.source_arn;
+    if (!r.destination_arn.empty()) m.destination_arn = r.destination_arn;
+    if (r.rate > 0) m.max_number_of_messages_per_second = r.rate;
+    m.approximate_number_of_messages_moved = r.moved;
+    m.approximate_number_of_messages_to_move = r.to_move;
+    if (!r.failure_reason.empty()) m.failure_reason = r.failure_reason;
+    m.started_timestamp = r.started_ms;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Status MoveTaskManager::Step() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t now = core_->NowMillis();
+  for (auto& [id, t] : tasks_) {
+    if (t.record.status == "CANCELLING") {
+      t.record.status = "CANCELLED";
+      Status st = PersistLocked(t);
+      if (!st.ok()) return st;
+      continue;
+    }
+    if (t.record.status != "RUNNING") continue;
+    const int rate = t.record.rate > 0 ? t.record.rate : kDefaultRate;
+    t.credit = std::min<double>(t.credit + static_cast<double>(now - t.last_step_ms) / 1000.0 * rate,
+                                rate);
+    t.last_step_ms = now;
+    const int64_t budget = static_cast<int64_t>(t.credit);
+    std::shared_ptr<QueueImpl> source = core_->FindByArn(t.record.source_arn);
+    std::shared_ptr<QueueImpl> destination;
+    if (!t.record.destination_arn.empty()) destination = core_->FindByArn(t.record.destination_arn);
+    std::string failure;
+    if (!source || (!t.record.destination_arn.empty() && !destination)) {
+      failure = "AWS.SimpleQueueService.NonExistentQueue";
+    } else if (budget > 0) {
+      StatusOr<int64_t> moved = source->MoveMessagesOut(destination.get(), budget, &failure);
+      if (!moved.ok()) return moved.status();
+      t.record.moved += *moved;
+      t.credit -= static_cast<double>(*moved);
+      if (failure.empty() && *moved < budget) t.record.status = "COMPLETED";
+    }
+    if (!failure.empty()) {
+      t.record.status = "FAILED";
+      t.record.failure_reason = failure;
+    }
+    Status st = PersistLocked(t);
+    if (!st.ok()) return st;
+  }
+  return Status::OK();
+}
+
+}  // namespace lqs::engine

@@ -1,1 +1,1350 @@
-// placeholder
+#include "lib/engine/queue_impl.h"
+
+#include <rocksdb/iterator.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "lib/api/message_rules.h"
+#include "lib/engine/ids.h"
+#include "lib/storage/keys.h"
+#include "lqs/attributes.h"
+
+namespace lqs::engine {
+
+using storage::Cf;
+using storage::CounterDelta;
+using storage::LeaseEntry;
+using storage::VisibleEntry;
+
+namespace {
+
+constexpr int64_t kMaxLeaseMs = 43200LL * 1000;  // 12 h per receive
+constexpr size_t kExpireBudgetPerReceive = 256;
+constexpr size_t kScanLimitPerReceive = 1024;
+
+Status QueueGone() {
+  return Status(ErrorCode::kQueueDoesNotExist, "The specified queue does not exist.");
+}
+
+Status InvalidHandle(const std::string& handle) {
+  return Status(ErrorCode::kReceiptHandleIsInvalid,
+                "The input receipt handle \"" + handle + "\" is not a valid receipt handle.");
+}
+
+Status ForeignHandle(const std::string& handle) {
+  return Status(ErrorCode::kReceiptHandleIsInvalid,
+                "The receipt handle \"" + handle + "\" is not valid for this queue.");
+}
+
+std::string BE64Value(int64_t v) {
+  std::string s;
+  storage::PutBE64(&s, static_cast<uint64_t>(v));
+  return s;
+}
+
+rocksdb::Slice AsSlice(const std::string& s) { return rocksdb::Slice(s.data(), s.size()); }
+
+int64_t BucketOf(int64_t visible_at_ms) { return (visible_at_ms + 999) / 1000; }
+
+BatchResultError EntryError(const std::string& id, const Status& st) {
+  BatchResultError e;
+  e.id = id;
+  const ErrorInfo& info = ErrorInfoFor(st.code());
+  e.sender_fault = info.sender_fault;
+  e.code = std::string(info.query_code);
+  e.message = st.message();
+  return e;
+}
+
+}  // namespace
+
+// A message leased by one receive, before its body is read.
+struct QueueImpl::Taken {
+  uint64_t seq;
+  LeaseEntry lease;
+};
+
+QueueImpl::QueueImpl(std::shared_ptr<Core> core, storage::QueueRecord record,
+                     api::QueueConfig config)
+    : core_(std::move(core)),
+      id_(record.id),
+      name_(record.name),
+      arn_(core_->ArnFor(record.name)),
+      fifo_(record.fifo),
+      config_(config),
+      record_(std::move(record)),
+      send_config_(std::make_shared<const api::QueueConfig>(std::move(config))) {}
+
+Status QueueImpl::Load() {
+  storage::Database* db = core_->db();
+  std::string value;
+  bool found = false;
+  Status st = db->Get(Cf::kCounters, storage::CounterKey(id_), &value, &found);
+  if (!st.ok()) return st;
+  CounterDelta counters;
+  if (found && !CounterDelta::Decode(value, &counters)) {
+    return Status(ErrorCode::kCorruption, "counters of queue " + name_ + " are corrupt");
+  }
+  for (int i = 0; i < storage::kNumSlots; ++i) {
+    counters_[i].store(counters.Get(static_cast<storage::Slot>(i)));
+  }
+  cursor_ms_ = counters.Get(storage::kCursorMs);
+  expiry_cursor_ms_ = counters.Get(storage::kExpiryCursorMs);
+
+  // Leases: O(in flight).
+  rocksdb::ReadOptions ro;
+  std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
+  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+  ro.iterate_lower_bound = &lo_s;
+  ro.iterate_upper_bound = &hi_s;
+  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kInflight)));
+  for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    uint64_t qid = 0, seq = 0;
+    LeaseEntry lease;
+    if (!storage::DecodeMessageKey(std::string_view(it->key().data(), it->key().size()), &qid,
+                                   &seq) ||
+        !storage::DecodeLease(std::string_view(it->value().data(), it->value().size()), &lease)) {
+      return Status(ErrorCode::kCorruption, "a lease of queue " + name_ + " is corrupt");
+    }
+    leases_.Put(seq, lease);
+  }
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "loading leases");
+
+  // Delayed buckets still in the future.
+  const int64_t now_bucket = BucketOf(core_->NowMillis());
+  std::string blo = storage::BucketPrefix(id_), bhi = storage::BucketEnd(id_);
+  rocksdb::Slice blo_s = AsSlice(blo), bhi_s = AsSlice(bhi);
+  rocksdb::ReadOptions bro;
+  bro.iterate_lower_bound = &blo_s;
+  bro.iterate_upper_bound = &bhi_s;
+  std::unique_ptr<rocksdb::Iterator> bit(db->db()->NewIterator(bro, db->cf(Cf::kCounters)));
+  for (bit->Seek(blo_s); bit->Valid(); bit->Next()) {
+    uint64_t qid = 0;
+    int64_t second = 0;
+    CounterDelta d;
+    if (!storage::DecodeBucketKey(std::string_view(bit->key().data(), bit->key().size()), &qid,
+                                  &second) ||
+        !CounterDelta::Decode(std::string_view(bit->value().data(), bit->value().size()), &d)) {
+      return Status(ErrorCode::kCorruption, "a delay bucket of queue " + name_ + " is corrupt");
+    }
+    if (second >= now_bucket && d.Get(storage::kStored) > 0) {
+      buckets_[second] = d.Get(storage::kStored);
+    }
+  }
+  return storage::FromRocks(bit->status(), "loading delay buckets");
+}
+
+Status QueueImpl::CheckLive() const {
+  if (core_->closed()) return Status(ErrorCode::kClosed, "the database is closed");
+  if (deleted_.load(std::memory_order_acquire)) return QueueGone();
+  return Status::OK();
+}
+
+api::QueueConfig QueueImpl::config() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return config_;
+}
+
+storage::QueueRecord QueueImpl::record() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return record_;
+}
+
+bool QueueImpl::HasDeadLetterTarget(const std::string& arn) const {
+  std::lock_guard<std::mutex> lock(send_config_mu_);
+  return send_config_->redrive_policy &&
+         send_config_->redrive_policy->dead_letter_target_arn == arn;
+}
+
+void QueueImpl::ApplyDelta(const CounterDelta& delta) {
+  for (int i = 0; i < storage::kNumSlots; ++i) {
+    auto slot = static_cast<storage::Slot>(i);
+    if (!delta.Has(slot)) continue;
+    if (i >= storage::kFirstMaxSlot) {
+      int64_t cur = counters_[i].load();
+      while (delta.Get(slot) > cur && !counters_[i].compare_exchange_weak(cur, delta.Get(slot))) {
+      }
+    } else {
+      counters_[i].fetch_add(delta.Get(slot));
+    }
+  }
+}
+
+// ---- Send path ----------------------------------------------------------------
+
+int64_t QueueImpl::RegisterPending(int64_t visible_at, uint64_t seq) {
+  pending_.emplace(visible_at, seq);
+  return visible_at;
+}
+
+void QueueImpl::FinishPending(int64_t visible_at, uint64_t seq, int64_t bucket_second) {
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  auto it = pending_.find({visible_at, seq});
+  if (it != pending_.end()) pending_.erase(it);
+  if (bucket_second > 0) buckets_[bucket_second] += 1;
+}
+
+void QueueImpl::AcceptInserted(const CounterDelta& delta) { ApplyDelta(delta); }
+
+Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& requests,
+                                std::vector<SendMessageResult>* results) {
+  std::shared_ptr<const api::QueueConfig> config;
+  {
+    std::lock_guard<std::mutex> lock(send_config_mu_);
+    config = send_config_;
+  }
+  std::shared_lock<std::shared_mutex> gate(gate_);
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+
+  const size_t n = requests.size();
+  std::vector<int64_t> visible_at(n);
+  int64_t now = 0;
+  uint64_t first_seq = 0;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    now = core_->NowMillis();
+    StatusOr<uint64_t> seq = core_->AllocateSeqs(n);
+    if (!seq.ok()) return seq.status();
+    first_seq = *seq;
+    for (size_t i = 0; i < n; ++i) {
+      int delay = requests[i]->delay_seconds.value_or(config->delay_seconds);
+      visible_at[i] = now + int64_t{delay} * 1000;
+      RegisterPending(visible_at[i], first_seq + i);
+    }
+  }
+
+  rocksdb::WriteBatch batch;
+  CounterDelta delta;
+  results->clear();
+  results->reserve(n);
+  std::vector<int64_t> bucket(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const SendMessageRequest& r = *requests[i];
+    const uint64_t seq = first_seq + i;
+    storage::Message m;
+    m.message_id = NewMessageId();
+    m.body = r.body;
+    m.md5_of_body = api::Md5Hex(r.body);
+    m.attributes = r.message_attributes;
+    if (!r.message_attributes.empty()) {
+      m.md5_of_attributes = api::Md5OfMessageAttributes(r.message_attributes);
+    }
+    auto trace = r.message_system_attributes.find(std::string(attr::kAWSTraceHeader));
+    if (trace != r.message_system_attributes.end()) {
+      m.aws_trace_header = trace->second.string_value;
+    }
+    m.message_group_id = r.message_group_id.value_or("");
+    m.sent_timestamp_ms = now;
+    m.sender_id = core_->options().sender_id;
+
+    const bool delayed = visible_at[i] > now;
+    batch.Put(core_->db()->cf(Cf::kMessages), storage::MessageKey(id_, seq),
+              storage::EncodeMessage(m));
+    VisibleEntry entry;
+    entry.sent_ms = now;
+    entry.has_expiry_entry = delayed;
+    batch.Put(core_->db()->cf(Cf::kVisible), storage::TimeKey(id_, visible_at[i], seq),
+              storage::EncodeVisible(entry));
+    if (delayed) {
+      batch.Put(core_->db()->cf(Cf::kExpiry), storage::TimeKey(id_, now, seq),
+                BE64Value(visible_at[i]));
+      bucket[i] = BucketOf(visible_at[i]);
+      CounterDelta one;
+      one.Add(storage::kStored, 1);
+      batch.Merge(core_->db()->cf(Cf::kCounters), storage::BucketKey(id_, bucket[i]),
+                  one.Encode());
+    }
+    delta.Add(storage::kStored, 1);
+    delta.Add(storage::kSentTotal, 1);
+
+    SendMessageResult result;
+    result.message_id = m.message_id;
+    result.md5_of_message_body = m.md5_of_body;
+    if (!r.message_attributes.empty()) result.md5_of_message_attributes = m.md5_of_attributes;
+    if (!r.message_system_attributes.empty()) {
+      result.md5_of_message_system_attributes =
+          api::Md5OfMessageAttributes(r.message_system_attributes);
+    }
+    results->push_back(std::move(result));
+  }
+  batch.Merge(core_->db()->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+  Status st = core_->db()->Write(&batch, /*must_sync=*/true);
+  for (size_t i = 0; i < n; ++i) {
+    FinishPending(visible_at[i], first_seq + i, st.ok() ? bucket[i] : 0);
+  }
+  if (!st.ok()) {
+    results->clear();
+    return st;
+  }
+  ApplyDelta(delta);
+  gate.unlock();
+  waiters_.NotifyAll();
+  return Status::OK();
+}
+
+StatusOr<SendMessageResult> QueueImpl::SendMessage(const SendMessageRequest& request) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  api::QueueConfig config;
+  {
+    std::lock_guard<std::mutex> lock(send_config_mu_);
+    config = *send_config_;
+  }
+  Status valid = api::ValidateSendMessage(request, config, /*in_batch=*/false);
+  if (!valid.ok()) return valid;
+  std::vector<SendMessageResult> results;
+  Status st = StoreMessages({&request}, &results);
+  if (!st.ok()) return st;
+  return std::move(results[0]);
+}
+
+StatusOr<SendMessageBatchResult> QueueImpl::SendMessageBatch(
+    const std::vector<SendMessageBatchEntry>& entries) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  std::vector<std::string> ids;
+  ids.reserve(entries.size());
+  for (const auto& e : entries) ids.push_back(e.id);
+  Status envelope = api::ValidateBatchIds(ids, "SendMessageBatchRequestEntry");
+  if (!envelope.ok()) return envelope;
+  int64_t total = 0;
+  for (const auto& e : entries) total += api::MessageSize(e.request);
+  if (total > api::kMaxBatchBytes) {
+    return Status(ErrorCode::kBatchRequestTooLong,
+                  "Batch requests cannot be longer than 1048576 bytes. You have sent " +
+                      std::to_string(total) + " bytes.");
+  }
+  api::QueueConfig config;
+  {
+    std::lock_guard<std::mutex> lock(send_config_mu_);
+    config = *send_config_;
+  }
+  SendMessageBatchResult out;
+  std::vector<const SendMessageRequest*> valid;
+  std::vector<const std::string*> valid_ids;
+  for (const auto& e : entries) {
+    Status st = api::ValidateSendMessage(e.request, config, /*in_batch=*/true);
+    if (st.ok()) {
+      valid.push_back(&e.request);
+      valid_ids.push_back(&e.id);
+    } else {
+      out.failed.push_back(EntryError(e.id, st));
+    }
+  }
+  if (!valid.empty()) {
+    std::vector<SendMessageResult> results;
+    Status st = StoreMessages(valid, &results);
+    if (!st.ok()) {
+      if (st.code() == ErrorCode::kQueueDoesNotExist || st.code() == ErrorCode::kClosed) {
+        return st;
+      }
+      for (const std::string* id : valid_ids) out.failed.push_back(EntryError(*id, st));
+    } else {
+      for (size_t i = 0; i < results.size(); ++i) {
+        out.successful.push_back({*valid_ids[i], std::move(results[i])});
+      }
+    }
+  }
+  return out;
+}
+
+// ---- Receive path ---------------------------------------------------------------
+
+void QueueImpl::AdvanceCursorLocked(int64_t ms, uint64_t seq) {
+  if (std::make_pair(ms, seq) > std::make_pair(cursor_ms_, cursor_seq_)) {
+    cursor_ms_ = ms;
+    cursor_seq_ = seq;
+  }
+}
+
+int64_t QueueImpl::DelayedCountLocked(int64_t now) {
+  const int64_t now_bucket = BucketOf(now);
+  int64_t total = 0;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    for (auto it = buckets_.begin(); it != buckets_.end();) {
+      if (it->first < now_bucket || it->second <= 0) {
+        it = buckets_.erase(it);
+        continue;
+      }
+      if (it->first > now_bucket) total += it->second;
+      ++it;
+    }
+  }
+  // The current second's bucket is partly visible already: count exactly.
+  storage::Database* db = core_->db();
+  std::string lo = storage::TimeKey(id_, now + 1, 0);
+  std::string hi = storage::TimeKey(id_, now_bucket * 1000 + 1, 0);
+  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lo_s;
+  ro.iterate_upper_bound = &hi_s;
+  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
+  for (it->Seek(lo_s); it->Valid(); it->Next()) ++total;
+  return total;
+}
+
+int64_t QueueImpl::NextWakeLocked(int64_t now, int64_t deadline) {
+  int64_t wake = deadline;
+  int64_t lease_end = leases_.NextExpiryAfter(now);
+  if (lease_end > 0) wake = std::min(wake, lease_end);
+  storage::Database* db = core_->db();
+  std::string lo = storage::TimeKey(id_, now + 1, 0);
+  std::string hi = storage::TimeKey(id_, deadline + 1, 0);
+  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lo_s;
+  ro.iterate_upper_bound = &hi_s;
+  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
+  it->Seek(lo_s);
+  storage::DecodedTimeKey k;
+  if (it->Valid() && storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k)) {
+    wake = std::min(wake, k.time_ms);
+  }
+  return wake;
+}
+
+StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
+  const int64_t cutoff = now - int64_t{config_.message_retention_period} * 1000;
+  storage::Database* db = core_->db();
+  rocksdb::WriteBatch batch;
+  CounterDelta delta;
+  size_t n = 0;
+
+  // 1. Leased messages past retention.
+  std::vector<uint64_t> expired_leases = leases_.SentBefore(cutoff + 1, budget);
+  for (uint64_t seq : expired_leases) {
+    batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+    batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+    delta.Add(storage::kLeases, -1);
+    delta.Add(storage::kExpiredTotal, 1);
+    ++n;
+  }
+
+  // 2. The head of the visible index: entries that became visible before
+  //    the cutoff were sent before it.
+  std::vector<uint64_t> head_seqs;
+  int64_t new_cursor_ms = cursor_ms_;
+  uint64_t new_cursor_seq = cursor_seq_;
+  {
+    std::string lo = storage::TimeKey(id_, cursor_ms_, cursor_seq_);
+    std::string hi = storage::TimeKey(id_, cutoff + 1, 0);
+    if (lo < hi) {
+      rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+      rocksdb::ReadOptions ro;
+      ro.iterate_lower_bound = &lo_s;
+      ro.iterate_upper_bound = &hi_s;
+      std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
+      for (it->Seek(lo_s); it->Valid() && n < budget; it->Next()) {
+        storage::DecodedTimeKey k;
+        VisibleEntry e;
+        if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
+            !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()),
+                                    &e)) {
+          return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
+        }
+        batch.Delete(db->cf(Cf::kVisible), it->key());
+        batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
+        if (e.has_expiry_entry) {
+          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
+        }
+        delta.Add(storage::kStored, -1);
+        delta.Add(storage::kExpiredTotal, 1);
+        head_seqs.push_back(k.seq);
+        new_cursor_ms = k.time_ms;
+        new_cursor_seq = k.seq + 1;
+        ++n;
+      }
+      if (!it->status().ok()) return storage::FromRocks(it->status(), "expiring messages");
+    }
+  }
+
+  // 3. The expiry index: delayed and dead-lettered messages whose sent time
+  //    is earlier than their place in the visible index.
+  int64_t new_expiry_cursor = expiry_cursor_ms_;
+  std::vector<int64_t> bucket_drops;
+  {
+    std::string lo = storage::TimeKey(id_, expiry_cursor_ms_, 0);
+    std::string hi = storage::TimeKey(id_, cutoff + 1, 0);
+    if (lo < hi) {
+      rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+      rocksdb::ReadOptions ro;
+      ro.iterate_lower_bound = &lo_s;
+      ro.iterate_upper_bound = &hi_s;
+      std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kExpiry)));
+      for (it->Seek(lo_s); it->Valid() && n < budget; it->Next()) {
+        storage::DecodedTimeKey k;
+        if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
+            it->value().size() != 8) {
+          return Status(ErrorCode::kCorruption, "expiry entry of queue " + name_ + " is corrupt");
+        }
+        new_expiry_cursor = k.time_ms;
+        if (std::find(head_seqs.begin(), head_seqs.end(), k.seq) != head_seqs.end()) continue;
+        const int64_t visible_at = static_cast<int64_t>(storage::GetBE64(it->value().data()));
+        batch.Delete(db->cf(Cf::kExpiry), it->key());
+        batch.Delete(db->cf(Cf::kVisible), storage::TimeKey(id_, visible_at, k.seq));
+        batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
+        delta.Add(storage::kStored, -1);
+        delta.Add(storage::kExpiredTotal, 1);
+        if (visible_at > now) {
+          const int64_t b = BucketOf(visible_at);
+          CounterDelta minus;
+          minus.Add(storage::kStored, -1);
+          batch.Merge(db->cf(Cf::kCounters), storage::BucketKey(id_, b), minus.Encode());
+          bucket_drops.push_back(b);
+        }
+        ++n;
+      }
+      if (!it->status().ok()) return storage::FromRocks(it->status(), "expiring messages");
+    }
+  }
+  if (n == 0) return int64_t{0};
+  delta.Max(storage::kCursorMs, new_cursor_ms);
+  delta.Max(storage::kExpiryCursorMs, new_expiry_cursor);
+  batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+  Status st = db->Write(&batch, /*must_sync=*/false);
+  if (!st.ok()) return st;
+  for (uint64_t seq : expired_leases) leases_.Erase(seq);
+  AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
+  expiry_cursor_ms_ = std::max(expiry_cursor_ms_, new_expiry_cursor);
+  if (!bucket_drops.empty()) {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    for (int64_t b : bucket_drops) buckets_[b] -= 1;
+  }
+  ApplyDelta(delta);
+  return static_cast<int64_t>(n);
+}
+
+Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t now,
+                                   bool long_poll, std::vector<Taken>* taken) {
+  StatusOr<int64_t> expired = ExpireLocked(now, kExpireBudgetPerReceive);
+  if (!expired.ok()) return expired.status();
+
+  const int64_t in_flight =
+      static_cast<int64_t>(leases_.size()) - leases_.CountExpired(now);
+  const int64_t room = core_->options().max_inflight_per_queue - in_flight;
+  if (room <= 0) {
+    if (long_poll) return Status::OK();
+    return Status(ErrorCode::kOverLimit,
+                  "The maximum number of in flight messages (" +
+                      std::to_string(core_->options().max_inflight_per_queue) +
+                      ") is reached for queue " + name_ + ".");
+  }
+  const size_t want =
+      static_cast<size_t>(std::min<int64_t>(request.max_number_of_messages, room));
+  const int64_t lease_ms =
+      int64_t{request.visibility_timeout.value_or(config_.visibility_timeout)} * 1000;
+  const int64_t retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
+
+  // Dead-letter target, if configured and present.
+  std::shared_ptr<QueueImpl> dlq;
+  int max_receives = 0;
+  if (config_.redrive_policy) {
+    dlq = core_->FindByArn(config_.redrive_policy->dead_letter_target_arn);
+    if (dlq.get() == this) dlq.reset();
+    max_receives = config_.redrive_policy->max_receive_count;
+  }
+  std::shared_lock<std::shared_mutex> dlq_gate;
+  struct DlqInsert {
+    int64_t visible_at;
+    uint64_t seq;
+  };
+  std::vector<DlqInsert> dlq_inserts;
+  CounterDelta dlq_delta;
+
+  storage::Database* db = core_->db();
+  rocksdb::WriteBatch batch;
+  CounterDelta delta;
+  std::vector<uint64_t> leases_gone;
+
+  // Moves one message to the dead-letter queue inside `batch`. False when
+  // the DLQ cannot take it right now (being purged or deleted).
+  auto move_to_dlq = [&](uint64_t seq, uint32_t receive_count, int64_t first_receive_ms,
+                         int64_t sent_ms) -> StatusOr<bool> {
+    if (!dlq_gate.owns_lock()) {
+      dlq_gate = std::shared_lock<std::shared_mutex>(dlq->gate_, std::try_to_lock);
+      if (!dlq_gate.owns_lock() || !dlq->CheckLive().ok()) return false;
+    }
+    std::string raw;
+    bool found = false;
+    Status st = db->Get(Cf::kMessages, storage::MessageKey(id_, seq), &raw, &found);
+    if (!st.ok()) return st;
+    if (!found) {
+      return Status(ErrorCode::kCorruption, "message " + name_ + "/" + std::to_string(seq) +
+                                                " has an index entry but no record");
+    }
+    storage::Message m;
+    st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(seq), &m);
+    if (!st.ok()) return st;
+    m.dead_letter_source_arn = arn_;
+    int64_t at = 0;
+    uint64_t new_seq = 0;
+    {
+      std::lock_guard<std::mutex> lock(dlq->pending_mu_);
+      at = core_->NowMillis();
+      StatusOr<uint64_t> s = core_->AllocateSeqs(1);
+      if (!s.ok()) return s.status();
+      new_seq = *s;
+      dlq->RegisterPending(at, new_seq);
+    }
+    dlq_inserts.push_back({at, new_seq});
+    batch.Put(db->cf(Cf::kMessages), storage::MessageKey(dlq->id_, new_seq),
+              storage::EncodeMessage(m));
+    VisibleEntry e;
+    e.receive_count = receive_count;
+    e.first_receive_ms = first_receive_ms;
+    e.sent_ms = sent_ms;
+    e.has_expiry_entry = true;
+    batch.Put(db->cf(Cf::kVisible), storage::TimeKey(dlq->id_, at, new_seq),
+              storage::EncodeVisible(e));
+    batch.Put(db->cf(Cf::kExpiry), storage::TimeKey(dlq->id_, sent_ms, new_seq), BE64Value(at));
+    dlq_delta.Add(storage::kStored, 1);
+    batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+    delta.Add(storage::kMovedToDlqTotal, 1);
+    return true;
+  };
+
+  // 1. Messages whose lease ended: first in line.
+  for (uint64_t seq : leases_.Expired(now, want + 64)) {
+    if (taken->size() >= want) break;
+    const LeaseEntry& old = *leases_.Find(seq);
+    if (dlq && old.receive_count >= static_cast<uint32_t>(max_receives)) {
+      StatusOr<bool> moved = move_to_dlq(seq, old.receive_count, old.first_receive_ms, old.sent_ms);
+      if (!moved.ok()) return moved.status();
+      if (*moved) {
+        batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+        delta.Add(storage::kLeases, -1);
+        leases_gone.push_back(seq);
+      }
+      continue;
+    }
+    LeaseEntry lease = old;
+    lease.visible_at_ms = now + lease_ms;
+    lease.receive_count += 1;
+    lease.lease_start_ms = now;
+    batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
+    delta.Add(storage::kReceivedTotal, 1);
+    taken->push_back({seq, lease});
+  }
+
+  // 2. The visible index, from the cursor up to now.
+  int64_t new_cursor_ms = cursor_ms_;
+  uint64_t new_cursor_seq = cursor_seq_;
+  if (taken->size() < want) {
+    std::string lo = storage::TimeKey(id_, cursor_ms_, cursor_seq_);
+    std::string hi = storage::TimeKey(id_, now + 1, 0);
+    rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lo_s;
+    ro.iterate_upper_bound = &hi_s;
+    std::unique_ptr<rocksdb::Iterator> it;
+    std::pair<int64_t, uint64_t> floor{std::numeric_limits<int64_t>::max(), 0};
+    {
+      // Sends not yet written must not be passed by the cursor: take the
+      // lowest pending key at the moment the iterator's snapshot is made.
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      if (!pending_.empty()) floor = *pending_.begin();
+      it.reset(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
+    }
+    bool blocked = false;
+    size_t scanned = 0;
+    for (it->Seek(lo_s); it->Valid() && taken->size() < want && scanned < kScanLimitPerReceive;
+         it->Next(), ++scanned) {
+      storage::DecodedTimeKey k;
+      VisibleEntry e;
+      if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
+          !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()), &e)) {
+        return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
+      }
+      if (e.sent_ms <= retention_cutoff) {
+        batch.Delete(db->cf(Cf::kVisible), it->key());
+        batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
+        if (e.has_expiry_entry) {
+          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
+        }
+        delta.Add(storage::kStored, -1);
+        delta.Add(storage::kExpiredTotal, 1);
+      } else if (dlq && e.receive_count >= static_cast<uint32_t>(max_receives)) {
+        StatusOr<bool> moved = move_to_dlq(k.seq, e.receive_count, e.first_receive_ms, e.sent_ms);
+        if (!moved.ok()) return moved.status();
+        if (!*moved) {
+          blocked = true;
+          break;
+        }
+        batch.Delete(db->cf(Cf::kVisible), it->key());
+        if (e.has_expiry_entry) {
+          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
+        }
+        delta.Add(storage::kStored, -1);
+      } else {
+        LeaseEntry lease;
+        lease.visible_at_ms = now + lease_ms;
+        lease.receive_count = e.receive_count + 1;
+        lease.first_receive_ms = e.receive_count == 0 ? now : e.first_receive_ms;
+        lease.sent_ms = e.sent_ms;
+        lease.lease_start_ms = now;
+        batch.Delete(db->cf(Cf::kVisible), it->key());
+        if (e.has_expiry_entry) {
+          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
+        }
+        batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, k.seq),
+                  storage::EncodeLease(lease));
+        delta.Add(storage::kStored, -1);
+        delta.Add(storage::kLeases, 1);
+        delta.Add(storage::kReceivedTotal, 1);
+        taken->push_back({k.seq, lease});
+      }
+      new_cursor_ms = k.time_ms;
+      new_cursor_seq = k.seq + 1;
+    }
+    if (!it->status().ok()) return storage::FromRocks(it->status(), "receiving");
+    (void)blocked;
+    if (std::make_pair(new_cursor_ms, new_cursor_seq) > floor) {
+      new_cursor_ms = floor.first;
+      new_cursor_seq = floor.second;
+    }
+  }
+
+  if (delta.empty() && dlq_delta.empty()) {
+    AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
+    return Status::OK();
+  }
+  delta.Max(storage::kCursorMs, new_cursor_ms);
+  batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+  if (!dlq_delta.empty()) {
+    batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(dlq->id_), dlq_delta.Encode());
+  }
+  Status st = db->Write(&batch, /*must_sync=*/false);
+  for (const DlqInsert& ins : dlq_inserts) dlq->FinishPending(ins.visible_at, ins.seq, 0);
+  if (!st.ok()) {
+    taken->clear();
+    return st;
+  }
+  for (uint64_t seq : leases_gone) leases_.Erase(seq);
+  for (const Taken& t : *taken) leases_.Put(t.seq, t.lease);
+  AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
+  ApplyDelta(delta);
+  if (!dlq_inserts.empty()) {
+    dlq->AcceptInserted(dlq_delta);
+    dlq_gate.unlock();
+    // Waking the DLQ's receivers takes its mutex: done by the caller after
+    // releasing ours (see ReceiveMessage).
+    dlq_wake_ = dlq;
+  }
+  return Status::OK();
+}
+
+StatusOr<ReceiveMessageResult> QueueImpl::ReceiveMessage(const ReceiveMessageRequest& request) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  Status valid = api::ValidateReceiveMessage(request);
+  if (!valid.ok()) return valid;
+
+  std::vector<Taken> taken;
+  std::shared_ptr<QueueImpl> wake_dlq;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    const int wait_s = request.wait_time_seconds.value_or(config_.receive_message_wait_time_seconds);
+    const int64_t deadline = core_->NowMillis() + int64_t{wait_s} * 1000;
+    waiters_.Enter();
+    struct Leave {
+      notify::WaitList* w;
+      ~Leave() { w->Leave(); }
+    } leave{&waiters_};
+    while (true) {
+      Status st = CheckLive();
+      if (!st.ok()) return st;
+      const int64_t now = core_->NowMillis();
+      st = TryReceiveLocked(request, now, wait_s > 0, &taken);
+      if (dlq_wake_) wake_dlq = std::move(dlq_wake_);
+      if (!st.ok()) return st;
+      if (!taken.empty() || now >= deadline) break;
+      const int64_t wake = NextWakeLocked(now, deadline);
+      waiters_.Wait(lock, core_->options().clock->RealTimeUntil(wake));
+    }
+  }
+  if (wake_dlq) wake_dlq->WakeWaiters();
+
+  ReceiveMessageResult result;
+  if (taken.empty()) return result;
+  storage::Database* db = core_->db();
+  std::vector<std::string> keys;
+  keys.reserve(taken.size());
+  for (const Taken& t : taken) keys.push_back(storage::MessageKey(id_, t.seq));
+  std::vector<rocksdb::Slice> key_slices;
+  for (const auto& k : keys) key_slices.emplace_back(k);
+  std::vector<rocksdb::PinnableSlice> values(keys.size());
+  std::vector<rocksdb::Status> statuses(keys.size());
+  db->db()->MultiGet(rocksdb::ReadOptions(), db->cf(Cf::kMessages), keys.size(),
+                     key_slices.data(), values.data(), statuses.data());
+  const auto& sys = request.message_system_attribute_names;
+  for (size_t i = 0; i < taken.size(); ++i) {
+    if (statuses[i].IsNotFound()) continue;  // deleted (e.g. purged) meanwhile
+    if (!statuses[i].ok()) return storage::FromRocks(statuses[i], "reading a message");
+    storage::Message m;
+    Status st = storage::DecodeMessage(std::string_view(values[i].data(), values[i].size()),
+                                       name_ + "/" + std::to_string(taken[i].seq), &m);
+    if (!st.ok()) return st;
+    const LeaseEntry& lease = taken[i].lease;
+    ReceivedMessage out;
+    out.message_id = m.message_id;
+    out.receipt_handle = core_->handles().Encode({id_, taken[i].seq, lease.receive_count});
+    out.body = std::move(m.body);
+    out.md5_of_body = m.md5_of_body;
+    auto put_sys = [&](std::string_view name, std::string value) {
+      if (api::SystemAttributeSelected(name, sys)) out.attributes[std::string(name)] = std::move(value);
+    };
+    put_sys(attr::kSenderId, m.sender_id);
+    put_sys(attr::kSentTimestamp, std::to_string(m.sent_timestamp_ms));
+    put_sys(attr::kApproximateReceiveCount, std::to_string(lease.receive_count));
+    put_sys(attr::kApproximateFirstReceiveTimestamp, std::to_string(lease.first_receive_ms));
+    if (!m.aws_trace_header.empty()) put_sys(attr::kAWSTraceHeader, m.aws_trace_header);
+    if (!m.message_group_id.empty()) put_sys(attr::kMessageGroupId, m.message_group_id);
+    if (!m.dead_letter_source_arn.empty()) {
+      put_sys(attr::kDeadLetterQueueSourceArn, m.dead_letter_source_arn);
+    }
+    for (auto& [name, value] : m.attributes) {
+      if (api::MessageAttributeSelected(name, request.message_attribute_names)) {
+        out.message_attributes.emplace(name, value);
+      }
+    }
+    if (!out.message_attributes.empty()) {
+      out.md5_of_message_attributes =
+          out.message_attributes.size() == m.attributes.size()
+              ? m.md5_of_attributes
+              : api::Md5OfMessageAttributes(out.message_attributes);
+    }
+    result.messages.push_back(std::move(out));
+  }
+  return result;
+}
+
+// ---- Delete and change visibility -----------------------------------------------
+
+Status QueueImpl::DeleteMessage(const std::string& receipt_handle) {
+  StatusOr<BatchResult> r = DeleteMessageBatch({{"0", receipt_handle}});
+  if (!r.ok()) return r.status();
+  if (!r->failed.empty()) {
+    // Re-derive the typed error for the single call.
+    lease::ReceiptHandle h;
+    if (!core_->handles().Decode(receipt_handle, &h)) return InvalidHandle(receipt_handle);
+    if (h.queue_id != id_) return ForeignHandle(receipt_handle);
+    return Status(ErrorCode::kInternal, r->failed[0].message);
+  }
+  return Status::OK();
+}
+
+StatusOr<BatchResult> QueueImpl::DeleteMessageBatch(
+    const std::vector<DeleteMessageBatchEntry>& entries) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  if (entries.size() != 1 || entries[0].id != "0") {
+    std::vector<std::string> ids;
+    for (const auto& e : entries) ids.push_back(e.id);
+    Status envelope = api::ValidateBatchIds(ids, "DeleteMessageBatchRequestEntry");
+    if (!envelope.ok()) return envelope;
+  }
+  BatchResult out;
+  std::vector<std::pair<const std::string*, uint64_t>> targets;
+  for (const auto& e : entries) {
+    lease::ReceiptHandle h;
+    if (!core_->handles().Decode(e.receipt_handle, &h)) {
+      out.failed.push_back(EntryError(e.id, InvalidHandle(e.receipt_handle)));
+    } else if (h.queue_id != id_) {
+      out.failed.push_back(EntryError(e.id, ForeignHandle(e.receipt_handle)));
+    } else {
+      targets.emplace_back(&e.id, h.seq);
+    }
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  Status st = CheckLive();
+  if (!st.ok()) return st;
+  storage::Database* db = core_->db();
+  rocksdb::WriteBatch batch;
+  CounterDelta delta;
+  std::vector<uint64_t> gone;
+  for (const auto& [id, seq] : targets) {
+    if (leases_.Find(seq) != nullptr &&
+        std::find(gone.begin(), gone.end(), seq) == gone.end()) {
+      batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+      batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+      delta.Add(storage::kLeases, -1);
+      delta.Add(storage::kDeletedTotal, 1);
+      gone.push_back(seq);
+    }
+    // A message that is no longer leased was deleted, expired, purged or
+    // moved: deleting it again succeeds, as in SQS.
+  }
+  if (!gone.empty()) {
+    batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+    st = db->Write(&batch, /*must_sync=*/false);
+    if (!st.ok()) return st;
+    for (uint64_t seq : gone) leases_.Erase(seq);
+    ApplyDelta(delta);
+  }
+  for (const auto& [id, seq] : targets) out.successful.push_back(*id);
+  return out;
+}
+
+Status QueueImpl::ChangeMessageVisibility(const std::string& receipt_handle,
+                                          int visibility_timeout) {
+  StatusOr<BatchResult> r = ChangeMessageVisibilityBatch(
+      {{"0", receipt_handle, visibility_timeout}});
+  if (!r.ok()) return r.status();
+  if (!r->failed.empty()) {
+    const BatchResultError& e = r->failed[0];
+    for (int c = 0; c <= static_cast<int>(ErrorCode::kInternal); ++c) {
+      auto code = static_cast<ErrorCode>(c);
+      if (ErrorInfoFor(code).query_code == e.code && ErrorCodeName(code) != "Internal") {
+        return Status(code, e.message);
+      }
+    }
+    return Status(ErrorCode::kInternal, e.message);
+  }
+  return Status::OK();
+}
+
+StatusOr<BatchResult> QueueImpl::ChangeMessageVisibilityBatch(
+    const std::vector<ChangeMessageVisibilityBatchEntry>& entries) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  const bool single = entries.size() == 1 && entries[0].id == "0";
+  if (!single) {
+    std::vector<std::string> ids;
+    for (const auto& e : entries) ids.push_back(e.id);
+    Status envelope = api::ValidateBatchIds(ids, "ChangeMessageVisibilityBatchRequestEntry");
+    if (!envelope.ok()) return envelope;
+  }
+  BatchResult out;
+  std::unique_lock<std::mutex> lock(mu_);
+  Status st = CheckLive();
+  if (!st.ok()) return st;
+  const int64_t now = core_->NowMillis();
+  storage::Database* db = core_->db();
+  rocksdb::WriteBatch batch;
+  std::vector<std::pair<uint64_t, LeaseEntry>> updates;
+  std::vector<const std::string*> ok_ids;
+  bool wake = false;
+  for (const auto& e : entries) {
+    if (e.visibility_timeout) {
+      Status range = api::ValidateVisibilityTimeout(*e.visibility_timeout);
+      if (!range.ok()) {
+        out.failed.push_back(EntryError(e.id, range));
+        continue;
+      }
+    }
+    lease::ReceiptHandle h;
+    if (!core_->handles().Decode(e.receipt_handle, &h)) {
+      out.failed.push_back(EntryError(e.id, InvalidHandle(e.receipt_handle)));
+      continue;
+    }
+    if (h.queue_id != id_) {
+      out.failed.push_back(EntryError(e.id, ForeignHandle(e.receipt_handle)));
+      continue;
+    }
+    const LeaseEntry* current = leases_.Find(h.seq);
+    for (const auto& [seq, pending] : updates) {
+      if (seq == h.seq) current = &pending;
+    }
+    if (current == nullptr) {
+      out.failed.push_back(EntryError(
+          e.id, Status(ErrorCode::kInvalidParameterValue,
+                       "Value " + e.receipt_handle +
+                           " for parameter ReceiptHandle is invalid. Reason: Message does not "
+                           "exist or is not available for visibility timeout change.")));
+      continue;
+    }
+    if (!e.visibility_timeout) {
+      ok_ids.push_back(&e.id);
+      continue;
+    }
+    LeaseEntry lease = *current;
+    // A lease that already ended is restarted by the change (SQS accepts
+    // the latest handle of a message whose lease expired).
+    if (lease.visible_at_ms <= now) lease.lease_start_ms = now;
+    const int64_t new_end = now + int64_t{*e.visibility_timeout} * 1000;
+    if (new_end - lease.lease_start_ms > kMaxLeaseMs) {
+      out.failed.push_back(EntryError(
+          e.id, Status(ErrorCode::kInvalidParameterValue,
+                       "Value " + std::to_string(*e.visibility_timeout) +
+                           " for parameter VisibilityTimeout is invalid. Reason: Total "
+                           "VisibilityTimeout for the message is beyond the limit [43200 "
+                           "seconds]")));
+      continue;
+    }
+    if (new_end < lease.visible_at_ms || new_end <= now) wake = true;
+    lease.visible_at_ms = new_end;
+    batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, h.seq), storage::EncodeLease(lease));
+    updates.emplace_back(h.seq, lease);
+    ok_ids.push_back(&e.id);
+  }
+  if (!updates.empty()) {
+    st = db->Write(&batch, /*must_sync=*/false);
+    if (!st.ok()) return st;
+    for (const auto& [seq, lease] : updates) leases_.Put(seq, lease);
+  }
+  for (const std::string* id : ok_ids) out.successful.push_back(*id);
+  if (wake) waiters_.NotifyAllLocked();
+  return out;
+}
+
+// ---- Purge, delete, expiry, moves --------------------------------------------------
+
+Status QueueImpl::PurgeQueue() {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  std::unique_lock<std::shared_mutex> gate(gate_);
+  std::unique_lock<std::mutex> lock(mu_);
+  live = CheckLive();
+  if (!live.ok()) return live;
+  const int64_t now = core_->NowMillis();
+  if (core_->options().enforce_purge_interval && record_.last_purge_ms > 0 &&
+      now - record_.last_purge_ms < 60000) {
+    return Status(ErrorCode::kPurgeQueueInProgress,
+                  "Only one PurgeQueue operation on " + name_ + " is allowed every 60 seconds.");
+  }
+  storage::Database* db = core_->db();
+  rocksdb::WriteBatch batch;
+  const std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
+  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry}) {
+    batch.DeleteRange(db->cf(cf), lo, hi);
+  }
+  batch.DeleteRange(db->cf(Cf::kCounters), storage::BucketPrefix(id_), storage::BucketEnd(id_));
+  // Under the exclusive gate and mu_ the in-memory counters are exact, so
+  // the record is rewritten whole (a Put, ordered after every earlier merge).
+  CounterDelta counters;
+  const int64_t purged = counters_[storage::kStored].load() + counters_[storage::kLeases].load();
+  for (int i = 0; i < storage::kFirstMaxSlot; ++i) {
+    counters.Add(static_cast<storage::Slot>(i), counters_[i].load());
+  }
+  counters.Add(storage::kStored, -counters_[storage::kStored].load());
+  counters.Add(storage::kLeases, -counters_[storage::kLeases].load());
+  counters.Add(storage::kPurgedTotal, purged);
+  counters.Max(storage::kCursorMs, now);
+  counters.Max(storage::kExpiryCursorMs, now);
+  batch.Put(db->cf(Cf::kCounters), storage::CounterKey(id_), counters.Encode());
+  storage::QueueRecord rec = record_;
+  rec.last_purge_ms = now;
+  batch.Put(db->cf(Cf::kCatalog), storage::QueueRecordKey(name_), storage::EncodeQueueRecord(rec));
+  Status st = db->Write(&batch, /*must_sync=*/true);
+  if (!st.ok()) return st;
+  record_ = std::move(rec);
+  leases_.Clear();
+  {
+    std::lock_guard<std::mutex> plock(pending_mu_);
+    buckets_.clear();
+  }
+  for (int i = 0; i < storage::kNumSlots; ++i) {
+    counters_[i].store(counters.Get(static_cast<storage::Slot>(i)));
+  }
+  cursor_ms_ = std::max(cursor_ms_, now);
+  cursor_seq_ = 0;
+  expiry_cursor_ms_ = std::max(expiry_cursor_ms_, now);
+  return Status::OK();
+}
+
+Status QueueImpl::Destroy(rocksdb::WriteBatch* catalog_changes) {
+  std::unique_lock<std::shared_mutex> gate(gate_);
+  std::unique_lock<std::mutex> lock(mu_);
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  storage::Database* db = core_->db();
+  const std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
+  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry}) {
+    catalog_changes->DeleteRange(db->cf(cf), lo, hi);
+  }
+  catalog_changes->DeleteRange(db->cf(Cf::kCounters), storage::BucketPrefix(id_),
+                               storage::BucketEnd(id_));
+  catalog_changes->Delete(db->cf(Cf::kCounters), storage::CounterKey(id_));
+  Status st = db->Write(catalog_changes, /*must_sync=*/true);
+  if (!st.ok()) return st;
+  deleted_.store(true, std::memory_order_release);
+  leases_.Clear();
+  waiters_.NotifyAllLocked();
+  return Status::OK();
+}
+
+StatusOr<int64_t> QueueImpl::ExpireNow(size_t budget) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  const int64_t now = core_->NowMillis();
+  StatusOr<int64_t> n = ExpireLocked(now, budget);
+  if (!n.ok()) return n;
+  // Drop persisted delay buckets that are in the past.
+  rocksdb::WriteBatch batch;
+  batch.DeleteRange(core_->db()->cf(Cf::kCounters), storage::BucketPrefix(id_),
+                    storage::BucketKey(id_, BucketOf(now) - 1));
+  Status st = core_->db()->Write(&batch, false);
+  if (!st.ok()) return st;
+  return n;
+}
+
+StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t limit,
+                                             std::string* failure) {
+  std::unique_lock<std::mutex> lock(mu_);
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  const int64_t now = core_->NowMillis();
+  storage::Database* db = core_->db();
+  std::string lo = storage::TimeKey(id_, cursor_ms_, cursor_seq_);
+  std::string hi = storage::TimeKey(id_, now + 1, 0);
+  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lo_s;
+  ro.iterate_upper_bound = &hi_s;
+  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
+  int64_t moved = 0;
+  for (it->Seek(lo_s); it->Valid() && moved < limit; it->Next()) {
+    storage::DecodedTimeKey k;
+    VisibleEntry e;
+    if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
+        !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()), &e)) {
+      return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
+    }
+    std::string raw;
+    bool found = false;
+    Status st = db->Get(Cf::kMessages, storage::MessageKey(id_, k.seq), &raw, &found);
+    if (!st.ok()) return st;
+    if (!found) continue;
+    storage::Message m;
+    st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(k.seq), &m);
+    if (!st.ok()) return st;
+    std::shared_ptr<QueueImpl> owned;
+    QueueImpl* dest = destination;
+    if (dest == nullptr) {
+      owned = core_->FindByArn(m.dead_letter_source_arn);
+      dest = owned.get();
+    }
+    if (dest == nullptr || dest == this) {
+      *failure = "AWS.SimpleQueueService.NonExistentQueue";
+      break;
+    }
+    // The moved message is a new message of the destination.
+    SendMessageRequest req;
+    req.body = std::move(m.body);
+    req.message_attributes = std::move(m.attributes);
+    if (!m.aws_trace_header.empty()) {
+      req.message_system_attributes[std::string(attr::kAWSTraceHeader)] = {
+          "String", m.aws_trace_header, ""};
+    }
+    if (!m.message_group_id.empty()) req.message_group_id = m.message_group_id;
+    req.delay_seconds = 0;
+    std::vector<SendMessageResult> results;
+    st = dest->StoreMessages({&req}, &results);
+    if (st.code() == ErrorCode::kQueueDoesNotExist) {
+      *failure = "AWS.SimpleQueueService.NonExistentQueue";
+      break;
+    }
+    if (!st.ok()) return st;
+    // Then removed here. A crash between the two leaves a duplicate, never
+    // a loss (at-least-once).
+    rocksdb::WriteBatch batch;
+    CounterDelta delta;
+    batch.Delete(db->cf(Cf::kVisible), it->key());
+    batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
+    if (e.has_expiry_entry) {
+      batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
+    }
+    delta.Add(storage::kStored, -1);
+    delta.Add(storage::kMovedByTaskTotal, 1);
+    batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+    st = db->Write(&batch, /*must_sync=*/true);
+    if (!st.ok()) return st;
+    ApplyDelta(delta);
+    ++moved;
+  }
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "moving messages");
+  return moved;
+}
+
+QueueCounts QueueImpl::Counts() {
+  std::lock_guard<std::mutex> lock(mu_);
+  QueueCounts c;
+  const int64_t now = core_->NowMillis();
+  const int64_t expired_leases = leases_.CountExpired(now);
+  c.delayed = DelayedCountLocked(now);
+  c.visible = std::max<int64_t>(0, counters_[storage::kStored].load() - c.delayed) + expired_leases;
+  c.not_visible = static_cast<int64_t>(leases_.size()) - expired_leases;
+  for (int i = 0; i < storage::kNumSlots; ++i) c.slots[i] = counters_[i].load();
+  return c;
+}
+
+// ---- Attributes, tags, permissions ---------------------------------------------------
+
+StatusOr<AttributeMap> QueueImpl::GetAttributes(const std::vector<std::string>& names) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  Status valid = api::ValidateAttributeNames(names);
+  if (!valid.ok()) return valid;
+  AttributeMap out;
+  if (names.empty()) return out;
+  StatusOr<int64_t> expired = ExpireNow(4096);
+  if (!expired.ok()) return expired.status();
+  QueueCounts counts = Counts();
+  AttributeMap all;
+  storage::QueueRecord rec;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    all = api::RenderQueueConfig(config_);
+    rec = record_;
+  }
+  all[std::string(attr::kApproximateNumberOfMessages)] = std::to_string(counts.visible);
+  all[std::string(attr::kApproximateNumberOfMessagesNotVisible)] = std::to_string(counts.not_visible);
+  all[std::string(attr::kApproximateNumberOfMessagesDelayed)] = std::to_string(counts.delayed);
+  all[std::string(attr::kCreatedTimestamp)] = std::to_string(rec.created_ms / 1000);
+  all[std::string(attr::kLastModifiedTimestamp)] = std::to_string(rec.modified_ms / 1000);
+  all[std::string(attr::kQueueArn)] = arn_;
+  const bool want_all = std::find(names.begin(), names.end(), "All") != names.end();
+  for (const auto& [k, v] : all) {
+    if (want_all || std::find(names.begin(), names.end(), k) != names.end()) out[k] = v;
+  }
+  return out;
+}
+
+Status QueueImpl::PersistRecordLocked(const storage::QueueRecord& record, bool sync) {
+  rocksdb::WriteBatch batch;
+  batch.Put(core_->db()->cf(Cf::kCatalog), storage::QueueRecordKey(name_),
+            storage::EncodeQueueRecord(record));
+  return core_->db()->Write(&batch, sync);
+}
+
+Status QueueImpl::ValidateRedriveTargets(const api::QueueConfig& config) const {
+  if (!config.redrive_policy) return Status::OK();
+  const std::string& target = config.redrive_policy->dead_letter_target_arn;
+  const std::string json = api::RedrivePolicyJson(*config.redrive_policy);
+  auto invalid = [&](const std::string& reason) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "Value " + json + " for parameter RedrivePolicy is invalid. Reason: " + reason);
+  };
+  std::shared_ptr<QueueImpl> dlq = core_->FindByArn(target);
+  if (!dlq) return invalid("Dead letter target does not exist.");
+  if (dlq->is_fifo() != fifo_) {
+    return invalid("Dead-letter target must be the same type of queue as the source queue.");
+  }
+  api::QueueConfig dlq_config = dlq->config();
+  if (dlq_config.redrive_allow_policy) {
+    const auto& allow = *dlq_config.redrive_allow_policy;
+    const bool allowed =
+        allow.redrive_permission == "allowAll" ||
+        (allow.redrive_permission == "byQueue" &&
+         std::find(allow.source_queue_arns.begin(), allow.source_queue_arns.end(), arn_) !=
+             allow.source_queue_arns.end());
+    if (!allowed) {
+      return invalid("Queue " + target + " does not allow " + arn_ +
+                     " as a dead-letter source (RedriveAllowPolicy).");
+    }
+  }
+  return Status::OK();
+}
+
+Status QueueImpl::SetAttributes(const AttributeMap& attributes) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  if (attributes.empty()) {
+    return Status(ErrorCode::kMissingParameter, "The request must contain the parameter Attributes.");
+  }
+  std::lock_guard<std::mutex> catalog(core_->catalog_mutex());
+  api::QueueConfig next = config();
+  Status st = api::ApplyQueueAttributes(attributes, /*creating=*/false, &next);
+  if (!st.ok()) return st;
+  st = ValidateRedriveTargets(next);
+  if (!st.ok()) return st;
+  std::lock_guard<std::mutex> lock(mu_);
+  storage::QueueRecord rec = record_;
+  AttributeMap rendered = api::RenderQueueConfig(next);
+  rec.attributes.assign(rendered.begin(), rendered.end());
+  rec.modified_ms = core_->NowMillis();
+  st = PersistRecordLocked(rec, true);
+  if (!st.ok()) return st;
+  record_ = std::move(rec);
+  config_ = next;
+  {
+    std::lock_guard<std::mutex> c(send_config_mu_);
+    send_config_ = std::make_shared<const api::QueueConfig>(std::move(next));
+  }
+  // A shorter wait or retention may end waits sooner.
+  waiters_.NotifyAllLocked();
+  return Status::OK();
+}
+
+Status QueueImpl::TagQueue(const TagMap& tags) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  std::lock_guard<std::mutex> lock(mu_);
+  TagMap existing(record_.tags.begin(), record_.tags.end());
+  Status st = api::ValidateTags(existing, tags, name_);
+  if (!st.ok()) return st;
+  for (const auto& [k, v] : tags) existing[k] = v;
+  storage::QueueRecord rec = record_;
+  rec.tags.assign(existing.begin(), existing.end());
+  st = PersistRecordLocked(rec, true);
+  if (!st.ok()) return st;
+  record_ = std::move(rec);
+  return Status::OK();
+}
+
+Status QueueImpl::UntagQueue(const std::vector<std::string>& keys) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  if (keys.empty()) {
+    return Status(ErrorCode::kMissingParameter, "The request must contain the parameter TagKeys.");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  TagMap existing(record_.tags.begin(), record_.tags.end());
+  for (const auto& k : keys) existing.erase(k);
+  storage::QueueRecord rec = record_;
+  rec.tags.assign(existing.begin(), existing.end());
+  Status st = PersistRecordLocked(rec, true);
+  if (!st.ok()) return st;
+  record_ = std::move(rec);
+  return Status::OK();
+}
+
+StatusOr<TagMap> QueueImpl::ListQueueTags() {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  std::lock_guard<std::mutex> lock(mu_);
+  return TagMap(record_.tags.begin(), record_.tags.end());
+}
+
+Status QueueImpl::AddPermission(const std::string& label,
+                                const std::vector<std::string>& account_ids,
+                                const std::vector<std::string>& actions) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  std::lock_guard<std::mutex> lock(mu_);
+  StatusOr<std::string> policy = api::PolicyAddPermission(
+      config_.policy, arn_, core_->options().account_id, label, account_ids, actions);
+  if (!policy.ok()) return policy.status();
+  return SetAttributesLockedPolicy(*policy);
+}
+
+Status QueueImpl::RemovePermission(const std::string& label) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  std::lock_guard<std::mutex> lock(mu_);
+  StatusOr<std::string> policy = api::PolicyRemovePermission(config_.policy, label);
+  if (!policy.ok()) return policy.status();
+  return SetAttributesLockedPolicy(*policy);
+}
+
+Status QueueImpl::SetAttributesLockedPolicy(const std::string& policy) {
+  api::QueueConfig next = config_;
+  next.policy = policy;
+  storage::QueueRecord rec = record_;
+  AttributeMap rendered = api::RenderQueueConfig(next);
+  rec.attributes.assign(rendered.begin(), rendered.end());
+  rec.modified_ms = core_->NowMillis();
+  Status st = PersistRecordLocked(rec, true);
+  if (!st.ok()) return st;
+  record_ = std::move(rec);
+  config_ = next;
+  std::lock_guard<std::mutex> c(send_config_mu_);
+  send_config_ = std::make_shared<const api::QueueConfig>(std::move(next));
+  return Status::OK();
+}
+
+}  // namespace lqs::engine

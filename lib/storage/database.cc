@@ -1,1 +1,153 @@
-// placeholder
+#include "lib/storage/database.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/table_properties_collectors.h>
+
+#include <vector>
+
+#include "lib/storage/counters.h"
+
+namespace lqs::storage {
+
+Status FromRocks(const rocksdb::Status& s, std::string_view context) {
+  if (s.ok()) return Status::OK();
+  std::string msg(context);
+  msg += ": ";
+  msg += s.ToString();
+  if (s.IsCorruption()) return Status(ErrorCode::kCorruption, msg);
+  return Status(ErrorCode::kIOError, msg);
+}
+
+namespace {
+
+bool IsLockError(const rocksdb::Status& s) {
+  const std::string text = s.ToString();
+  return s.IsIOError() && (text.find("lock") != std::string::npos ||
+                           text.find("LOCK") != std::string::npos);
+}
+
+rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
+                                       const std::shared_ptr<rocksdb::Cache>& cache) {
+  rocksdb::ColumnFamilyOptions cf;
+  cf.write_buffer_size = static_cast<size_t>(options.write_buffer_bytes);
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  if (which == Cf::kMessages || which == Cf::kInflight || which == Cf::kCatalog ||
+      which == Cf::kCounters) {
+    // Point lookups by key: bloom filters make misses cheap.
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  }
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  if (which == Cf::kCounters) cf.merge_operator = NewCounterMergeOperator();
+  if (which != Cf::kCatalog && which != Cf::kCounters) {
+    // Queues delete what they insert: files dense with tombstones are
+    // compacted early so that range scans do not wade through them.
+    cf.table_properties_collector_factories.emplace_back(
+        rocksdb::NewCompactOnDeletionCollectorFactory(/*window=*/4096,
+                                                      /*trigger=*/2048,
+                                                      /*ratio=*/0.5));
+  }
+  cf.level_compaction_dynamic_level_bytes = true;
+  return cf;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options,
+                                                   rocksdb::Env* env) {
+  if (options.path.empty()) {
+    return Status(ErrorCode::kInvalidParameterValue, "Options::path is empty");
+  }
+  std::unique_ptr<Database> d(new Database());
+  d->options_ = options;
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = options.create_if_missing;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = 2;
+  db_options.bytes_per_sync = 1 << 20;
+  db_options.keep_log_file_num = 3;
+  db_options.max_total_wal_size = 64 << 20;
+  if (env != nullptr) db_options.env = env;
+
+  auto cache = rocksdb::NewLRUCache(static_cast<size_t>(options.block_cache_bytes));
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (int i = 0; i < static_cast<int>(Cf::kCount); ++i) {
+    Cf which = static_cast<Cf>(i);
+    descriptors.emplace_back(CfName(which), CfOptions(which, options, cache));
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, options.path, descriptors, &handles, &raw);
+  if (!s.ok()) {
+    if (IsLockError(s)) {
+      return Status(ErrorCode::kDatabaseLocked,
+                    "the database at " + options.path +
+                        " is in use by another process (it holds " + options.path +
+                        "/LOCK); to share a database between processes, run lqsd "
+                        "and connect to it over HTTP");
+    }
+    return FromRocks(s, "opening the database at " + options.path);
+  }
+  d->db_.reset(raw);
+  for (size_t i = 0; i < handles.size(); ++i) d->handles_[i] = handles[i];
+
+  d->plain_write_.sync = false;
+  d->plain_write_.disableWAL = options.durability == Durability::kNone;
+  d->sync_write_ = d->plain_write_;
+  d->sync_write_.sync = options.durability == Durability::kFsync;
+  return d;
+}
+
+Database::~Database() { Close().IgnoreError(); }
+
+Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
+  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  rocksdb::Status s = db_->Write(must_sync ? sync_write_ : plain_write_, batch);
+  return FromRocks(s, "writing to the database");
+}
+
+Status Database::Get(Cf which, std::string_view key, std::string* value, bool* found) {
+  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), cf(which),
+                               rocksdb::Slice(key.data(), key.size()), value);
+  *found = s.ok();
+  if (s.IsNotFound()) return Status::OK();
+  return FromRocks(s, "reading from the database");
+}
+
+Status Database::CompactRange(Cf which, std::string_view begin, std::string_view end) {
+  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  rocksdb::CompactRangeOptions o;
+  o.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  rocksdb::Slice b(begin.data(), begin.size()), e(end.data(), end.size());
+  return FromRocks(db_->CompactRange(o, cf(which), begin.empty() ? nullptr : &b,
+                                     end.empty() ? nullptr : &e),
+                   "compacting");
+}
+
+Status Database::Close() {
+  if (!db_) return Status::OK();
+  Status result;
+  if (options_.durability == Durability::kNone) {
+    rocksdb::FlushOptions fo;
+    std::vector<rocksdb::ColumnFamilyHandle*> all(handles_.begin(), handles_.end());
+    result = FromRocks(db_->Flush(fo, all), "flushing at close");
+  } else {
+    result = FromRocks(db_->FlushWAL(true), "syncing the log at close");
+  }
+  for (auto* h : handles_) {
+    if (h != nullptr) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  }
+  handles_.fill(nullptr);
+  rocksdb::Status s = db_->Close();
+  if (result.ok() && !s.ok()) result = FromRocks(s, "closing the database");
+  db_.reset();
+  return result;
+}
+
+}  // namespace lqs::storage

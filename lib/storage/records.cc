@@ -1,1 +1,238 @@
-// placeholder
+#include "lib/storage/records.h"
+
+#include <flatbuffers/flatbuffers.h>
+
+#include "lib/storage/keys.h"
+#include "lib/storage/records_generated.h"
+
+namespace lqs::storage {
+namespace {
+
+constexpr char kVisibleVersion = 1;
+constexpr char kLeaseVersion = 1;
+
+std::string Str(const flatbuffers::String* s) {
+  return s == nullptr ? std::string() : s->str();
+}
+
+std::string Finish(flatbuffers::FlatBufferBuilder& fbb) {
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()),
+                     fbb.GetSize());
+}
+
+template <typename T>
+const T* VerifiedRoot(std::string_view data) {
+  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(data.data()),
+                                 data.size());
+  if (!verifier.VerifyBuffer<T>(nullptr)) return nullptr;
+  return flatbuffers::GetRoot<T>(data.data());
+}
+
+flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> KeyValues(
+    flatbuffers::FlatBufferBuilder& fbb,
+    const std::vector<std::pair<std::string, std::string>>& kvs) {
+  std::vector<flatbuffers::Offset<fb::KeyValue>> out;
+  out.reserve(kvs.size());
+  for (const auto& [k, v] : kvs) {
+    out.push_back(fb::CreateKeyValue(fbb, fbb.CreateString(k), fbb.CreateString(v)));
+  }
+  return fbb.CreateVector(out);
+}
+
+void ReadKeyValues(
+    const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* kvs,
+    std::vector<std::pair<std::string, std::string>>* out) {
+  out->clear();
+  if (kvs == nullptr) return;
+  for (const fb::KeyValue* kv : *kvs) out->emplace_back(Str(kv->key()), Str(kv->value()));
+}
+
+}  // namespace
+
+std::string EncodeMessage(const Message& m) {
+  flatbuffers::FlatBufferBuilder fbb(256 + m.body.size());
+  std::vector<flatbuffers::Offset<fb::Attribute>> attrs;
+  attrs.reserve(m.attributes.size());
+  for (const auto& [name, value] : m.attributes) {
+    auto bin = fbb.CreateVector(reinterpret_cast<const uint8_t*>(value.binary_value.data()),
+                                value.binary_value.size());
+    attrs.push_back(fb::CreateAttribute(fbb, fbb.CreateString(name),
+                                        fbb.CreateString(value.data_type),
+                                        fbb.CreateString(value.string_value), bin));
+  }
+  auto attrs_off = fbb.CreateVector(attrs);
+  auto id = fbb.CreateString(m.message_id);
+  auto body = fbb.CreateString(m.body);
+  auto md5 = fbb.CreateString(m.md5_of_body);
+  auto md5a = fbb.CreateString(m.md5_of_attributes);
+  auto trace = fbb.CreateString(m.aws_trace_header);
+  auto group = fbb.CreateString(m.message_group_id);
+  auto dedup = fbb.CreateString(m.message_deduplication_id);
+  auto seqnum = fbb.CreateString(m.sequence_number);
+  auto sender = fbb.CreateString(m.sender_id);
+  auto dlq = fbb.CreateString(m.dead_letter_source_arn);
+  fb::MessageRecordBuilder b(fbb);
+  b.add_message_id(id);
+  b.add_body(body);
+  b.add_md5_of_body(md5);
+  b.add_attributes(attrs_off);
+  b.add_md5_of_attributes(md5a);
+  b.add_aws_trace_header(trace);
+  b.add_message_group_id(group);
+  b.add_message_deduplication_id(dedup);
+  b.add_sequence_number(seqnum);
+  b.add_sent_timestamp_ms(m.sent_timestamp_ms);
+  b.add_sender_id(sender);
+  b.add_dead_letter_source_arn(dlq);
+  fbb.Finish(b.Finish());
+  return Finish(fbb);
+}
+
+Status DecodeMessage(std::string_view data, std::string_view where, Message* out) {
+  const fb::MessageRecord* r = VerifiedRoot<fb::MessageRecord>(data);
+  if (r == nullptr || r->message_id() == nullptr || r->body() == nullptr) {
+    return Status(ErrorCode::kCorruption,
+                  "stored message " + std::string(where) + " failed verification");
+  }
+  out->message_id = Str(r->message_id());
+  out->body = Str(r->body());
+  out->md5_of_body = Str(r->md5_of_body());
+  out->attributes.clear();
+  if (r->attributes() != nullptr) {
+    for (const fb::Attribute* a : *r->attributes()) {
+      MessageAttributeValue v;
+      v.data_type = Str(a->data_type());
+      v.string_value = Str(a->string_value());
+      if (a->binary_value() != nullptr) {
+        v.binary_value.assign(reinterpret_cast<const char*>(a->binary_value()->data()),
+                              a->binary_value()->size());
+      }
+      out->attributes.emplace(Str(a->name()), std::move(v));
+    }
+  }
+  out->md5_of_attributes = Str(r->md5_of_attributes());
+  out->aws_trace_header = Str(r->aws_trace_header());
+  out->message_group_id = Str(r->message_group_id());
+  out->message_deduplication_id = Str(r->message_deduplication_id());
+  out->sequence_number = Str(r->sequence_number());
+  out->sent_timestamp_ms = r->sent_timestamp_ms();
+  out->sender_id = Str(r->sender_id());
+  out->dead_letter_source_arn = Str(r->dead_letter_source_arn());
+  return Status::OK();
+}
+
+std::string EncodeQueueRecord(const QueueRecord& q) {
+  flatbuffers::FlatBufferBuilder fbb(512);
+  auto name = fbb.CreateString(q.name);
+  auto attrs = KeyValues(fbb, q.attributes);
+  auto tags = KeyValues(fbb, q.tags);
+  fb::QueueRecordBuilder b(fbb);
+  b.add_id(q.id);
+  b.add_name(name);
+  b.add_fifo(q.fifo);
+  b.add_created_ms(q.created_ms);
+  b.add_modified_ms(q.modified_ms);
+  b.add_last_purge_ms(q.last_purge_ms);
+  b.add_attributes(attrs);
+  b.add_tags(tags);
+  fbb.Finish(b.Finish());
+  return Finish(fbb);
+}
+
+Status DecodeQueueRecord(std::string_view data, QueueRecord* out) {
+  const fb::QueueRecord* r = VerifiedRoot<fb::QueueRecord>(data);
+  if (r == nullptr || r->name() == nullptr) {
+    return Status(ErrorCode::kCorruption, "stored queue record failed verification");
+  }
+  out->id = r->id();
+  out->name = Str(r->name());
+  out->fifo = r->fifo();
+  out->created_ms = r->created_ms();
+  out->modified_ms = r->modified_ms();
+  out->last_purge_ms = r->last_purge_ms();
+  ReadKeyValues(r->attributes(), &out->attributes);
+  ReadKeyValues(r->tags(), &out->tags);
+  return Status::OK();
+}
+
+std::string EncodeMoveTask(const MoveTaskRecord& t) {
+  flatbuffers::FlatBufferBuilder fbb(256);
+  auto id = fbb.CreateString(t.task_id);
+  auto src = fbb.CreateString(t.source_arn);
+  auto dst = fbb.CreateString(t.destination_arn);
+  auto status = fbb.CreateString(t.status);
+  auto reason = fbb.CreateString(t.failure_reason);
+  fb::MoveTaskRecordBuilder b(fbb);
+  b.add_task_id(id);
+  b.add_source_arn(src);
+  b.add_destination_arn(dst);
+  b.add_rate(t.rate);
+  b.add_status(status);
+  b.add_moved(t.moved);
+  b.add_to_move(t.to_move);
+  b.add_failure_reason(reason);
+  b.add_started_ms(t.started_ms);
+  fbb.Finish(b.Finish());
+  return Finish(fbb);
+}
+
+Status DecodeMoveTask(std::string_view data, MoveTaskRecord* out) {
+  const fb::MoveTaskRecord* r = VerifiedRoot<fb::MoveTaskRecord>(data);
+  if (r == nullptr || r->task_id() == nullptr) {
+    return Status(ErrorCode::kCorruption, "stored move task failed verification");
+  }
+  out->task_id = Str(r->task_id());
+  out->source_arn = Str(r->source_arn());
+  out->destination_arn = Str(r->destination_arn());
+  out->rate = r->rate();
+  out->status = Str(r->status());
+  out->moved = r->moved();
+  out->to_move = r->to_move();
+  out->failure_reason = Str(r->failure_reason());
+  out->started_ms = r->started_ms();
+  return Status::OK();
+}
+
+std::string EncodeVisible(const VisibleEntry& e) {
+  std::string out;
+  out.reserve(22);
+  out.push_back(kVisibleVersion);
+  PutLE32(&out, e.receive_count);
+  PutLE64(&out, static_cast<uint64_t>(e.first_receive_ms));
+  PutLE64(&out, static_cast<uint64_t>(e.sent_ms));
+  out.push_back(e.has_expiry_entry ? 1 : 0);
+  return out;
+}
+
+bool DecodeVisible(std::string_view data, VisibleEntry* out) {
+  if (data.size() != 22 || data[0] != kVisibleVersion) return false;
+  out->receive_count = GetLE32(data.data() + 1);
+  out->first_receive_ms = static_cast<int64_t>(GetLE64(data.data() + 5));
+  out->sent_ms = static_cast<int64_t>(GetLE64(data.data() + 13));
+  out->has_expiry_entry = data[21] != 0;
+  return true;
+}
+
+std::string EncodeLease(const LeaseEntry& e) {
+  std::string out;
+  out.reserve(37);
+  out.push_back(kLeaseVersion);
+  PutLE64(&out, static_cast<uint64_t>(e.visible_at_ms));
+  PutLE32(&out, e.receive_count);
+  PutLE64(&out, static_cast<uint64_t>(e.first_receive_ms));
+  PutLE64(&out, static_cast<uint64_t>(e.sent_ms));
+  PutLE64(&out, static_cast<uint64_t>(e.lease_start_ms));
+  return out;
+}
+
+bool DecodeLease(std::string_view data, LeaseEntry* out) {
+  if (data.size() != 37 || data[0] != kLeaseVersion) return false;
+  out->visible_at_ms = static_cast<int64_t>(GetLE64(data.data() + 1));
+  out->receive_count = GetLE32(data.data() + 9);
+  out->first_receive_ms = static_cast<int64_t>(GetLE64(data.data() + 13));
+  out->sent_ms = static_cast<int64_t>(GetLE64(data.data() + 21));
+  out->lease_start_ms = static_cast<int64_t>(GetLE64(data.data() + 29));
+  return true;
+}
+
+}  // namespace lqs::storage

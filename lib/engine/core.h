@@ -1,0 +1,99 @@
+// lib/engine/core.h — the state shared by a Broker and its queues: the
+// database, the clock, id allocation, the queue catalogue and receipt-handle
+// codec.
+//
+// Ownership: the public Broker holds the Core; every QueueImpl holds a
+// shared_ptr to it, so a Queue handle kept after Close() fails cleanly with
+// kClosed instead of touching freed memory. Close() drops the catalogue,
+// which breaks the Core <-> QueueImpl cycle.
+//
+// Thread safety: all methods are thread-safe.
+
+#ifndef LQS_LIB_ENGINE_CORE_H_
+#define LQS_LIB_ENGINE_CORE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "lib/lease/receipt_handle.h"
+#include "lib/storage/database.h"
+#include "lqs/options.h"
+#include "lqs/status.h"
+
+namespace lqs::engine {
+
+class QueueImpl;
+
+class Core {
+ public:
+  Core(Options options, std::unique_ptr<storage::Database> db, std::string secret,
+       uint64_t seq_reserved, uint64_t next_queue_id);
+
+  const Options& options() const { return options_; }
+  storage::Database* db() const { return db_.get(); }
+  const lease::ReceiptHandleCodec& handles() const { return handles_; }
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+
+  // The clock's time, never running backwards.
+  int64_t NowMillis();
+
+  // Allocates `n` consecutive message sequence numbers, never reused within
+  // this database (reservations are persisted in blocks). Returns the first.
+  StatusOr<uint64_t> AllocateSeqs(uint64_t n);
+  // Allocates a queue id; stores the counter in `batch` (caller writes it).
+  uint64_t AllocateQueueId(rocksdb::WriteBatch* batch);
+
+  std::string ArnFor(const std::string& queue_name) const;
+  // The queue name in `arn` if it is an ARN of this region and account.
+  bool NameFromArn(const std::string& arn, std::string* name) const;
+
+  // Catalogue of live queues.
+  std::shared_ptr<QueueImpl> FindByName(const std::string& name) const;
+  std::shared_ptr<QueueImpl> FindByArn(const std::string& arn) const;
+  std::shared_ptr<QueueImpl> FindById(uint64_t id) const;
+  std::vector<std::shared_ptr<QueueImpl>> AllQueues() const;
+  void AddQueue(std::shared_ptr<QueueImpl> q);
+  void RemoveQueue(const std::string& name);
+
+  // Serialises catalogue changes (create, delete, attribute changes that
+  // involve other queues).
+  std::mutex& catalog_mutex() { return catalog_change_mu_; }
+
+  // Marks the core closed and drops the catalogue.
+  void Shutdown();
+
+ private:
+  const Options options_;
+  std::unique_ptr<storage::Database> db_;
+  const lease::ReceiptHandleCodec handles_;
+  std::atomic<bool> closed_{false};
+  std::atomic<int64_t> last_now_ms_{0};
+
+  std::mutex seq_mu_;
+  std::atomic<uint64_t> next_seq_;
+  uint64_t seq_reserved_;  // guarded by seq_mu_
+
+  std::atomic<uint64_t> next_queue_id_;
+
+  mutable std::shared_mutex catalog_mu_;
+  std::map<std::string, std::shared_ptr<QueueImpl>> by_name_;
+  std::map<uint64_t, std::shared_ptr<QueueImpl>> by_id_;
+  std::mutex catalog_change_mu_;
+};
+
+// Meta keys in the catalog column family.
+inline constexpr char kMetaFormat[] = "format";
+inline constexpr char kMetaSecret[] = "secret";
+inline constexpr char kMetaSeqReserved[] = "seq_reserved";
+inline constexpr char kMetaNextQueueId[] = "next_queue_id";
+inline constexpr uint64_t kSeqBlock = 1 << 20;
+
+}  // namespace lqs::engine
+
+#endif  // LQS_LIB_ENGINE_CORE_H_

@@ -1,0 +1,178 @@
+// lib/engine/queue_impl.h — a standard queue on the column families of
+// lib/storage/keys.h: the send path, the lease manager's receive / delete /
+// change-visibility, dead-letter moves, retention, purge and attributes.
+//
+// Every change of a message's state is one WriteBatch. In-memory state
+// (leases, cursor, counters) changes only after its batch was written, so a
+// failed write leaves both disk and memory as they were.
+//
+// Locking (always in this order; never hold two queues' `mu_`):
+//   gate_  shared by sends and dead-letter inserts, exclusive for purge and
+//          delete, so those see no half-finished send.
+//   mu_    the lease table, cursor, config and record; held by receive,
+//          delete and change-visibility across their write.
+//   pending_mu_  the keys of sends not yet written and the delayed buckets;
+//          a leaf lock.
+// A dead-letter move holds the source's mu_ and try-locks the DLQ's gate_
+// (shared): when it cannot, the message simply stays for the next receive.
+
+#ifndef LQS_LIB_ENGINE_QUEUE_IMPL_H_
+#define LQS_LIB_ENGINE_QUEUE_IMPL_H_
+
+#include <array>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "lib/api/queue_config.h"
+#include "lib/engine/core.h"
+#include "lib/lease/lease_table.h"
+#include "lib/notify/waiters.h"
+#include "lib/storage/counters.h"
+#include "lib/storage/records.h"
+#include "lqs/queue.h"
+
+namespace lqs::engine {
+
+// A live snapshot of a queue's counters (for attributes, stats, verify).
+struct QueueCounts {
+  int64_t visible = 0;
+  int64_t not_visible = 0;
+  int64_t delayed = 0;
+  std::array<int64_t, storage::kNumSlots> slots{};
+};
+
+class QueueImpl final : public Queue {
+ public:
+  QueueImpl(std::shared_ptr<Core> core, storage::QueueRecord record,
+            api::QueueConfig config);
+
+  // Loads counters, leases and delayed buckets (open time: O(in flight)).
+  Status Load();
+
+  // ---- Queue ----
+  const std::string& name() const override { return name_; }
+  const std::string& arn() const override { return arn_; }
+  bool is_fifo() const override { return fifo_; }
+  StatusOr<SendMessageResult> SendMessage(const SendMessageRequest& request) override;
+  StatusOr<SendMessageBatchResult> SendMessageBatch(
+      const std::vector<SendMessageBatchEntry>& entries) override;
+  StatusOr<ReceiveMessageResult> ReceiveMessage(
+      const ReceiveMessageRequest& request) override;
+  Status DeleteMessage(const std::string& receipt_handle) override;
+  StatusOr<BatchResult> DeleteMessageBatch(
+      const std::vector<DeleteMessageBatchEntry>& entries) override;
+  Status ChangeMessageVisibility(const std::string& receipt_handle,
+                                 int visibility_timeout) override;
+  StatusOr<BatchResult> ChangeMessageVisibilityBatch(
+      const std::vector<ChangeMessageVisibilityBatchEntry>& entries) override;
+  Status PurgeQueue() override;
+  StatusOr<AttributeMap> GetAttributes(const std::vector<std::string>& names) override;
+  Status SetAttributes(const AttributeMap& attributes) override;
+  Status TagQueue(const TagMap& tags) override;
+  Status UntagQueue(const std::vector<std::string>& keys) override;
+  StatusOr<TagMap> ListQueueTags() override;
+  Status AddPermission(const std::string& label,
+                       const std::vector<std::string>& account_ids,
+                       const std::vector<std::string>& actions) override;
+  Status RemovePermission(const std::string& label) override;
+
+  // ---- Engine-internal ----
+  uint64_t id() const { return id_; }
+  api::QueueConfig config() const;
+  storage::QueueRecord record() const;
+
+  // Removes the queue's data (DeleteQueue). Waits for sends in progress;
+  // afterwards every call fails with QueueDoesNotExist.
+  Status Destroy(rocksdb::WriteBatch* catalog_changes);
+
+  // Expires messages past retention and reclaims delayed buckets; returns
+  // how many messages expired. Used by maintenance.
+  StatusOr<int64_t> ExpireNow(size_t budget);
+
+  // Moves up to `limit` visible messages, oldest first, to `destination`
+  // (nullptr: each message's DeadLetterQueueSourceArn queue) as new
+  // messages. Returns how many moved; *failure gets a reason if a
+  // destination vanished.
+  StatusOr<int64_t> MoveMessagesOut(QueueImpl* destination, int64_t limit,
+                                    std::string* failure);
+
+  QueueCounts Counts();
+
+  // Wakes long-polling receivers (clock moved, database closing).
+  void WakeWaiters() { waiters_.NotifyAll(); }
+
+  // Checks `config`'s RedrivePolicy against the catalogue (the DLQ exists,
+  // has this queue's type, and its RedriveAllowPolicy admits this queue).
+  Status SetAttributesCheckOnly(const api::QueueConfig& config) const {
+    return ValidateRedriveTargets(config);
+  }
+
+  // Whether this queue's RedrivePolicy names `arn` as its DLQ.
+  bool HasDeadLetterTarget(const std::string& arn) const;
+
+ private:
+  struct Taken;
+
+  Status CheckLive() const;
+  Status ValidateRedriveTargets(const api::QueueConfig& config) const;
+  Status PersistRecordLocked(const storage::QueueRecord& record, bool sync);
+
+  // Send path.
+  Status StoreMessages(const std::vector<const SendMessageRequest*>& requests,
+                       std::vector<SendMessageResult>* results);
+  int64_t RegisterPending(int64_t visible_at, uint64_t seq);
+  void FinishPending(int64_t visible_at, uint64_t seq, int64_t bucket_second);
+  // Called by a source queue when it inserted a dead-letter message here.
+  void AcceptInserted(const storage::CounterDelta& delta);
+
+  // Receive path; REQUIRES mu_.
+  Status TryReceiveLocked(const ReceiveMessageRequest& request, int64_t now,
+                          bool long_poll, std::vector<Taken>* taken);
+  int64_t NextWakeLocked(int64_t now, int64_t deadline);
+  StatusOr<int64_t> ExpireLocked(int64_t now, size_t budget);
+  int64_t DelayedCountLocked(int64_t now);
+  void ApplyDelta(const storage::CounterDelta& delta);
+  void AdvanceCursorLocked(int64_t ms, uint64_t seq);
+  // Replaces the Policy attribute; REQUIRES mu_.
+  Status SetAttributesLockedPolicy(const std::string& policy);
+
+  const std::shared_ptr<Core> core_;
+  const uint64_t id_;
+  const std::string name_;
+  const std::string arn_;
+  const bool fifo_;
+
+  mutable std::shared_mutex gate_;
+  std::atomic<bool> deleted_{false};
+
+  mutable std::mutex mu_;
+  notify::WaitList waiters_{&mu_};
+  api::QueueConfig config_;       // guarded by mu_
+  storage::QueueRecord record_;   // guarded by mu_
+  lease::LeaseTable leases_;      // guarded by mu_
+  int64_t cursor_ms_ = 0;         // guarded by mu_
+  uint64_t cursor_seq_ = 0;       // guarded by mu_
+  int64_t expiry_cursor_ms_ = 0;  // guarded by mu_
+  // A DLQ that received messages during TryReceiveLocked; its waiters are
+  // woken once mu_ is released.
+  std::shared_ptr<QueueImpl> dlq_wake_;  // guarded by mu_
+  // A copy of config_ for sends, which do not take mu_.
+  mutable std::mutex send_config_mu_;
+  std::shared_ptr<const api::QueueConfig> send_config_;
+
+  std::mutex pending_mu_;
+  std::multiset<std::pair<int64_t, uint64_t>> pending_;  // guarded by pending_mu_
+  std::map<int64_t, int64_t> buckets_;                   // guarded by pending_mu_
+
+  std::array<std::atomic<int64_t>, storage::kNumSlots> counters_{};
+};
+
+}  // namespace lqs::engine
+
+#endif  // LQS_LIB_ENGINE_QUEUE_IMPL_H_

@@ -1,0 +1,75 @@
+// lib/storage/database.h — the RocksDB instance behind a Broker: column
+// families, tuning for queue workloads, durability modes, and translation of
+// RocksDB errors into lqs Status values.
+//
+// This is the only place that opens RocksDB. Writes go through Write(), which
+// applies the durability mode: kNone writes no WAL, kProcess writes the WAL
+// without fsync, kFsync fsyncs writes marked `must_sync` (group-committed by
+// RocksDB across concurrent writers).
+//
+// Thread safety: all methods may be called concurrently, except Close().
+
+#ifndef LQS_LIB_STORAGE_DATABASE_H_
+#define LQS_LIB_STORAGE_DATABASE_H_
+
+#include <array>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include "lib/storage/keys.h"
+#include "lqs/options.h"
+#include "lqs/status.h"
+
+namespace rocksdb {
+class Env;
+}
+
+namespace lqs::storage {
+
+// Converts a RocksDB status; `context` says what lqs was doing.
+Status FromRocks(const rocksdb::Status& s, std::string_view context);
+
+class Database {
+ public:
+  // Opens or creates the database at options.path. `env` (optional) lets
+  // tests inject file-system faults.
+  // Errors: kDatabaseLocked, kIOError, kCorruption.
+  static StatusOr<std::unique_ptr<Database>> Open(const Options& options,
+                                                  rocksdb::Env* env = nullptr);
+  ~Database();
+
+  rocksdb::DB* db() const { return db_.get(); }
+  rocksdb::ColumnFamilyHandle* cf(Cf which) const {
+    return handles_[static_cast<int>(which)];
+  }
+
+  // Applies `batch` atomically. `must_sync`: in kFsync mode, fsync before
+  // returning (sends, catalogue changes). Errors: kIOError.
+  Status Write(rocksdb::WriteBatch* batch, bool must_sync);
+
+  // Point read; NotFound is reported as ok() with *found = false.
+  Status Get(Cf which, std::string_view key, std::string* value, bool* found);
+
+  // Flushes memtables (needed in kNone mode, which writes no WAL) and closes.
+  Status Close();
+
+  // Compacts [begin, end) of a column family down to the last level, so that
+  // deletion tombstones are dropped.
+  Status CompactRange(Cf which, std::string_view begin, std::string_view end);
+
+ private:
+  Database() = default;
+  Options options_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::array<rocksdb::ColumnFamilyHandle*, static_cast<int>(Cf::kCount)> handles_{};
+  rocksdb::WriteOptions sync_write_;
+  rocksdb::WriteOptions plain_write_;
+};
+
+}  // namespace lqs::storage
+
+#endif  // LQS_LIB_STORAGE_DATABASE_H_

@@ -1,0 +1,89 @@
+// lib/storage/keys.h — column families and order-preserving key encodings.
+//
+// Every key starts with the owning queue's id (8 bytes, big-endian) so that
+// one queue's data is one contiguous range per column family, and numbers
+// are big-endian so that byte order is numeric order.
+//
+//   messages  qid seq                -> MessageRecord (flatbuffer); written once
+//   visible   qid visible_at_ms seq  -> VisibleEntry; ready (visible_at <= now)
+//                                       and delayed (visible_at > now) messages
+//   inflight  qid seq                -> LeaseEntry; received, not deleted
+//   expiry    qid sent_ms seq        -> visible_at_ms; retention index for
+//                                       visible entries whose sent time is not
+//                                       their visible_at (delays, DLQ moves)
+//   counters  'Q' qid                -> sparse counter record (merge: add/max)
+//             'B' qid bucket_second  -> delayed messages becoming visible in
+//                                       that second (merge: add)
+//   catalog   'Q' name               -> QueueRecord (flatbuffer)
+//             'D' name               -> deletion time (ms), for name reuse
+//             'T' task_id            -> move task record
+//             'M' meta-name          -> format version, secret, id counters
+//
+// Thread safety: pure functions.
+
+#ifndef LQS_LIB_STORAGE_KEYS_H_
+#define LQS_LIB_STORAGE_KEYS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace lqs::storage {
+
+enum class Cf : int {
+  kCatalog = 0,
+  kMessages,
+  kVisible,
+  kInflight,
+  kExpiry,
+  kCounters,
+  kCount,  // number of column families
+};
+
+// Column family names on disk; index with Cf.
+const char* CfName(Cf cf);
+
+// Big-endian fixed-width integers.
+void PutBE64(std::string* out, uint64_t v);
+uint64_t GetBE64(const char* p);
+void PutLE64(std::string* out, uint64_t v);
+uint64_t GetLE64(const char* p);
+void PutLE32(std::string* out, uint32_t v);
+uint32_t GetLE32(const char* p);
+
+// qid seq (messages, inflight)
+std::string MessageKey(uint64_t qid, uint64_t seq);
+// The first key of a queue's range and the first key after it.
+std::string QueuePrefix(uint64_t qid);
+std::string QueueEnd(uint64_t qid);
+
+// qid time seq (visible, expiry)
+std::string TimeKey(uint64_t qid, int64_t time_ms, uint64_t seq);
+
+struct DecodedTimeKey {
+  uint64_t qid;
+  int64_t time_ms;
+  uint64_t seq;
+};
+bool DecodeTimeKey(std::string_view key, DecodedTimeKey* out);
+bool DecodeMessageKey(std::string_view key, uint64_t* qid, uint64_t* seq);
+
+// counters CF
+std::string CounterKey(uint64_t qid);
+std::string BucketKey(uint64_t qid, int64_t second);
+std::string BucketPrefix(uint64_t qid);
+std::string BucketEnd(uint64_t qid);
+bool DecodeBucketKey(std::string_view key, uint64_t* qid, int64_t* second);
+
+// catalog CF
+std::string QueueRecordKey(std::string_view name);
+std::string DeletedNameKey(std::string_view name);
+std::string TaskKey(std::string_view task_id);
+std::string MetaKey(std::string_view name);
+inline constexpr char kQueueRecordTag = 'Q';
+inline constexpr char kDeletedNameTag = 'D';
+inline constexpr char kTaskTag = 'T';
+
+}  // namespace lqs::storage
+
+#endif  // LQS_LIB_STORAGE_KEYS_H_

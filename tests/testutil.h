@@ -1,0 +1,79 @@
+// tests/testutil.h — helpers for the engine tests: a temporary database
+// directory, a Broker on a ManualClock, and Status matchers.
+
+#ifndef LQS_TESTS_TESTUTIL_H_
+#define LQS_TESTS_TESTUTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "lqs/lqs.h"
+
+#define ASSERT_OK(expr)                                          \
+  do {                                                           \
+    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr);    \
+    ASSERT_TRUE(_st.ok()) << _st.ToString();                     \
+  } while (0)
+#define EXPECT_OK(expr)                                          \
+  do {                                                           \
+    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr);    \
+    EXPECT_TRUE(_st.ok()) << _st.ToString();                     \
+  } while (0)
+#define EXPECT_CODE(expr, expected_code)                                   \
+  do {                                                                     \
+    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr);              \
+    EXPECT_EQ(_st.code(), ::lqs::ErrorCode::expected_code) << _st.ToString(); \
+  } while (0)
+
+namespace lqs::testing {
+
+inline Status AsStatus(const Status& s) { return s; }
+template <typename T>
+Status AsStatus(const StatusOr<T>& s) {
+  return s.status();
+}
+
+// A fresh directory under $TMPDIR, removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A test fixture: a database in a temporary directory on a ManualClock,
+// background maintenance off (tests call RunMaintenance()).
+class BrokerTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // Options used by Open() / Reopen(); tests may change them first.
+  Options MakeOptions();
+  void Open();
+  void Reopen();
+
+  std::shared_ptr<Queue> MakeQueue(const std::string& name, const AttributeMap& attrs = {});
+  // Sends `body` and returns the MessageId (fails the test on error).
+  std::string Send(Queue& q, const std::string& body);
+  // Receives up to `n` messages with all system attributes, no wait.
+  std::vector<ReceivedMessage> Receive(Queue& q, int n = 10,
+                                       std::optional<int> visibility_timeout = std::nullopt);
+  // ApproximateNumberOf{Messages, MessagesNotVisible, MessagesDelayed}.
+  std::array<int64_t, 3> Counts(Queue& q);
+  void ExpectConsistent();
+
+  TempDir dir_;
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  Durability durability_ = Durability::kProcess;
+  std::unique_ptr<Broker> broker_;
+};
+
+}  // namespace lqs::testing
+
+#endif  // LQS_TESTS_TESTUTIL_H_
