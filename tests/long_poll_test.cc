@@ -1,1 +1,139 @@
-// placeholder
+// Long polling: a waiting receiver returns as soon as a message is
+// available — from a send, the end of a delay or lease, or a visibility
+// change — and returns empty when its wait ends. Time is a ManualClock:
+// the waits end because the test moves the clock, never by sleeping out a
+// timeout.
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+#include "tests/testutil.h"
+
+namespace lqs::testing {
+namespace {
+
+class LongPollTest : public BrokerTest {
+ protected:
+  std::future<StatusOr<ReceiveMessageResult>> ReceiveAsync(std::shared_ptr<Queue> q, int wait) {
+    return std::async(std::launch::async, [q, wait] {
+      ReceiveMessageRequest r;
+      r.wait_time_seconds = wait;
+      r.max_number_of_messages = 10;
+      return q->ReceiveMessage(r);
+    });
+  }
+  // True when `f` is still blocked after a short real-time grace period.
+  template <typename F>
+  static bool StillWaiting(F& f) {
+    return f.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout;
+  }
+  template <typename F>
+  static StatusOr<ReceiveMessageResult> Get(F& f) {
+    EXPECT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    return f.get();
+  }
+};
+
+TEST_F(LongPollTest, SendWakesWaiter) {
+  auto q = MakeQueue("q");
+  auto f = ReceiveAsync(q, 20);
+  EXPECT_TRUE(StillWaiting(f));
+  Send(*q, "hello");
+  auto r = Get(f);
+  ASSERT_OK(r);
+  ASSERT_EQ(r->messages.size(), 1u);
+  EXPECT_EQ(r->messages[0].body, "hello");
+}
+
+TEST_F(LongPollTest, WaitEndsEmptyWhenClockPassesDeadline) {
+  auto q = MakeQueue("q");
+  auto f = ReceiveAsync(q, 5);
+  EXPECT_TRUE(StillWaiting(f));
+  clock_->AdvanceSeconds(4);
+  EXPECT_TRUE(StillWaiting(f));
+  clock_->AdvanceSeconds(1);
+  auto r = Get(f);
+  ASSERT_OK(r);
+  EXPECT_TRUE(r->messages.empty());
+}
+
+TEST_F(LongPollTest, QueueDefaultWaitTimeApplies) {
+  auto q = MakeQueue("q", {{"ReceiveMessageWaitTimeSeconds", "3"}});
+  auto f = std::async(std::launch::async, [q] { return q->ReceiveMessage({}); });
+  EXPECT_TRUE(StillWaiting(f));
+  clock_->AdvanceSeconds(3);
+  auto r = Get(f);
+  ASSERT_OK(r);
+  EXPECT_TRUE(r->messages.empty());
+}
+
+TEST_F(LongPollTest, EndOfDelayAndLeaseWakeWaiters) {
+  auto q = MakeQueue("q", {{"VisibilityTimeout", "10"}});
+  SendMessageRequest d;
+  d.body = "delayed";
+  d.delay_seconds = 5;
+  ASSERT_OK(q->SendMessage(d));
+  auto f = ReceiveAsync(q, 20);
+  EXPECT_TRUE(StillWaiting(f));
+  clock_->AdvanceSeconds(5);
+  auto r = Get(f);
+  ASSERT_OK(r);
+  ASSERT_EQ(r->messages.size(), 1u);
+  // Its lease ends after 10 s: a new waiter gets it then.
+  auto g = ReceiveAsync(q, 20);
+  EXPECT_TRUE(StillWaiting(g));
+  clock_->AdvanceSeconds(10);
+  auto r2 = Get(g);
+  ASSERT_OK(r2);
+  ASSERT_EQ(r2->messages.size(), 1u);
+  // A visibility change to 0 wakes at once.
+  auto h = ReceiveAsync(q, 20);
+  EXPECT_TRUE(StillWaiting(h));
+  ASSERT_OK(q->ChangeMessageVisibility(r2->messages[0].receipt_handle, 0));
+  auto r3 = Get(h);
+  ASSERT_OK(r3);
+  EXPECT_EQ(r3->messages.size(), 1u);
+}
+
+TEST_F(LongPollTest, ManyWaitersAcrossThreadsEachGetOneMessage) {
+  auto q = MakeQueue("q");
+  std::vector<std::future<StatusOr<ReceiveMessageResult>>> waiters;
+  for (int i = 0; i < 8; ++i) {
+    waiters.push_back(std::async(std::launch::async, [q] {
+      ReceiveMessageRequest r;
+      r.wait_time_seconds = 20;
+      r.max_number_of_messages = 1;
+      return q->ReceiveMessage(r);
+    }));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let them block
+  for (int i = 0; i < 8; ++i) Send(*q, "m" + std::to_string(i));
+  std::set<std::string> bodies;
+  for (auto& w : waiters) {
+    auto r = Get(w);
+    ASSERT_OK(r);
+    ASSERT_EQ(r->messages.size(), 1u);
+    bodies.insert(r->messages[0].body);
+  }
+  EXPECT_EQ(bodies.size(), 8u);  // nobody got a message twice
+}
+
+TEST_F(LongPollTest, DeleteQueueAndCloseWakeWaiters) {
+  auto q = MakeQueue("q");
+  auto f = ReceiveAsync(q, 20);
+  EXPECT_TRUE(StillWaiting(f));
+  ASSERT_OK(broker_->DeleteQueue("q"));
+  EXPECT_CODE(Get(f), kQueueDoesNotExist);
+  auto q2 = MakeQueue("q2");
+  auto g = ReceiveAsync(q2, 20);
+  EXPECT_TRUE(StillWaiting(g));
+  ExpectConsistent();
+  ASSERT_OK(broker_->Close());
+  EXPECT_CODE(Get(g), kClosed);
+  broker_.reset();
+}
+
+}  // namespace
+}  // namespace lqs::testing

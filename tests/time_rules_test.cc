@@ -1,1 +1,108 @@
-// placeholder
+// Delay and retention, driven by the injectable clock (no sleeping).
+
+#include <gtest/gtest.h>
+
+#include "tests/testutil.h"
+
+namespace lqs::testing {
+namespace {
+
+class TimeRulesTest : public BrokerTest {};
+
+TEST_F(TimeRulesTest, PerMessageDelay) {
+  auto q = MakeQueue("q");
+  SendMessageRequest r;
+  r.body = "later";
+  r.delay_seconds = 5;
+  ASSERT_OK(q->SendMessage(r));
+  Send(*q, "now");
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 0, 1}));
+  auto got = Receive(*q);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].body, "now");
+  clock_->AdvanceMillis(4999);
+  EXPECT_TRUE(Receive(*q).empty());
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 1}));
+  clock_->AdvanceMillis(1);
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 1, 0}));
+  got = Receive(*q);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].body, "later");
+  r.delay_seconds = 901;
+  EXPECT_CODE(q->SendMessage(r), kInvalidParameterValue);
+}
+
+TEST_F(TimeRulesTest, QueueDelayAppliesAtSendTimeOnly) {
+  auto q = MakeQueue("q", {{"DelaySeconds", "10"}});
+  Send(*q, "a");
+  ASSERT_OK(q->SetAttributes({{"DelaySeconds", "0"}}));
+  Send(*q, "b");
+  auto got = Receive(*q, 10);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].body, "b");
+  clock_->AdvanceSeconds(10);
+  EXPECT_EQ(Receive(*q, 10).size(), 1u);
+}
+
+TEST_F(TimeRulesTest, DelayedMessagesSurviveReopen) {
+  auto q = MakeQueue("q");
+  SendMessageRequest r;
+  r.body = "later";
+  r.delay_seconds = 100;
+  ASSERT_OK(q->SendMessage(r));
+  Reopen();
+  auto q2 = *broker_->GetQueue("q");
+  EXPECT_EQ(Counts(*q2), (std::array<int64_t, 3>{0, 0, 1}));
+  clock_->AdvanceSeconds(100);
+  EXPECT_EQ(Receive(*q2).size(), 1u);
+}
+
+TEST_F(TimeRulesTest, RetentionExpiresEveryState) {
+  auto q = MakeQueue("q", {{"MessageRetentionPeriod", "60"}});
+  Send(*q, "visible");
+  Send(*q, "leased");
+  auto leased = Receive(*q, 1, 3600);
+  ASSERT_EQ(leased.size(), 1u);
+  SendMessageRequest r;
+  r.body = "delayed";
+  r.delay_seconds = 900;
+  ASSERT_OK(q->SendMessage(r));
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 1, 1}));
+  clock_->AdvanceSeconds(59);
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 1, 1}));
+  clock_->AdvanceSeconds(1);
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 0, 0}));
+  EXPECT_TRUE(Receive(*q).empty());
+  // Deleting an expired message with its handle succeeds silently.
+  EXPECT_OK(q->DeleteMessage(leased[0].receipt_handle));
+  // Newer messages are untouched.
+  Send(*q, "fresh");
+  EXPECT_EQ(Receive(*q).size(), 1u);
+}
+
+TEST_F(TimeRulesTest, FourDayDefaultRetentionInMilliseconds) {
+  auto q = MakeQueue("q");
+  for (int i = 0; i < 100; ++i) Send(*q, "m" + std::to_string(i));
+  clock_->AdvanceSeconds(345599);
+  ASSERT_OK(broker_->RunMaintenance());
+  EXPECT_EQ(Counts(*q)[0], 100);
+  clock_->AdvanceSeconds(1);
+  ASSERT_OK(broker_->RunMaintenance());
+  EXPECT_EQ(Counts(*q)[0], 0);
+  auto attrs = q->GetAttributes({"All"});
+  ASSERT_OK(attrs);
+}
+
+TEST_F(TimeRulesTest, LoweringRetentionExpiresOlderMessages) {
+  auto q = MakeQueue("q");
+  Send(*q, "old");
+  clock_->AdvanceSeconds(120);
+  Send(*q, "new");
+  ASSERT_OK(q->SetAttributes({{"MessageRetentionPeriod", "60"}}));
+  auto got = Receive(*q, 10);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].body, "new");
+}
+
+}  // namespace
+}  // namespace lqs::testing

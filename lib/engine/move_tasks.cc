@@ -223,8 +223,10 @@ Status MoveTaskManager::Step() {
     }
     if (t.record.status != "RUNNING") continue;
     const int rate = t.record.rate > 0 ? t.record.rate : kDefaultRate;
+    // Credit accrues at `rate` per second of the injected clock; at most two
+    // seconds' worth is kept, so a late step catches up without a burst.
     t.credit = std::min<double>(t.credit + static_cast<double>(now - t.last_step_ms) / 1000.0 * rate,
-                                rate);
+                                2.0 * rate);
     t.last_step_ms = now;
     const int64_t budget = static_cast<int64_t>(t.credit);
     std::shared_ptr<QueueImpl> source = core_->FindByArn(t.record.source_arn);

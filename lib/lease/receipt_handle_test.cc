@@ -1,1 +1,49 @@
-// placeholder
+#include "lib/lease/receipt_handle.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace lqs::lease {
+namespace {
+
+TEST(ReceiptHandleTest, RoundTrip) {
+  ReceiptHandleCodec codec(std::string(32, 'k'));
+  ReceiptHandle h{7, 123456789, 3};
+  std::string text = codec.Encode(h);
+  EXPECT_LE(text.size(), 64u);
+  ReceiptHandle out;
+  ASSERT_TRUE(codec.Decode(text, &out));
+  EXPECT_EQ(out.queue_id, 7u);
+  EXPECT_EQ(out.seq, 123456789u);
+  EXPECT_EQ(out.receive_count, 3u);
+}
+
+TEST(ReceiptHandleTest, RejectsForgeriesAndGarbage) {
+  ReceiptHandleCodec codec(std::string(32, 'k'));
+  ReceiptHandleCodec other(std::string(32, 'x'));
+  std::string text = codec.Encode({1, 2, 1});
+  ReceiptHandle out;
+  EXPECT_FALSE(other.Decode(text, &out));  // another database's secret
+  for (size_t i = 0; i < text.size(); ++i) {
+    std::string t = text;
+    t[i] = t[i] == 'A' ? 'B' : 'A';
+    EXPECT_FALSE(codec.Decode(t, &out)) << i;
+  }
+  for (const char* g : {"", "x", "====", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}) {
+    EXPECT_FALSE(codec.Decode(g, &out)) << g;
+  }
+  EXPECT_FALSE(codec.Decode(text + "A", &out));
+  EXPECT_FALSE(codec.Decode(codec.Encode({1, 2, 0}), &out));  // no receive 0
+}
+
+TEST(ReceiptHandleTest, Base64UrlRoundTrip) {
+  for (const std::string& s : std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\xff\x10", 3)}) {
+    std::string back;
+    ASSERT_TRUE(Base64UrlDecode(Base64UrlEncode(s), &back));
+    EXPECT_EQ(back, s);
+  }
+}
+
+}  // namespace
+}  // namespace lqs::lease
