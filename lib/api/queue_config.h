@@ -76,12 +76,13 @@ bool RequestsFifo(const AttributeMap& attributes);
 // Errors, with SQS's texts (see sqs-api.md §3):
 //   InvalidAttributeName: unknown or read-only name; FIFO-only name on a
 //     standard queue; KmsMasterKeyId together with SqsManagedSseEnabled=true.
-//   InvalidAttributeValue: FifoQueue=false on a FIFO queue (SetQueueAttributes);
-//     DeduplicationScope / FifoThroughputLimit values.
-//   InvalidParameterValue: numbers out of range or not numbers; malformed
-//     RedrivePolicy (not JSON, missing keys, maxReceiveCount not 1..1000,
-//     deadLetterTargetArn not an SQS ARN); malformed RedriveAllowPolicy;
-//     Policy that is not a JSON object.
+//   InvalidAttributeValue: numbers out of range or not numbers ("Invalid
+//     value for the parameter <Name>."); FifoQueue=false on a FIFO queue
+//     (SetQueueAttributes); DeduplicationScope / FifoThroughputLimit values;
+//     a Policy that is not a JSON object.
+//   InvalidParameterValue: malformed RedrivePolicy (not JSON, missing keys,
+//     maxReceiveCount not 1..1000, deadLetterTargetArn not an SQS ARN);
+//     malformed RedriveAllowPolicy.
 // Setting Policy, RedrivePolicy, RedriveAllowPolicy or KmsMasterKeyId to ""
 // removes it.
 Status ApplyQueueAttributes(const AttributeMap& attributes, bool creating,

@@ -144,7 +144,7 @@ class BrokerImpl final : public Broker {
     if (core_->closed()) return Closed();
     std::lock_guard<std::mutex> lock(maintenance_mu_);
     for (const auto& q : core_->AllQueues()) {
-      StatusOr<int64_t> n = q->ExpireNow(100000);
+      StatusOr<int64_t> n = q->ExpireNow(100000, /*reclaim=*/true);
       if (!n.ok() && n.status().code() != ErrorCode::kQueueDoesNotExist) return n.status();
     }
     return tasks_.Step();

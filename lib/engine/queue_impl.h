@@ -91,9 +91,9 @@ class QueueImpl final : public Queue {
   // afterwards every call fails with QueueDoesNotExist.
   Status Destroy(rocksdb::WriteBatch* catalog_changes);
 
-  // Expires messages past retention and reclaims delayed buckets; returns
-  // how many messages expired. Used by maintenance.
-  StatusOr<int64_t> ExpireNow(size_t budget);
+  // Expires up to `budget` messages past retention; returns how many.
+  // `reclaim`: also drop persisted delay buckets of the past (maintenance).
+  StatusOr<int64_t> ExpireNow(size_t budget, bool reclaim);
 
   // Moves up to `limit` visible messages, oldest first, to `destination`
   // (nullptr: each message's DeadLetterQueueSourceArn queue) as new
@@ -159,6 +159,7 @@ class QueueImpl final : public Queue {
   int64_t cursor_ms_ = 0;         // guarded by mu_
   uint64_t cursor_seq_ = 0;       // guarded by mu_
   int64_t expiry_cursor_ms_ = 0;  // guarded by mu_
+  int64_t last_expire_ms_ = 0;    // guarded by mu_; last retention sweep
   // A DLQ that received messages during TryReceiveLocked; its waiters are
   // woken once mu_ is released.
   std::shared_ptr<QueueImpl> dlq_wake_;  // guarded by mu_
