@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <set>
 #include <thread>
 
 #include "tests/testutil.h"
@@ -133,6 +134,93 @@ TEST_F(LongPollTest, DeleteQueueAndCloseWakeWaiters) {
   ASSERT_OK(broker_->Close());
   EXPECT_CODE(Get(g), kClosed);
   broker_.reset();
+}
+
+// ---- ReceiveMessageAsync: parked receives, no thread each -------------------
+
+class AsyncReceiveTest : public BrokerTest {
+ protected:
+  struct Outcome {
+    std::promise<StatusOr<ReceiveMessageResult>> promise;
+    std::future<StatusOr<ReceiveMessageResult>> future = promise.get_future();
+  };
+  std::shared_ptr<Outcome> Start(Queue& q, int wait, int max = 10) {
+    auto out = std::make_shared<Outcome>();
+    ReceiveMessageRequest r;
+    r.wait_time_seconds = wait;
+    r.max_number_of_messages = max;
+    q.ReceiveMessageAsync(r, [out](StatusOr<ReceiveMessageResult> res) {
+      out->promise.set_value(std::move(res));
+    });
+    return out;
+  }
+};
+
+TEST_F(AsyncReceiveTest, AnswersAtOnceWhenAMessageIsThere) {
+  auto q = MakeQueue("q");
+  Send(*q, "x");
+  auto o = Start(*q, 20);
+  ASSERT_EQ(o->future.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  auto r = o->future.get();
+  ASSERT_OK(r);
+  EXPECT_EQ(r->messages.size(), 1u);
+}
+
+TEST_F(AsyncReceiveTest, ParkedUntilSendOrDeadline) {
+  auto q = MakeQueue("q");
+  auto a = Start(*q, 20);
+  auto b = Start(*q, 5);
+  EXPECT_EQ(a->future.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  clock_->AdvanceSeconds(5);
+  auto rb = b->future.get();  // its wait ended
+  ASSERT_OK(rb);
+  EXPECT_TRUE(rb->messages.empty());
+  EXPECT_EQ(a->future.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  Send(*q, "x");
+  auto ra = a->future.get();
+  ASSERT_OK(ra);
+  ASSERT_EQ(ra->messages.size(), 1u);
+  EXPECT_EQ(ra->messages[0].body, "x");
+}
+
+TEST_F(AsyncReceiveTest, ThousandParkedReceivesAllAnswered) {
+  auto q = MakeQueue("q");
+  std::vector<std::shared_ptr<Outcome>> parked;
+  for (int i = 0; i < 1000; ++i) parked.push_back(Start(*q, 20, 1));
+  for (int i = 0; i < 1000; i += 10) {
+    std::vector<SendMessageBatchEntry> batch;
+    for (int j = 0; j < 10; ++j) {
+      SendMessageBatchEntry e;
+      e.id = "e" + std::to_string(j);
+      e.request.body = "m" + std::to_string(i + j);
+      batch.push_back(std::move(e));
+    }
+    ASSERT_OK(q->SendMessageBatch(batch));
+  }
+  std::set<std::string> bodies;
+  for (auto& o : parked) {
+    ASSERT_EQ(o->future.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+    auto r = o->future.get();
+    ASSERT_OK(r);
+    ASSERT_EQ(r->messages.size(), 1u);
+    bodies.insert(r->messages[0].body);
+  }
+  EXPECT_EQ(bodies.size(), 1000u);
+}
+
+TEST_F(AsyncReceiveTest, CloseCompletesParkedReceives) {
+  auto q = MakeQueue("q");
+  auto a = Start(*q, 20);
+  ExpectConsistent();
+  ASSERT_OK(broker_->Close());
+  EXPECT_CODE(a->future.get(), kClosed);
+  broker_.reset();
+}
+
+TEST_F(AsyncReceiveTest, InvalidRequestAnsweredAtOnce) {
+  auto q = MakeQueue("q");
+  auto o = Start(*q, 20, 11);
+  EXPECT_CODE(o->future.get(), kInvalidParameterValue);
 }
 
 }  // namespace

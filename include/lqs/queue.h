@@ -25,6 +25,7 @@
 #define LQS_QUEUE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,17 @@ class Queue {
   // short poll only), QueueDoesNotExist, kIOError.
   virtual StatusOr<ReceiveMessageResult> ReceiveMessage(
       const ReceiveMessageRequest& request) = 0;
+
+  // Event-driven long polling, for callers that hold many waiting receives
+  // without a thread each (lqsd). Same semantics as ReceiveMessage, but never
+  // blocks: `done` is called exactly once — on the calling thread when the
+  // answer is known at once (messages available, invalid request, no wait),
+  // otherwise later from the Broker's receiver thread when a message becomes
+  // available or the wait ends (kClosed if the Broker closes first). `done`
+  // must be quick and must not block; hand the result to your own executor.
+  using ReceiveCallback = std::function<void(StatusOr<ReceiveMessageResult>)>;
+  virtual void ReceiveMessageAsync(const ReceiveMessageRequest& request,
+                                   ReceiveCallback done) = 0;
 
   // Deletes the message that `receipt_handle` names.
   // Standard queues: any handle ever issued for the message works, also after

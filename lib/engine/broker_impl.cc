@@ -215,6 +215,7 @@ Status BrokerImpl::Init() {
   listener_id_ = core_->options().clock->AddListener([weak] {
     if (auto core = weak.lock()) {
       for (const auto& q : core->AllQueues()) q->WakeWaiters();
+      core->async_receiver().WakeAll();
     }
   });
   if (core_->options().background_maintenance) {

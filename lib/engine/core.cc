@@ -13,7 +13,9 @@ Core::Core(Options options, std::unique_ptr<storage::Database> db, std::string s
       handles_(std::move(secret)),
       next_seq_(seq_reserved),
       seq_reserved_(seq_reserved),
-      next_queue_id_(next_queue_id) {}
+      next_queue_id_(next_queue_id) {
+  async_ = std::make_unique<notify::AsyncReceiver>(options_.clock);
+}
 
 int64_t Core::NowMillis() {
   const int64_t now = options_.clock->NowMillis();
@@ -102,6 +104,7 @@ void Core::RemoveQueue(const std::string& name) {
 
 void Core::Shutdown() {
   closed_.store(true, std::memory_order_release);
+  async_->Shutdown();
   std::vector<std::shared_ptr<QueueImpl>> queues = AllQueues();
   for (const auto& q : queues) q->WakeWaiters();
   {

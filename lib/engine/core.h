@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "lib/lease/receipt_handle.h"
+#include "lib/notify/async_receiver.h"
 #include "lib/storage/database.h"
 #include "lqs/options.h"
 #include "lqs/status.h"
@@ -65,7 +66,10 @@ class Core {
   // involve other queues).
   std::mutex& catalog_mutex() { return catalog_change_mu_; }
 
-  // Marks the core closed and drops the catalogue.
+  // Parked asynchronous receives (Queue::ReceiveMessageAsync).
+  notify::AsyncReceiver& async_receiver() { return *async_; }
+
+  // Marks the core closed, completes parked receives, drops the catalogue.
   void Shutdown();
 
  private:
@@ -74,6 +78,7 @@ class Core {
   const lease::ReceiptHandleCodec handles_;
   std::atomic<bool> closed_{false};
   std::atomic<int64_t> last_now_ms_{0};
+  std::unique_ptr<notify::AsyncReceiver> async_;
 
   std::mutex seq_mu_;
   std::atomic<uint64_t> next_seq_;

@@ -280,7 +280,7 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
   }
   ApplyDelta(delta);
   gate.unlock();
-  waiters_.NotifyAll();
+  Notify();
   return Status::OK();
 }
 
@@ -779,8 +779,63 @@ StatusOr<ReceiveMessageResult> QueueImpl::ReceiveMessage(const ReceiveMessageReq
       waiters_.Wait(lock, core_->options().clock->RealTimeUntil(wake));
     }
   }
-  if (wake_dlq) wake_dlq->WakeWaiters();
+  if (wake_dlq) wake_dlq->Notify();
+  return BuildResult(taken, request);
+}
 
+std::optional<StatusOr<ReceiveMessageResult>> QueueImpl::ReceiveOnce(
+    const ReceiveMessageRequest& request, int64_t deadline, int64_t* next_check_ms) {
+  std::vector<Taken> taken;
+  std::shared_ptr<QueueImpl> wake_dlq;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Status st = CheckLive();
+    if (!st.ok()) return StatusOr<ReceiveMessageResult>(st);
+    const int64_t now = core_->NowMillis();
+    st = TryReceiveLocked(request, now, /*long_poll=*/deadline > now, &taken);
+    if (dlq_wake_) wake_dlq = std::move(dlq_wake_);
+    if (!st.ok()) return StatusOr<ReceiveMessageResult>(st);
+    if (taken.empty() && now < deadline) {
+      *next_check_ms = NextWakeLocked(now, deadline);
+      return std::nullopt;
+    }
+  }
+  if (wake_dlq) wake_dlq->Notify();
+  return BuildResult(taken, request);
+}
+
+void QueueImpl::ReceiveMessageAsync(const ReceiveMessageRequest& request, ReceiveCallback done) {
+  Status live = CheckLive();
+  if (!live.ok()) return done(live);
+  Status valid = api::ValidateReceiveMessage(request);
+  if (!valid.ok()) return done(valid);
+  int64_t deadline = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int wait_s = request.wait_time_seconds.value_or(config_.receive_message_wait_time_seconds);
+    deadline = core_->NowMillis() + int64_t{wait_s} * 1000;
+  }
+  int64_t next_check = 0;
+  std::optional<StatusOr<ReceiveMessageResult>> now = ReceiveOnce(request, deadline, &next_check);
+  if (now) return done(std::move(*now));
+  std::shared_ptr<QueueImpl> self = shared_from_this();
+  auto shared_done = std::make_shared<ReceiveCallback>(std::move(done));
+  core_->async_receiver().Park(
+      id_, next_check,
+      [self, request, deadline, shared_done](bool closing, int64_t* next) -> bool {
+        if (closing) {
+          (*shared_done)(Status(ErrorCode::kClosed, "the database is closed"));
+          return true;
+        }
+        std::optional<StatusOr<ReceiveMessageResult>> r = self->ReceiveOnce(request, deadline, next);
+        if (!r) return false;
+        (*shared_done)(std::move(*r));
+        return true;
+      });
+}
+
+StatusOr<ReceiveMessageResult> QueueImpl::BuildResult(const std::vector<Taken>& taken,
+                                                      const ReceiveMessageRequest& request) {
   ReceiveMessageResult result;
   if (taken.empty()) return result;
   storage::Database* db = core_->db();
@@ -1000,7 +1055,7 @@ StatusOr<BatchResult> QueueImpl::ChangeMessageVisibilityBatch(
     for (const auto& [seq, lease] : updates) leases_.Put(seq, lease);
   }
   for (const std::string* id : ok_ids) out.successful.push_back(*id);
-  if (wake) waiters_.NotifyAllLocked();
+  if (wake) NotifyLocked();
   return out;
 }
 
@@ -1076,7 +1131,7 @@ Status QueueImpl::Destroy(rocksdb::WriteBatch* catalog_changes) {
   if (!st.ok()) return st;
   deleted_.store(true, std::memory_order_release);
   leases_.Clear();
-  waiters_.NotifyAllLocked();
+  NotifyLocked();
   return Status::OK();
 }
 
@@ -1282,7 +1337,7 @@ Status QueueImpl::SetAttributes(const AttributeMap& attributes) {
     send_config_ = std::make_shared<const api::QueueConfig>(std::move(next));
   }
   // A shorter wait or retention may end waits sooner.
-  waiters_.NotifyAllLocked();
+  NotifyLocked();
   return Status::OK();
 }
 

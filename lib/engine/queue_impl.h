@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -47,7 +48,7 @@ struct QueueCounts {
   std::array<int64_t, storage::kNumSlots> slots{};
 };
 
-class QueueImpl final : public Queue {
+class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueImpl> {
  public:
   QueueImpl(std::shared_ptr<Core> core, storage::QueueRecord record,
             api::QueueConfig config);
@@ -64,6 +65,8 @@ class QueueImpl final : public Queue {
       const std::vector<SendMessageBatchEntry>& entries) override;
   StatusOr<ReceiveMessageResult> ReceiveMessage(
       const ReceiveMessageRequest& request) override;
+  void ReceiveMessageAsync(const ReceiveMessageRequest& request,
+                           ReceiveCallback done) override;
   Status DeleteMessage(const std::string& receipt_handle) override;
   StatusOr<BatchResult> DeleteMessageBatch(
       const std::vector<DeleteMessageBatchEntry>& entries) override;
@@ -104,8 +107,18 @@ class QueueImpl final : public Queue {
 
   QueueCounts Counts();
 
-  // Wakes long-polling receivers (clock moved, database closing).
-  void WakeWaiters() { waiters_.NotifyAll(); }
+  // Wakes long-polling receivers, blocked and parked (a message may have
+  // become receivable, the clock moved, the queue or database is closing).
+  // Notify: REQUIRES mu_ not held. NotifyLocked: REQUIRES mu_ held.
+  void WakeWaiters() { Notify(); }
+  void Notify() {
+    waiters_.NotifyAll();
+    core_->async_receiver().Wake(id_);
+  }
+  void NotifyLocked() {
+    waiters_.NotifyAllLocked();
+    core_->async_receiver().Wake(id_);
+  }
 
   // Checks `config`'s RedrivePolicy against the catalogue (the DLQ exists,
   // has this queue's type, and its RedriveAllowPolicy admits this queue).
@@ -135,6 +148,15 @@ class QueueImpl final : public Queue {
   Status TryReceiveLocked(const ReceiveMessageRequest& request, int64_t now,
                           bool long_poll, std::vector<Taken>* taken);
   int64_t NextWakeLocked(int64_t now, int64_t deadline);
+  // One non-blocking receive attempt for a wait ending at `deadline`:
+  // a result (messages, an empty result at the deadline, or an error), or
+  // nullopt with *next_check_ms = when something may become visible.
+  std::optional<StatusOr<ReceiveMessageResult>> ReceiveOnce(const ReceiveMessageRequest& request,
+                                                            int64_t deadline,
+                                                            int64_t* next_check_ms);
+  // Reads the bodies of leased messages and shapes the response.
+  StatusOr<ReceiveMessageResult> BuildResult(const std::vector<Taken>& taken,
+                                             const ReceiveMessageRequest& request);
   StatusOr<int64_t> ExpireLocked(int64_t now, size_t budget);
   int64_t DelayedCountLocked(int64_t now);
   void ApplyDelta(const storage::CounterDelta& delta);

@@ -1,0 +1,585 @@
+/* lqs/c.h — the C API of lqs, an embedded persistent message queue with
+ * Amazon SQS semantics.
+ *
+ * This header is plain C (C99 or later; tested as C11) and may also be
+ * included from C++. It wraps the C++ API in include/lqs/*.h one to one; the
+ * semantics of every call (validation, SQS error codes, idempotency, long
+ * polling) are those documented there and in docs/sqs_compat.md.
+ *
+ *   lqs_options_t* opts = lqs_options_create();
+ *   char* err = NULL;
+ *   lqs_t* db = NULL;
+ *   if (lqs_open("/var/lib/myapp/queues", opts, &db, &err) != LQS_OK) {
+ *     fprintf(stderr, "open: %s\n", err);
+ *     lqs_free(err);
+ *   }
+ *   lqs_options_destroy(opts);
+ *   lqs_queue_t* q = NULL;
+ *   lqs_create_queue(db, "jobs", NULL, NULL, 0, NULL, NULL, 0, &q, &err);
+ *   lqs_send_t* msg = lqs_send_create("hello", 5);
+ *   lqs_send_result_t* sent = NULL;
+ *   lqs_queue_send_message(q, msg, &sent, &err);
+ *   ...
+ *   lqs_send_result_destroy(sent);
+ *   lqs_send_destroy(msg);
+ *   lqs_queue_destroy(q);
+ *   lqs_close(db);
+ *
+ * CONVENTIONS (they hold for every function below)
+ *
+ * 1. Handles. Every lqs object is an opaque pointer. A function that creates
+ *    or returns an object (lqs_*_create, lqs_open, an `out` parameter of
+ *    pointer-to-pointer type) hands ownership to the caller, who releases it
+ *    with the matching lqs_*_destroy (lqs_close for lqs_t). Every destroy
+ *    function accepts NULL and does nothing. Pointers obtained from an
+ *    accessor of an object (strings, messages, attributes) are borrowed: they
+ *    stay valid until that object is destroyed, and must not be freed.
+ *
+ * 2. Errors. Every fallible function returns an int: LQS_OK (0) on success,
+ *    otherwise one of the LQS_* codes below, which are the SQS errors of the
+ *    C++ API (lqs::ErrorCode) with the same, never renumbered values. The
+ *    last parameter, `char** errptr`, may be NULL. If it is not NULL,
+ *    *errptr must be NULL or a message returned by an earlier lqs call; on
+ *    failure lqs frees that message and stores a new one (NUL-terminated,
+ *    "<what went wrong>", naming the parameter and the rule), which the
+ *    caller frees with lqs_free. On success *errptr is left unchanged.
+ *    lqs_error_query_code(), lqs_error_http_status() etc. give the spellings
+ *    SQS front ends use for a code. On failure, `out` parameters are left
+ *    unchanged and nothing was modified (a rejected call changes nothing).
+ *    No C++ exception crosses this API: an unexpected one (including
+ *    std::bad_alloc) becomes LQS_INTERNAL.
+ *
+ * 3. Strings. Names, ids, ARNs, receipt handles and attribute values are
+ *    NUL-terminated UTF-8. Message bodies and binary attribute values are
+ *    pointer + length (binary values may contain NUL bytes). Strings
+ *    returned through `char**` out parameters are malloc'd and freed with
+ *    lqs_free.
+ *
+ * 4. Optional values. An optional integer is "absent" when passed as a
+ *    negative number (for counts and limits documented as such), an
+ *    optional string when passed as NULL. Booleans are int (0 = false).
+ *
+ * 5. Maps. Attribute and tag maps are passed as two parallel arrays of n
+ *    keys and n values (NULL arrays are allowed when n == 0) and returned as
+ *    an lqs_strmap_t, in key order.
+ *
+ * THREAD SAFETY
+ *
+ * lqs_t and lqs_queue_t handles may be used from any number of threads at
+ * once, except that lqs_close must not race with other calls on the same
+ * database. Request builders (lqs_options_t, lqs_send_t, lqs_receive_t,
+ * lqs_send_batch_t) and results are plain values: use one from one thread
+ * at a time. A manual clock may be advanced from any thread.
+ *
+ * BLOCKING
+ *
+ * lqs_queue_receive_message blocks for up to WaitTimeSeconds (long polling).
+ * Every other call returns as soon as its write is durable in the database's
+ * durability mode.
+ */
+
+#ifndef LQS_C_H_
+#define LQS_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define LQS_C_EXPORT __attribute__((visibility("default")))
+#else
+#define LQS_C_EXPORT
+#endif
+
+/* The version of this header's API. It grows when functions are added;
+ * existing signatures never change (a *_v2 function appears instead). */
+#define LQS_C_API_VERSION 1
+
+/* ---- Error codes (== lqs::ErrorCode; never renumbered) ------------------ */
+
+enum {
+  LQS_OK = 0,
+
+  /* SQS errors: the caller's fault, do not retry unchanged. */
+  LQS_INVALID_PARAMETER_VALUE = 1,
+  LQS_MISSING_PARAMETER = 2,
+  LQS_INVALID_ATTRIBUTE_NAME = 3,
+  LQS_INVALID_ATTRIBUTE_VALUE = 4,
+  LQS_QUEUE_DOES_NOT_EXIST = 5,     /* AWS.SimpleQueueService.NonExistentQueue */
+  LQS_QUEUE_NAME_EXISTS = 6,        /* QueueAlreadyExists */
+  LQS_QUEUE_DELETED_RECENTLY = 7,
+  LQS_PURGE_QUEUE_IN_PROGRESS = 8,  /* HTTP 403 */
+  LQS_RECEIPT_HANDLE_IS_INVALID = 9,
+  LQS_INVALID_MESSAGE_CONTENTS = 10,
+  LQS_EMPTY_BATCH_REQUEST = 11,
+  LQS_TOO_MANY_ENTRIES_IN_BATCH_REQUEST = 12,
+  LQS_BATCH_ENTRY_IDS_NOT_DISTINCT = 13,
+  LQS_INVALID_BATCH_ENTRY_ID = 14,
+  LQS_BATCH_REQUEST_TOO_LONG = 15,
+  LQS_OVER_LIMIT = 16,              /* HTTP 403 */
+  LQS_RESOURCE_NOT_FOUND = 17,      /* ResourceNotFoundException, HTTP 404 */
+  LQS_UNSUPPORTED_OPERATION = 18,
+  LQS_MESSAGE_NOT_INFLIGHT = 19,
+
+  /* Engine errors (server faults). */
+  LQS_IO_ERROR = 100,        /* the disk refused (ENOSPC, EIO); retry later */
+  LQS_CORRUPTION = 101,      /* a stored record failed verification */
+  LQS_DATABASE_LOCKED = 102, /* another process holds the database */
+  LQS_CLOSED = 103,          /* the database was closed */
+  LQS_INTERNAL = 104         /* a bug (or out of memory); please report it */
+};
+
+/* The enumerator's name without prefix, e.g. "QueueDoesNotExist". Static
+ * storage; never NULL (unknown codes give "Internal"). */
+LQS_C_EXPORT const char* lqs_error_name(int code);
+/* The SQS query-protocol error code, e.g.
+ * "AWS.SimpleQueueService.NonExistentQueue" (what boto3 shows as
+ * Error.Code). "" for LQS_OK. Static storage. */
+LQS_C_EXPORT const char* lqs_error_query_code(int code);
+/* The SQS error shape name (JSON __type suffix), e.g. "QueueDoesNotExist". */
+LQS_C_EXPORT const char* lqs_error_shape(int code);
+/* The HTTP status SQS answers with (400, 403, 404, 500, 503; 200 for OK). */
+LQS_C_EXPORT int lqs_error_http_status(int code);
+/* 1 if the error is the caller's fault ("Sender"), 0 otherwise. */
+LQS_C_EXPORT int lqs_error_is_sender_fault(int code);
+
+/* Frees a string returned by lqs (error messages, char** out parameters).
+ * NULL is allowed. */
+LQS_C_EXPORT void lqs_free(void* ptr);
+
+/* The library version at run time ("0.1.0") and its parts. */
+LQS_C_EXPORT const char* lqs_version(void);
+LQS_C_EXPORT int lqs_version_major(void);
+LQS_C_EXPORT int lqs_version_minor(void);
+LQS_C_EXPORT int lqs_version_patch(void);
+/* The LQS_C_API_VERSION the library was built with. */
+LQS_C_EXPORT int lqs_c_api_version(void);
+
+/* ---- Opaque types ------------------------------------------------------- */
+
+typedef struct lqs_t lqs_t;                       /* an open database */
+typedef struct lqs_options_t lqs_options_t;       /* how to open it */
+typedef struct lqs_clock_t lqs_clock_t;           /* a manual clock */
+typedef struct lqs_queue_t lqs_queue_t;           /* a queue handle */
+typedef struct lqs_strmap_t lqs_strmap_t;         /* string -> string, sorted */
+typedef struct lqs_strlist_t lqs_strlist_t;       /* list of strings */
+typedef struct lqs_send_t lqs_send_t;             /* a message to send */
+typedef struct lqs_send_result_t lqs_send_result_t;
+typedef struct lqs_send_batch_t lqs_send_batch_t; /* entries to send */
+typedef struct lqs_batch_result_t lqs_batch_result_t;
+typedef struct lqs_receive_t lqs_receive_t;       /* receive parameters */
+typedef struct lqs_messages_t lqs_messages_t;     /* received messages */
+typedef struct lqs_message_t lqs_message_t;       /* one, borrowed */
+typedef struct lqs_move_tasks_t lqs_move_tasks_t; /* message move tasks */
+
+/* ---- String maps and lists (results) ------------------------------------- */
+
+LQS_C_EXPORT size_t lqs_strmap_count(const lqs_strmap_t* map);
+/* REQUIRES: i < lqs_strmap_count(map). */
+LQS_C_EXPORT const char* lqs_strmap_key(const lqs_strmap_t* map, size_t i);
+LQS_C_EXPORT const char* lqs_strmap_value(const lqs_strmap_t* map, size_t i);
+/* The value for `key`, or NULL if absent. */
+LQS_C_EXPORT const char* lqs_strmap_get(const lqs_strmap_t* map, const char* key);
+LQS_C_EXPORT void lqs_strmap_destroy(lqs_strmap_t* map);
+
+LQS_C_EXPORT size_t lqs_strlist_count(const lqs_strlist_t* list);
+LQS_C_EXPORT const char* lqs_strlist_get(const lqs_strlist_t* list, size_t i);
+LQS_C_EXPORT void lqs_strlist_destroy(lqs_strlist_t* list);
+
+/* ---- Clock ----------------------------------------------------------------
+ * A clock that moves only when told to, for tests: visibility timeouts,
+ * delays, retention and long-poll deadlines follow it instead of real time.
+ * The database keeps its own reference: the handle may be destroyed while
+ * the database still uses the clock. */
+
+/* The default start of lqs_manual_clock_create: 2026-01-01T00:00:00Z. */
+#define LQS_MANUAL_CLOCK_DEFAULT_START_MS INT64_C(1767225600000)
+
+LQS_C_EXPORT lqs_clock_t* lqs_manual_clock_create(int64_t start_ms);
+LQS_C_EXPORT int64_t lqs_clock_now_millis(lqs_clock_t* clock);
+/* Moves the clock forward by ms (>= 0) and wakes waiting receivers. */
+LQS_C_EXPORT void lqs_clock_advance_millis(lqs_clock_t* clock, int64_t ms);
+LQS_C_EXPORT void lqs_clock_advance_seconds(lqs_clock_t* clock, int64_t s);
+/* Sets the clock; lqs clamps a backwards step to the last value it saw. */
+LQS_C_EXPORT void lqs_clock_set_millis(lqs_clock_t* clock, int64_t ms);
+LQS_C_EXPORT void lqs_clock_destroy(lqs_clock_t* clock);
+
+/* ---- Options (lqs::Options; defaults are the C++ defaults) --------------- */
+
+enum {
+  LQS_DURABILITY_NONE = 0,    /* survives a clean close only */
+  LQS_DURABILITY_PROCESS = 1, /* default: survives kill -9 */
+  LQS_DURABILITY_FSYNC = 2    /* survives power loss for sends */
+};
+
+LQS_C_EXPORT lqs_options_t* lqs_options_create(void);
+LQS_C_EXPORT void lqs_options_destroy(lqs_options_t* options);
+/* Default 1. If 0, opening a missing database fails with LQS_IO_ERROR. */
+LQS_C_EXPORT void lqs_options_set_create_if_missing(lqs_options_t* o, int v);
+/* One of LQS_DURABILITY_*; other values are rejected by lqs_open
+ * (LQS_INVALID_PARAMETER_VALUE). */
+LQS_C_EXPORT void lqs_options_set_durability(lqs_options_t* o, int durability);
+/* The clock to read time from (the options keep a reference). NULL restores
+ * the system clock. */
+LQS_C_EXPORT void lqs_options_set_clock(lqs_options_t* o, lqs_clock_t* clock);
+/* For ARNs: "us-east-1" and "123456789012" by default. */
+LQS_C_EXPORT void lqs_options_set_region(lqs_options_t* o, const char* region);
+LQS_C_EXPORT void lqs_options_set_account_id(lqs_options_t* o, const char* id);
+LQS_C_EXPORT void lqs_options_set_sender_id(lqs_options_t* o, const char* id);
+/* SQS's 60-second rules; both default 1. */
+LQS_C_EXPORT void lqs_options_set_enforce_queue_name_reuse_delay(lqs_options_t* o, int v);
+LQS_C_EXPORT void lqs_options_set_enforce_purge_interval(lqs_options_t* o, int v);
+LQS_C_EXPORT void lqs_options_set_max_inflight_per_queue(lqs_options_t* o, int64_t n);
+/* The background maintenance thread (default 1) and its interval. */
+LQS_C_EXPORT void lqs_options_set_background_maintenance(lqs_options_t* o, int v);
+LQS_C_EXPORT void lqs_options_set_maintenance_interval_ms(lqs_options_t* o, int64_t ms);
+LQS_C_EXPORT void lqs_options_set_block_cache_bytes(lqs_options_t* o, int64_t n);
+LQS_C_EXPORT void lqs_options_set_write_buffer_bytes(lqs_options_t* o, int64_t n);
+
+/* ---- Database ------------------------------------------------------------ */
+
+/* Opens (or creates) the database in directory `path`. `options` may be
+ * NULL (defaults) and may be destroyed right after the call. On success
+ * *db receives the handle; close it with lqs_close.
+ * Errors: LQS_DATABASE_LOCKED (another process holds it), LQS_IO_ERROR,
+ * LQS_CORRUPTION, LQS_INVALID_PARAMETER_VALUE (bad option). */
+LQS_C_EXPORT int lqs_open(const char* path, const lqs_options_t* options,
+                          lqs_t** db, char** errptr);
+
+/* Flushes and closes the database and frees the handle. Long-polling
+ * receivers wake and fail with LQS_CLOSED; queue handles still alive fail
+ * every call with LQS_CLOSED and must still be destroyed. NULL is a no-op.
+ * Returns the status of the final flush (the handle is freed regardless). */
+LQS_C_EXPORT int lqs_close(lqs_t* db, char** errptr);
+
+/* The ARN lqs gives queue `name`: arn:aws:sqs:<region>:<account>:<name>.
+ * Malloc'd; free with lqs_free. */
+LQS_C_EXPORT char* lqs_arn_for(const lqs_t* db, const char* name);
+/* The options' region and account id (borrowed from the database). */
+LQS_C_EXPORT const char* lqs_region(const lqs_t* db);
+LQS_C_EXPORT const char* lqs_account_id(const lqs_t* db);
+
+/* ---- Queue catalogue ----------------------------------------------------- */
+
+/* Creates queue `name` with the given attributes and tags, or returns the
+ * existing queue when every given attribute equals its current value (SQS's
+ * CreateQueue idempotency; tags are then ignored). *queue receives a new
+ * handle (lqs_queue_destroy).
+ * Errors: LQS_INVALID_PARAMETER_VALUE (bad name), LQS_INVALID_ATTRIBUTE_NAME,
+ * LQS_INVALID_ATTRIBUTE_VALUE, LQS_QUEUE_NAME_EXISTS, LQS_QUEUE_DELETED_RECENTLY,
+ * LQS_UNSUPPORTED_OPERATION (FIFO queues, for now). */
+LQS_C_EXPORT int lqs_create_queue(lqs_t* db, const char* name,
+                                  const char* const* attr_names,
+                                  const char* const* attr_values, size_t n_attrs,
+                                  const char* const* tag_keys,
+                                  const char* const* tag_values, size_t n_tags,
+                                  lqs_queue_t** queue, char** errptr);
+
+/* The queue called `name` (case-sensitive). Errors: LQS_QUEUE_DOES_NOT_EXIST. */
+LQS_C_EXPORT int lqs_get_queue(lqs_t* db, const char* name, lqs_queue_t** queue,
+                               char** errptr);
+
+/* The queue whose ARN is `arn`. Errors: LQS_QUEUE_DOES_NOT_EXIST,
+ * LQS_INVALID_PARAMETER_VALUE (not an ARN of this region and account). */
+LQS_C_EXPORT int lqs_get_queue_by_arn(lqs_t* db, const char* arn,
+                                      lqs_queue_t** queue, char** errptr);
+
+/* Deletes a queue and its messages; the name cannot be re-created for 60 s
+ * unless the reuse delay is disabled. Existing handles then fail with
+ * LQS_QUEUE_DOES_NOT_EXIST. Errors: LQS_QUEUE_DOES_NOT_EXIST. */
+LQS_C_EXPORT int lqs_delete_queue(lqs_t* db, const char* name, char** errptr);
+
+/* Queue names starting with `prefix` (NULL or "" for all), in name order.
+ * max_results < 0: at most 1000 names and never a next token; otherwise
+ * 1..1000 names per page. `next_token` is NULL/"" for the first page.
+ * *names receives the page; *next_token_out (may be NULL) receives a
+ * malloc'd token, or NULL on the last page. */
+LQS_C_EXPORT int lqs_list_queues(lqs_t* db, const char* prefix, int max_results,
+                                 const char* next_token, lqs_strlist_t** names,
+                                 char** next_token_out, char** errptr);
+
+/* Names of the queues whose RedrivePolicy targets `dlq_name`, paginated as
+ * lqs_list_queues. Errors: LQS_QUEUE_DOES_NOT_EXIST. */
+LQS_C_EXPORT int lqs_list_dead_letter_source_queues(
+    lqs_t* db, const char* dlq_name, int max_results, const char* next_token,
+    lqs_strlist_t** names, char** next_token_out, char** errptr);
+
+/* ---- Message move tasks (dead-letter queue redrive) ---------------------- */
+
+/* Starts moving the messages of dead-letter queue `source_arn` to
+ * `destination_arn`, or (NULL) back to each message's source queue, at most
+ * max_per_second messages a second (< 0: the default rate). *task_handle
+ * receives the malloc'd handle.
+ * Errors: LQS_RESOURCE_NOT_FOUND, LQS_INVALID_PARAMETER_VALUE (not a DLQ, a
+ * task already running, bad ARN, rate out of 1..500). */
+LQS_C_EXPORT int lqs_start_message_move_task(lqs_t* db, const char* source_arn,
+                                             const char* destination_arn,
+                                             int max_per_second,
+                                             char** task_handle, char** errptr);
+
+/* Cancels a running task; *moved (may be NULL) receives the number of
+ * messages moved so far. Errors: LQS_INVALID_PARAMETER_VALUE (undecodable
+ * handle), LQS_RESOURCE_NOT_FOUND. */
+LQS_C_EXPORT int lqs_cancel_message_move_task(lqs_t* db, const char* task_handle,
+                                              int64_t* moved, char** errptr);
+
+/* The most recent tasks of `source_arn`, newest first (max_results 1..10;
+ * < 0 means 1, as SQS). */
+LQS_C_EXPORT int lqs_list_message_move_tasks(lqs_t* db, const char* source_arn,
+                                             int max_results, lqs_move_tasks_t** tasks,
+                                             char** errptr);
+LQS_C_EXPORT size_t lqs_move_tasks_count(const lqs_move_tasks_t* t);
+/* The task handle ("" unless the task is RUNNING). */
+LQS_C_EXPORT const char* lqs_move_task_handle(const lqs_move_tasks_t* t, size_t i);
+/* RUNNING, COMPLETED, CANCELLING, CANCELLED or FAILED. */
+LQS_C_EXPORT const char* lqs_move_task_status(const lqs_move_tasks_t* t, size_t i);
+LQS_C_EXPORT const char* lqs_move_task_source_arn(const lqs_move_tasks_t* t, size_t i);
+/* NULL when the task moves messages back to their sources. */
+LQS_C_EXPORT const char* lqs_move_task_destination_arn(const lqs_move_tasks_t* t, size_t i);
+/* -1 when not given at start. */
+LQS_C_EXPORT int lqs_move_task_max_per_second(const lqs_move_tasks_t* t, size_t i);
+LQS_C_EXPORT int64_t lqs_move_task_moved(const lqs_move_tasks_t* t, size_t i);
+LQS_C_EXPORT int64_t lqs_move_task_to_move(const lqs_move_tasks_t* t, size_t i);
+/* NULL unless FAILED. */
+LQS_C_EXPORT const char* lqs_move_task_failure_reason(const lqs_move_tasks_t* t, size_t i);
+/* Epoch milliseconds. */
+LQS_C_EXPORT int64_t lqs_move_task_started_timestamp(const lqs_move_tasks_t* t, size_t i);
+LQS_C_EXPORT void lqs_move_tasks_destroy(lqs_move_tasks_t* t);
+
+/* ---- Maintenance --------------------------------------------------------- */
+
+/* One pass of the background work (retention, move tasks, space). */
+LQS_C_EXPORT int lqs_run_maintenance(lqs_t* db, char** errptr);
+/* Compacts the whole database. Slow; for operators. */
+LQS_C_EXPORT int lqs_compact_all(lqs_t* db, char** errptr);
+/* Checks every invariant; *problems receives the list (empty = consistent). */
+LQS_C_EXPORT int lqs_verify(lqs_t* db, lqs_strlist_t** problems, char** errptr);
+
+/* ---- Queue handles ------------------------------------------------------- */
+
+/* Releases the handle (not the queue). The handle keeps the database's
+ * memory alive, but not open: after lqs_close its calls fail. */
+LQS_C_EXPORT void lqs_queue_destroy(lqs_queue_t* queue);
+/* Borrowed; valid until lqs_queue_destroy. */
+LQS_C_EXPORT const char* lqs_queue_name(const lqs_queue_t* queue);
+LQS_C_EXPORT const char* lqs_queue_arn(const lqs_queue_t* queue);
+LQS_C_EXPORT int lqs_queue_is_fifo(const lqs_queue_t* queue);
+
+/* ---- Sending ------------------------------------------------------------- */
+
+/* A message to send: body (1 byte or more of XML-legal UTF-8). The builder
+ * copies everything it is given and may be reused for several sends. */
+LQS_C_EXPORT lqs_send_t* lqs_send_create(const char* body, size_t body_len);
+LQS_C_EXPORT void lqs_send_destroy(lqs_send_t* send);
+/* 0..900; without it the queue's DelaySeconds applies. */
+LQS_C_EXPORT void lqs_send_set_delay_seconds(lqs_send_t* send, int seconds);
+/* A String or Number message attribute (data_type "String", "Number" or
+ * with a ".label"). Replaces an attribute of the same name. */
+LQS_C_EXPORT void lqs_send_add_string_attribute(lqs_send_t* send, const char* name,
+                                                const char* data_type,
+                                                const char* value);
+/* A Binary message attribute (data_type "Binary" or "Binary.label"); raw
+ * bytes, not base64. */
+LQS_C_EXPORT void lqs_send_add_binary_attribute(lqs_send_t* send, const char* name,
+                                                const char* data_type,
+                                                const void* value, size_t len);
+/* A message system attribute; only "AWSTraceHeader" of type "String" is
+ * accepted by the send. */
+LQS_C_EXPORT void lqs_send_add_system_attribute(lqs_send_t* send, const char* name,
+                                                const char* data_type,
+                                                const char* value);
+/* FIFO queues (and fair standard queues). */
+LQS_C_EXPORT void lqs_send_set_message_group_id(lqs_send_t* send, const char* id);
+/* FIFO queues only. */
+LQS_C_EXPORT void lqs_send_set_message_deduplication_id(lqs_send_t* send,
+                                                        const char* id);
+
+/* Stores one message, durable before it returns. *result (may be NULL)
+ * receives the message id and digests.
+ * Errors: LQS_MISSING_PARAMETER (empty body), LQS_INVALID_MESSAGE_CONTENTS,
+ * LQS_INVALID_PARAMETER_VALUE (size, delay, attributes, ids),
+ * LQS_QUEUE_DOES_NOT_EXIST. */
+LQS_C_EXPORT int lqs_queue_send_message(lqs_queue_t* queue, const lqs_send_t* send,
+                                        lqs_send_result_t** result, char** errptr);
+
+LQS_C_EXPORT const char* lqs_send_result_message_id(const lqs_send_result_t* r);
+LQS_C_EXPORT const char* lqs_send_result_md5_of_message_body(const lqs_send_result_t* r);
+/* NULL when the message had no attributes. */
+LQS_C_EXPORT const char* lqs_send_result_md5_of_message_attributes(const lqs_send_result_t* r);
+/* NULL when the message had no system attributes. */
+LQS_C_EXPORT const char* lqs_send_result_md5_of_message_system_attributes(
+    const lqs_send_result_t* r);
+/* NULL except on FIFO queues. */
+LQS_C_EXPORT const char* lqs_send_result_sequence_number(const lqs_send_result_t* r);
+LQS_C_EXPORT void lqs_send_result_destroy(lqs_send_result_t* r);
+
+/* A batch of 1..10 messages, each with an id ([A-Za-z0-9_-]{1,80},
+ * distinct). lqs_send_batch_add copies `send`. */
+LQS_C_EXPORT lqs_send_batch_t* lqs_send_batch_create(void);
+LQS_C_EXPORT void lqs_send_batch_add(lqs_send_batch_t* batch, const char* id,
+                                     const lqs_send_t* send);
+LQS_C_EXPORT void lqs_send_batch_destroy(lqs_send_batch_t* batch);
+
+/* Sends a batch; each entry succeeds or fails on its own (see
+ * lqs_batch_result_t). Whole-request errors: LQS_EMPTY_BATCH_REQUEST,
+ * LQS_TOO_MANY_ENTRIES_IN_BATCH_REQUEST, LQS_INVALID_BATCH_ENTRY_ID,
+ * LQS_BATCH_ENTRY_IDS_NOT_DISTINCT, LQS_BATCH_REQUEST_TOO_LONG. */
+LQS_C_EXPORT int lqs_queue_send_message_batch(lqs_queue_t* queue,
+                                              const lqs_send_batch_t* batch,
+                                              lqs_batch_result_t** result,
+                                              char** errptr);
+
+/* ---- Batch results (send, delete and change-visibility batches) ---------- */
+
+LQS_C_EXPORT size_t lqs_batch_result_successful_count(const lqs_batch_result_t* r);
+LQS_C_EXPORT const char* lqs_batch_result_successful_id(const lqs_batch_result_t* r,
+                                                        size_t i);
+/* Send batches only (NULL otherwise): the entry's send result. Borrowed. */
+LQS_C_EXPORT const lqs_send_result_t* lqs_batch_result_successful_send(
+    const lqs_batch_result_t* r, size_t i);
+LQS_C_EXPORT size_t lqs_batch_result_failed_count(const lqs_batch_result_t* r);
+LQS_C_EXPORT const char* lqs_batch_result_failed_id(const lqs_batch_result_t* r, size_t i);
+/* The SQS query-protocol code, e.g. "ReceiptHandleIsInvalid". */
+LQS_C_EXPORT const char* lqs_batch_result_failed_code(const lqs_batch_result_t* r,
+                                                      size_t i);
+LQS_C_EXPORT const char* lqs_batch_result_failed_message(const lqs_batch_result_t* r,
+                                                         size_t i);
+LQS_C_EXPORT int lqs_batch_result_failed_sender_fault(const lqs_batch_result_t* r,
+                                                      size_t i);
+LQS_C_EXPORT void lqs_batch_result_destroy(lqs_batch_result_t* r);
+
+/* ---- Receiving ----------------------------------------------------------- */
+
+/* Receive parameters; defaults are SQS's (1 message, the queue's
+ * visibility timeout and wait time, no attributes). */
+LQS_C_EXPORT lqs_receive_t* lqs_receive_create(void);
+LQS_C_EXPORT void lqs_receive_destroy(lqs_receive_t* r);
+/* 1..10. */
+LQS_C_EXPORT void lqs_receive_set_max_number_of_messages(lqs_receive_t* r, int n);
+/* 0..43200 seconds, for the messages of this receive. */
+LQS_C_EXPORT void lqs_receive_set_visibility_timeout(lqs_receive_t* r, int seconds);
+/* 0..20 seconds; > 0 is a long poll. */
+LQS_C_EXPORT void lqs_receive_set_wait_time_seconds(lqs_receive_t* r, int seconds);
+/* System attributes to return: "All", "SentTimestamp", ... */
+LQS_C_EXPORT void lqs_receive_add_system_attribute_name(lqs_receive_t* r,
+                                                        const char* name);
+/* User attributes to return: "All", ".*", a name, or "prefix.*". */
+LQS_C_EXPORT void lqs_receive_add_message_attribute_name(lqs_receive_t* r,
+                                                         const char* name);
+/* FIFO only. */
+LQS_C_EXPORT void lqs_receive_set_receive_request_attempt_id(lqs_receive_t* r,
+                                                             const char* id);
+
+/* Leases up to max_number_of_messages messages. `request` may be NULL
+ * (defaults). Long polling: blocks the calling thread until a message is
+ * available or the wait ends (or the database closes: LQS_CLOSED). An empty
+ * *messages is not an error. Errors: LQS_INVALID_PARAMETER_VALUE,
+ * LQS_OVER_LIMIT, LQS_QUEUE_DOES_NOT_EXIST. */
+LQS_C_EXPORT int lqs_queue_receive_message(lqs_queue_t* queue,
+                                           const lqs_receive_t* request,
+                                           lqs_messages_t** messages, char** errptr);
+
+LQS_C_EXPORT size_t lqs_messages_count(const lqs_messages_t* list);
+/* Borrowed; valid until lqs_messages_destroy(list). */
+LQS_C_EXPORT const lqs_message_t* lqs_messages_get(const lqs_messages_t* list, size_t i);
+LQS_C_EXPORT void lqs_messages_destroy(lqs_messages_t* list);
+
+LQS_C_EXPORT const char* lqs_message_id(const lqs_message_t* m);
+LQS_C_EXPORT const char* lqs_message_receipt_handle(const lqs_message_t* m);
+/* The body (also NUL-terminated); *len (may be NULL) receives its length. */
+LQS_C_EXPORT const char* lqs_message_body(const lqs_message_t* m, size_t* len);
+LQS_C_EXPORT const char* lqs_message_md5_of_body(const lqs_message_t* m);
+/* The requested system attributes ("SentTimestamp" -> "1767225600000"). */
+LQS_C_EXPORT const lqs_strmap_t* lqs_message_attributes(const lqs_message_t* m);
+/* NULL when no user attribute was returned. */
+LQS_C_EXPORT const char* lqs_message_md5_of_message_attributes(const lqs_message_t* m);
+/* The requested user attributes, in name order. */
+LQS_C_EXPORT size_t lqs_message_attribute_count(const lqs_message_t* m);
+LQS_C_EXPORT const char* lqs_message_attribute_name(const lqs_message_t* m, size_t i);
+LQS_C_EXPORT const char* lqs_message_attribute_data_type(const lqs_message_t* m,
+                                                         size_t i);
+/* 1 for Binary types (use the binary value), 0 for String and Number. */
+LQS_C_EXPORT int lqs_message_attribute_is_binary(const lqs_message_t* m, size_t i);
+LQS_C_EXPORT const char* lqs_message_attribute_string_value(const lqs_message_t* m,
+                                                            size_t i);
+LQS_C_EXPORT const void* lqs_message_attribute_binary_value(const lqs_message_t* m,
+                                                            size_t i, size_t* len);
+
+/* ---- Deleting and changing visibility ------------------------------------ */
+
+/* Deletes the message a receipt handle names. Deleting an already deleted
+ * message succeeds (standard queues). Errors: LQS_RECEIPT_HANDLE_IS_INVALID,
+ * LQS_QUEUE_DOES_NOT_EXIST. */
+LQS_C_EXPORT int lqs_queue_delete_message(lqs_queue_t* queue,
+                                          const char* receipt_handle, char** errptr);
+
+/* Deletes n (1..10) messages; per-entry failures are in *result. */
+LQS_C_EXPORT int lqs_queue_delete_message_batch(lqs_queue_t* queue,
+                                                const char* const* ids,
+                                                const char* const* receipt_handles,
+                                                size_t n, lqs_batch_result_t** result,
+                                                char** errptr);
+
+/* Ends the message's lease `visibility_timeout` seconds from now (0: visible
+ * at once). Errors: LQS_RECEIPT_HANDLE_IS_INVALID,
+ * LQS_INVALID_PARAMETER_VALUE (message gone, timeout out of range or over
+ * the 12-hour budget). */
+LQS_C_EXPORT int lqs_queue_change_message_visibility(lqs_queue_t* queue,
+                                                     const char* receipt_handle,
+                                                     int visibility_timeout,
+                                                     char** errptr);
+
+/* n (1..10) changes. visibility_timeouts[i] < 0 leaves entry i's lease as it
+ * is; the array itself may be NULL (all absent). */
+LQS_C_EXPORT int lqs_queue_change_message_visibility_batch(
+    lqs_queue_t* queue, const char* const* ids, const char* const* receipt_handles,
+    const int* visibility_timeouts, size_t n, lqs_batch_result_t** result,
+    char** errptr);
+
+/* Deletes every message of the queue. Errors: LQS_PURGE_QUEUE_IN_PROGRESS
+ * (a purge less than 60 s ago), LQS_QUEUE_DOES_NOT_EXIST. */
+LQS_C_EXPORT int lqs_queue_purge(lqs_queue_t* queue, char** errptr);
+
+/* ---- Attributes, tags, permissions --------------------------------------- */
+
+/* The attributes named (names from SQS, or "All"); n == 0 gives an empty
+ * map. Errors: LQS_INVALID_ATTRIBUTE_NAME. */
+LQS_C_EXPORT int lqs_queue_get_attributes(lqs_queue_t* queue,
+                                          const char* const* names, size_t n,
+                                          lqs_strmap_t** attributes, char** errptr);
+
+/* Validates all, then applies all. Errors: LQS_INVALID_ATTRIBUTE_NAME,
+ * LQS_INVALID_ATTRIBUTE_VALUE, LQS_INVALID_PARAMETER_VALUE. */
+LQS_C_EXPORT int lqs_queue_set_attributes(lqs_queue_t* queue,
+                                          const char* const* names,
+                                          const char* const* values, size_t n,
+                                          char** errptr);
+
+/* Adds or overwrites tags (at most 50 per queue). */
+LQS_C_EXPORT int lqs_queue_tag(lqs_queue_t* queue, const char* const* keys,
+                               const char* const* values, size_t n, char** errptr);
+/* Removes tags; unknown keys are ignored. */
+LQS_C_EXPORT int lqs_queue_untag(lqs_queue_t* queue, const char* const* keys,
+                                 size_t n, char** errptr);
+LQS_C_EXPORT int lqs_queue_list_tags(lqs_queue_t* queue, lqs_strmap_t** tags,
+                                     char** errptr);
+
+/* Adds a Policy statement `label` granting `actions` to `account_ids`.
+ * Errors: LQS_INVALID_PARAMETER_VALUE (label exists), LQS_OVER_LIMIT. */
+LQS_C_EXPORT int lqs_queue_add_permission(lqs_queue_t* queue, const char* label,
+                                          const char* const* account_ids,
+                                          size_t n_accounts,
+                                          const char* const* actions,
+                                          size_t n_actions, char** errptr);
+/* Errors: LQS_INVALID_PARAMETER_VALUE (no such label). */
+LQS_C_EXPORT int lqs_queue_remove_permission(lqs_queue_t* queue, const char* label,
+                                             char** errptr);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* LQS_C_H_ */

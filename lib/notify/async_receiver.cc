@@ -1,0 +1,122 @@
+#include "lib/notify/async_receiver.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace lqs::notify {
+
+AsyncReceiver::AsyncReceiver(std::shared_ptr<Clock> clock)
+    : clock_(std::move(clock)), thread_([this] { Run(); }) {}
+
+AsyncReceiver::~AsyncReceiver() { Shutdown(); }
+
+void AsyncReceiver::Park(uint64_t queue_id, int64_t next_check_ms, Attempt attempt) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stop_) {
+      const uint64_t id = next_id_++;
+      waiters_.emplace(id, Waiter{id, queue_id, std::move(attempt)});
+      parked_count_.fetch_add(1, std::memory_order_seq_cst);
+      // Tried once more right away: a change between the caller's own
+      // attempt and this moment may have found no parked receive to wake.
+      (void)next_check_ms;
+      const int64_t first_check = clock_->NowMillis();
+      schedule_.emplace(first_check, id);
+      next_check_[id] = first_check;
+      cv_.notify_one();
+      return;
+    }
+  }
+  int64_t ignored = 0;
+  attempt(/*closing=*/true, &ignored);
+}
+
+void AsyncReceiver::Wake(uint64_t queue_id) {
+  if (parked_count_.load(std::memory_order_seq_cst) == 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  woken_queues_.insert(queue_id);
+  cv_.notify_one();
+}
+
+void AsyncReceiver::WakeAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  clock_moved_ = true;
+  cv_.notify_one();
+}
+
+size_t AsyncReceiver::parked() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiters_.size();
+}
+
+void AsyncReceiver::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_ && !thread_.joinable()) return;
+    stop_ = true;
+    cv_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void AsyncReceiver::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    if (stop_) break;
+    const int64_t now = clock_->NowMillis();
+    // Which receives to try now: those of woken queues, and those due.
+    std::vector<uint64_t> due;
+    for (auto it = schedule_.begin(); it != schedule_.end() && it->first <= now; ++it) {
+      due.push_back(it->second);
+    }
+    if (!woken_queues_.empty()) {
+      for (const auto& [id, w] : waiters_) {
+        if (woken_queues_.count(w.queue_id) && next_check_[id] > now) due.push_back(id);
+      }
+      woken_queues_.clear();
+    }
+    clock_moved_ = false;
+    if (due.empty()) {
+      int64_t next = schedule_.empty() ? now + 60000 : schedule_.begin()->first;
+      auto timeout = clock_->RealTimeUntil(next);
+      cv_.wait_for(lock, timeout, [this] {
+        return stop_ || !woken_queues_.empty() || clock_moved_;
+      });
+      continue;
+    }
+    // Try them in parking order, without holding the lock.
+    std::sort(due.begin(), due.end());
+    due.erase(std::unique(due.begin(), due.end()), due.end());
+    for (uint64_t id : due) {
+      auto wit = waiters_.find(id);
+      if (wit == waiters_.end()) continue;
+      Attempt attempt = wit->second.attempt;
+      schedule_.erase({next_check_[id], id});
+      lock.unlock();
+      int64_t next_check = 0;
+      const bool done = attempt(/*closing=*/false, &next_check);
+      lock.lock();
+      if (done) {
+        waiters_.erase(id);
+        next_check_.erase(id);
+        parked_count_.fetch_sub(1, std::memory_order_seq_cst);
+      } else {
+        next_check_[id] = next_check;
+        schedule_.emplace(next_check, id);
+      }
+    }
+  }
+  // Closing: complete everything still parked.
+  std::map<uint64_t, Waiter> rest;
+  rest.swap(waiters_);
+  parked_count_.store(0);
+  schedule_.clear();
+  next_check_.clear();
+  lock.unlock();
+  for (auto& [id, w] : rest) {
+    int64_t ignored = 0;
+    w.attempt(/*closing=*/true, &ignored);
+  }
+}
+
+}  // namespace lqs::notify

@@ -1,0 +1,76 @@
+// lib/notify/async_receiver.h — long polling without a thread per waiter.
+//
+// Queue::ReceiveMessageAsync parks a receive here when nothing is visible.
+// One thread owns every parked receive: it retries a queue's receives when
+// the queue signals a change (send, visibility change, DLQ insert, clock
+// move) or when a receive's next check time comes (its deadline, or the
+// moment a lease or delay ends), and completes each receive exactly once.
+//
+// Thread safety: all public methods are thread-safe. Callbacks run on the
+// receiver thread, never with a lock of this class held.
+
+#ifndef LQS_LIB_NOTIFY_ASYNC_RECEIVER_H_
+#define LQS_LIB_NOTIFY_ASYNC_RECEIVER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "lqs/clock.h"
+
+namespace lqs::notify {
+
+class AsyncReceiver {
+ public:
+  // One attempt of a parked receive. Returns true when it completed the
+  // receive (delivered messages, an error, or the end of the wait); false to
+  // stay parked, with *next_check_ms set to when to try again at the latest.
+  using Attempt = std::function<bool(bool closing, int64_t* next_check_ms)>;
+
+  explicit AsyncReceiver(std::shared_ptr<Clock> clock);
+  ~AsyncReceiver();  // completes every parked receive as closing
+
+  // Parks a receive of queue `queue_id`, to be tried first at `next_check_ms`.
+  void Park(uint64_t queue_id, int64_t next_check_ms, Attempt attempt);
+  // Something changed in queue `queue_id`: retry its parked receives now.
+  // Costs one atomic load when nothing is parked. A receive parked after the
+  // change is tried once right away, so no wake-up is lost.
+  void Wake(uint64_t queue_id);
+  // The clock moved (ManualClock): re-evaluate every deadline.
+  void WakeAll();
+  // Number of parked receives (for metrics and tests).
+  size_t parked() const;
+  // Completes every parked receive as closing and stops the thread.
+  void Shutdown();
+
+ private:
+  struct Waiter {
+    uint64_t id;
+    uint64_t queue_id;
+    Attempt attempt;
+  };
+  void Run();
+
+  std::shared_ptr<Clock> clock_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool clock_moved_ = false;
+  std::atomic<size_t> parked_count_{0};
+  uint64_t next_id_ = 1;
+  std::map<uint64_t, Waiter> waiters_;                  // by id (FIFO order)
+  std::set<std::pair<int64_t, uint64_t>> schedule_;    // (next check, id)
+  std::map<uint64_t, int64_t> next_check_;             // id -> next check
+  std::set<uint64_t> woken_queues_;
+  std::thread thread_;
+};
+
+}  // namespace lqs::notify
+
+#endif  // LQS_LIB_NOTIFY_ASYNC_RECEIVER_H_
