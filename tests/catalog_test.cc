@@ -39,11 +39,6 @@ TEST_F(CatalogTest, RejectsBadNamesAndAttributes) {
   EXPECT_TRUE(list->queue_names.empty());
 }
 
-TEST_F(CatalogTest, FifoIsRefusedClearlyUntilSupported) {
-  auto q = broker_->CreateQueue("x.fifo", {{"FifoQueue", "true"}}, {});
-  EXPECT_CODE(q, kUnsupportedOperation);
-}
-
 TEST_F(CatalogTest, GetAndDeleteAndNameReuseDelay) {
   MakeQueue("q");
   EXPECT_OK(broker_->GetQueue("q"));

@@ -2,7 +2,7 @@
  * Amazon SQS semantics.
  *
  * This header is plain C (C99 or later; tested as C11) and may also be
- * included from C++. It wraps the C++ API in include/lqs/*.h one to one; the
+ * included from C++. It wraps the C++ API (the headers in include/lqs/) one to one; the
  * semantics of every call (validation, SQS error codes, idempotency, long
  * polling) are those documented there and in docs/sqs_compat.md.
  *

@@ -146,6 +146,10 @@ class BrokerImpl final : public Broker {
     for (const auto& q : core_->AllQueues()) {
       StatusOr<int64_t> n = q->ExpireNow(100000, /*reclaim=*/true);
       if (!n.ok() && n.status().code() != ErrorCode::kQueueDoesNotExist) return n.status();
+      if (q->is_fifo()) {
+        Status st = q->ExpireDedupNow();
+        if (!st.ok()) return st;
+      }
     }
     return tasks_.Step();
   }
@@ -237,11 +241,6 @@ StatusOr<std::shared_ptr<Queue>> BrokerImpl::CreateQueue(const std::string& name
   config.fifo = fifo;
   st = api::ApplyQueueAttributes(attributes, /*creating=*/true, &config);
   if (!st.ok()) return st;
-  if (fifo) {
-    return Status(ErrorCode::kUnsupportedOperation,
-                  "FIFO queues are not supported by this version of lqs yet (queue " + name +
-                      "); create a standard queue.");
-  }
   std::lock_guard<std::mutex> catalog(core_->catalog_mutex());
   if (std::shared_ptr<QueueImpl> existing = core_->FindByName(name)) {
     std::optional<std::string> differs = api::FirstDifferingAttribute(attributes, existing->config());

@@ -7,6 +7,7 @@
 
 #include "lib/api/message_rules.h"
 #include "lib/engine/ids.h"
+#include "lib/fifo/dedup_table.h"
 #include "lib/storage/keys.h"
 #include "lqs/attributes.h"
 
@@ -37,15 +38,25 @@ Status ForeignHandle(const std::string& handle) {
                 "The receipt handle \"" + handle + "\" is not valid for this queue.");
 }
 
-std::string BE64Value(int64_t v) {
-  std::string s;
-  storage::PutBE64(&s, static_cast<uint64_t>(v));
-  return s;
-}
-
 rocksdb::Slice AsSlice(const std::string& s) { return rocksdb::Slice(s.data(), s.size()); }
 
 int64_t BucketOf(int64_t visible_at_ms) { return (visible_at_ms + 999) / 1000; }
+
+Status ExpiredHandle(const std::string& handle) {
+  return Status(ErrorCode::kInvalidParameterValue,
+                "Value " + handle +
+                    " for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.");
+}
+
+// The typed Status behind a batch entry's error (single calls are batches
+// of one).
+Status FromEntryError(const BatchResultError& e) {
+  for (ErrorCode code : {ErrorCode::kInvalidParameterValue, ErrorCode::kReceiptHandleIsInvalid,
+                         ErrorCode::kIOError, ErrorCode::kQueueDoesNotExist}) {
+    if (ErrorInfoFor(code).query_code == e.code) return Status(code, e.message);
+  }
+  return Status(ErrorCode::kInternal, e.message);
+}
 
 BatchResultError EntryError(const std::string& id, const Status& st) {
   BatchResultError e;
@@ -58,12 +69,6 @@ BatchResultError EntryError(const std::string& id, const Status& st) {
 }
 
 }  // namespace
-
-// A message leased by one receive, before its body is read.
-struct QueueImpl::Taken {
-  uint64_t seq;
-  LeaseEntry lease;
-};
 
 QueueImpl::QueueImpl(std::shared_ptr<Core> core, storage::QueueRecord record,
                      api::QueueConfig config)
@@ -110,6 +115,10 @@ Status QueueImpl::Load() {
     leases_.Put(seq, lease);
   }
   if (!it->status().ok()) return storage::FromRocks(it->status(), "loading leases");
+  if (fifo_) {
+    Status fst = LoadFifo();
+    if (!fst.ok()) return fst;
+  }
 
   // Delayed buckets still in the future.
   const int64_t now_bucket = BucketOf(core_->NowMillis());
@@ -249,7 +258,7 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
               storage::EncodeVisible(entry));
     if (delayed) {
       batch.Put(core_->db()->cf(Cf::kExpiry), storage::TimeKey(id_, now, seq),
-                BE64Value(visible_at[i]));
+                storage::ExpiryValueVisible(visible_at[i]));
       bucket[i] = BucketOf(visible_at[i]);
       CounterDelta one;
       one.Add(storage::kStored, 1);
@@ -295,7 +304,7 @@ StatusOr<SendMessageResult> QueueImpl::SendMessage(const SendMessageRequest& req
   Status valid = api::ValidateSendMessage(request, config, /*in_batch=*/false);
   if (!valid.ok()) return valid;
   std::vector<SendMessageResult> results;
-  Status st = StoreMessages({&request}, &results);
+  Status st = fifo_ ? StoreFifoMessages({&request}, &results) : StoreMessages({&request}, &results);
   if (!st.ok()) return st;
   return std::move(results[0]);
 }
@@ -321,6 +330,20 @@ StatusOr<SendMessageBatchResult> QueueImpl::SendMessageBatch(
     std::lock_guard<std::mutex> lock(send_config_mu_);
     config = *send_config_;
   }
+  if (fifo_) {
+    // On FIFO queues these fail the whole batch, as in SQS.
+    for (const auto& e : entries) {
+      if (!e.request.message_group_id) {
+        return Status(ErrorCode::kInvalidParameterValue,
+                      "The request must contain the parameter MessageGroupId.");
+      }
+      if (!e.request.message_deduplication_id && !config.content_based_deduplication) {
+        return Status(ErrorCode::kInvalidParameterValue,
+                      "The queue should either have ContentBasedDeduplication enabled or "
+                      "MessageDeduplicationId provided explicitly");
+      }
+    }
+  }
   SendMessageBatchResult out;
   std::vector<const SendMessageRequest*> valid;
   std::vector<const std::string*> valid_ids;
@@ -335,7 +358,7 @@ StatusOr<SendMessageBatchResult> QueueImpl::SendMessageBatch(
   }
   if (!valid.empty()) {
     std::vector<SendMessageResult> results;
-    Status st = StoreMessages(valid, &results);
+    Status st = fifo_ ? StoreFifoMessages(valid, &results) : StoreMessages(valid, &results);
     if (!st.ok()) {
       if (st.code() == ErrorCode::kQueueDoesNotExist || st.code() == ErrorCode::kClosed) {
         return st;
@@ -360,6 +383,24 @@ void QueueImpl::AdvanceCursorLocked(int64_t ms, uint64_t seq) {
 }
 
 int64_t QueueImpl::DelayedCountLocked(int64_t now) {
+  if (fifo_) {
+    // FIFO delays are the queue's, counted from each message's send time.
+    const int64_t delay_ms = int64_t{config_.delay_seconds} * 1000;
+    if (delay_ms == 0) return 0;
+    std::string lo = storage::TimeKey(id_, now - delay_ms + 1, 0);
+    std::string hi = storage::TimeKey(id_, now + 1, 0);
+    rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lo_s;
+    ro.iterate_upper_bound = &hi_s;
+    std::unique_ptr<rocksdb::Iterator> it(
+        core_->db()->db()->NewIterator(ro, core_->db()->cf(Cf::kExpiry)));
+    int64_t n = 0;
+    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+      if (it->value().size() > 0 && it->value()[0] == 'G') ++n;
+    }
+    return n;
+  }
   const int64_t now_bucket = BucketOf(now);
   int64_t total = 0;
   {
@@ -391,6 +432,24 @@ int64_t QueueImpl::NextWakeLocked(int64_t now, int64_t deadline) {
   int64_t lease_end = leases_.NextExpiryAfter(now);
   if (lease_end > 0) wake = std::min(wake, lease_end);
   storage::Database* db = core_->db();
+  if (fifo_) {
+    // The oldest message still inside the queue's delay becomes visible next.
+    const int64_t delay_ms = int64_t{config_.delay_seconds} * 1000;
+    if (delay_ms == 0) return wake;
+    std::string lo = storage::TimeKey(id_, now - delay_ms + 1, 0);
+    std::string hi = storage::TimeKey(id_, now + 1, 0);
+    rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lo_s;
+    ro.iterate_upper_bound = &hi_s;
+    std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kExpiry)));
+    it->Seek(lo_s);
+    storage::DecodedTimeKey k;
+    if (it->Valid() && storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k)) {
+      wake = std::min(wake, k.time_ms + delay_ms);
+    }
+    return wake;
+  }
   std::string lo = storage::TimeKey(id_, now + 1, 0);
   std::string hi = storage::TimeKey(id_, deadline + 1, 0);
   rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
@@ -431,7 +490,7 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
   {
     std::string lo = storage::TimeKey(id_, cursor_ms_, cursor_seq_);
     std::string hi = storage::TimeKey(id_, cutoff + 1, 0);
-    if (lo < hi) {
+    if (!fifo_ && lo < hi) {  // FIFO entries are all in the expiry index
       rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
       rocksdb::ReadOptions ro;
       ro.iterate_lower_bound = &lo_s;
@@ -476,19 +535,25 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
       std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kExpiry)));
       for (it->Seek(lo_s); it->Valid() && n < budget; it->Next()) {
         storage::DecodedTimeKey k;
+        storage::ExpiryTarget target;
         if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
-            it->value().size() != 8) {
+            !storage::DecodeExpiryValue(std::string_view(it->value().data(), it->value().size()),
+                                        &target)) {
           return Status(ErrorCode::kCorruption, "expiry entry of queue " + name_ + " is corrupt");
         }
         new_expiry_cursor = k.time_ms;
         if (std::find(head_seqs.begin(), head_seqs.end(), k.seq) != head_seqs.end()) continue;
-        const int64_t visible_at = static_cast<int64_t>(storage::GetBE64(it->value().data()));
+        const int64_t visible_at = target.visible_at_ms;
         batch.Delete(db->cf(Cf::kExpiry), it->key());
-        batch.Delete(db->cf(Cf::kVisible), storage::TimeKey(id_, visible_at, k.seq));
+        if (target.grouped) {
+          batch.Delete(db->cf(Cf::kGrouped), storage::GroupedKey(id_, target.group, k.seq));
+        } else {
+          batch.Delete(db->cf(Cf::kVisible), storage::TimeKey(id_, visible_at, k.seq));
+        }
         batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
         delta.Add(storage::kStored, -1);
         delta.Add(storage::kExpiredTotal, 1);
-        if (visible_at > now) {
+        if (!target.grouped && visible_at > now) {
           const int64_t b = BucketOf(visible_at);
           CounterDelta minus;
           minus.Add(storage::kStored, -1);
@@ -506,7 +571,7 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
   batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
   Status st = db->Write(&batch, /*must_sync=*/false);
   if (!st.ok()) return st;
-  for (uint64_t seq : expired_leases) leases_.Erase(seq);
+  for (uint64_t seq : expired_leases) ForgetLeaseLocked(seq);
   AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
   expiry_cursor_ms_ = std::max(expiry_cursor_ms_, new_expiry_cursor);
   if (!bucket_drops.empty()) {
@@ -519,6 +584,7 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
 
 Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t now,
                                    bool long_poll, std::vector<Taken>* taken) {
+  if (fifo_) return TryReceiveFifoLocked(request, now, long_poll, taken);
   // Receives never deliver an expired message (each candidate is checked
   // below); the sweep that also reclaims untouched ones runs at most once a
   // second here, so the hot path stays a single index scan.
@@ -544,73 +610,11 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
       int64_t{request.visibility_timeout.value_or(config_.visibility_timeout)} * 1000;
   const int64_t retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
 
-  // Dead-letter target, if configured and present.
-  std::shared_ptr<QueueImpl> dlq;
-  int max_receives = 0;
-  if (config_.redrive_policy) {
-    dlq = core_->FindByArn(config_.redrive_policy->dead_letter_target_arn);
-    if (dlq.get() == this) dlq.reset();
-    max_receives = config_.redrive_policy->max_receive_count;
-  }
-  std::shared_lock<std::shared_mutex> dlq_gate;
-  struct DlqInsert {
-    int64_t visible_at;
-    uint64_t seq;
-  };
-  std::vector<DlqInsert> dlq_inserts;
-  CounterDelta dlq_delta;
-
+  DeadLetterMove dl = PrepareDeadLetterLocked();
   storage::Database* db = core_->db();
   rocksdb::WriteBatch batch;
   CounterDelta delta;
   std::vector<uint64_t> leases_gone;
-
-  // Moves one message to the dead-letter queue inside `batch`. False when
-  // the DLQ cannot take it right now (being purged or deleted).
-  auto move_to_dlq = [&](uint64_t seq, uint32_t receive_count, int64_t first_receive_ms,
-                         int64_t sent_ms) -> StatusOr<bool> {
-    if (!dlq_gate.owns_lock()) {
-      dlq_gate = std::shared_lock<std::shared_mutex>(dlq->gate_, std::try_to_lock);
-      if (!dlq_gate.owns_lock() || !dlq->CheckLive().ok()) return false;
-    }
-    std::string raw;
-    bool found = false;
-    Status st = db->Get(Cf::kMessages, storage::MessageKey(id_, seq), &raw, &found);
-    if (!st.ok()) return st;
-    if (!found) {
-      return Status(ErrorCode::kCorruption, "message " + name_ + "/" + std::to_string(seq) +
-                                                " has an index entry but no record");
-    }
-    storage::Message m;
-    st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(seq), &m);
-    if (!st.ok()) return st;
-    m.dead_letter_source_arn = arn_;
-    int64_t at = 0;
-    uint64_t new_seq = 0;
-    {
-      std::lock_guard<std::mutex> lock(dlq->pending_mu_);
-      at = core_->NowMillis();
-      StatusOr<uint64_t> s = core_->AllocateSeqs(1);
-      if (!s.ok()) return s.status();
-      new_seq = *s;
-      dlq->RegisterPending(at, new_seq);
-    }
-    dlq_inserts.push_back({at, new_seq});
-    batch.Put(db->cf(Cf::kMessages), storage::MessageKey(dlq->id_, new_seq),
-              storage::EncodeMessage(m));
-    VisibleEntry e;
-    e.receive_count = receive_count;
-    e.first_receive_ms = first_receive_ms;
-    e.sent_ms = sent_ms;
-    e.has_expiry_entry = true;
-    batch.Put(db->cf(Cf::kVisible), storage::TimeKey(dlq->id_, at, new_seq),
-              storage::EncodeVisible(e));
-    batch.Put(db->cf(Cf::kExpiry), storage::TimeKey(dlq->id_, sent_ms, new_seq), BE64Value(at));
-    dlq_delta.Add(storage::kStored, 1);
-    batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
-    delta.Add(storage::kMovedToDlqTotal, 1);
-    return true;
-  };
 
   // 1. Messages whose lease ended: first in line.
   for (uint64_t seq : leases_.Expired(now, want + 64)) {
@@ -624,8 +628,9 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
       leases_gone.push_back(seq);
       continue;
     }
-    if (dlq && old.receive_count >= static_cast<uint32_t>(max_receives)) {
-      StatusOr<bool> moved = move_to_dlq(seq, old.receive_count, old.first_receive_ms, old.sent_ms);
+    if (dl.dlq && old.receive_count >= static_cast<uint32_t>(dl.max_receives)) {
+      StatusOr<bool> moved = MoveToDeadLetter(&dl, seq, old.receive_count, old.first_receive_ms,
+                                              old.sent_ms, now, &batch, &delta);
       if (!moved.ok()) return moved.status();
       if (*moved) {
         batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
@@ -680,8 +685,9 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
         }
         delta.Add(storage::kStored, -1);
         delta.Add(storage::kExpiredTotal, 1);
-      } else if (dlq && e.receive_count >= static_cast<uint32_t>(max_receives)) {
-        StatusOr<bool> moved = move_to_dlq(k.seq, e.receive_count, e.first_receive_ms, e.sent_ms);
+      } else if (dl.dlq && e.receive_count >= static_cast<uint32_t>(dl.max_receives)) {
+        StatusOr<bool> moved = MoveToDeadLetter(&dl, k.seq, e.receive_count, e.first_receive_ms,
+                                                e.sent_ms, now, &batch, &delta);
         if (!moved.ok()) return moved.status();
         if (!*moved) {
           blocked = true;
@@ -721,33 +727,146 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
     }
   }
 
-  if (delta.empty() && dlq_delta.empty()) {
+  if (delta.empty() && dl.delta.empty()) {
     AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
     return Status::OK();
   }
   delta.Max(storage::kCursorMs, new_cursor_ms);
   batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
-  if (!dlq_delta.empty()) {
-    batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(dlq->id_), dlq_delta.Encode());
-  }
+  AddDeadLetterCounters(&dl, &batch);
   Status st = db->Write(&batch, /*must_sync=*/false);
-  for (const DlqInsert& ins : dlq_inserts) dlq->FinishPending(ins.visible_at, ins.seq, 0);
+  FinishDeadLetter(&dl, st.ok());
   if (!st.ok()) {
     taken->clear();
     return st;
   }
-  for (uint64_t seq : leases_gone) leases_.Erase(seq);
+  for (uint64_t seq : leases_gone) ForgetLeaseLocked(seq);
   for (const Taken& t : *taken) leases_.Put(t.seq, t.lease);
   AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
   ApplyDelta(delta);
-  if (!dlq_inserts.empty()) {
-    dlq->AcceptInserted(dlq_delta);
-    dlq_gate.unlock();
+  return Status::OK();
+}
+
+// ---- Dead-letter moves --------------------------------------------------------------
+
+QueueImpl::DeadLetterMove QueueImpl::PrepareDeadLetterLocked() {
+  DeadLetterMove m;
+  if (config_.redrive_policy) {
+    m.dlq = core_->FindByArn(config_.redrive_policy->dead_letter_target_arn);
+    if (m.dlq.get() == this) m.dlq.reset();
+    m.max_receives = config_.redrive_policy->max_receive_count;
+  }
+  return m;
+}
+
+StatusOr<bool> QueueImpl::MoveToDeadLetter(DeadLetterMove* m, uint64_t seq, uint32_t receive_count,
+                                           int64_t first_receive_ms, int64_t sent_ms, int64_t now,
+                                           rocksdb::WriteBatch* batch, CounterDelta* delta) {
+  QueueImpl* dlq = m->dlq.get();
+  if (!m->gate.owns_lock()) {
+    // Never wait for another queue's gate while holding our mutex: if the
+    // DLQ is being purged or deleted, the message waits for the next receive.
+    m->gate = std::shared_lock<std::shared_mutex>(dlq->gate_, std::try_to_lock);
+    if (!m->gate.owns_lock() || !dlq->CheckLive().ok()) return false;
+  }
+  storage::Database* db = core_->db();
+  std::string raw;
+  bool found = false;
+  Status st = db->Get(Cf::kMessages, storage::MessageKey(id_, seq), &raw, &found);
+  if (!st.ok()) return st;
+  if (!found) {
+    return Status(ErrorCode::kCorruption, "message " + name_ + "/" + std::to_string(seq) +
+                                              " has an index entry but no record");
+  }
+  storage::Message msg;
+  st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(seq), &msg);
+  if (!st.ok()) return st;
+  msg.dead_letter_source_arn = arn_;
+  VisibleEntry e;
+  e.receive_count = receive_count;
+  e.first_receive_ms = first_receive_ms;
+  e.sent_ms = sent_ms;
+  e.has_expiry_entry = true;
+  uint64_t new_seq = 0;
+  if (dlq->fifo_) {
+    // A FIFO DLQ: the message joins the end of its group there; its dedup id
+    // becomes its MessageId (two messages that shared an id both survive),
+    // and its retention clock restarts.
+    const std::string group = msg.message_group_id;
+    {
+      std::lock_guard<std::mutex> lock(dlq->pending_mu_);
+      StatusOr<uint64_t> s = core_->AllocateSeqs(1);
+      if (!s.ok()) return s.status();
+      new_seq = *s;
+      dlq->fifo_pending_[group].insert(new_seq);
+    }
+    m->grouped.emplace_back(group, new_seq);
+    msg.message_deduplication_id = msg.message_id;
+    msg.sequence_number = fifo::FormatSequenceNumber(new_seq);
+    e.sent_ms = now;
+    batch->Put(db->cf(Cf::kGrouped), storage::GroupedKey(dlq->id_, group, new_seq),
+               storage::EncodeVisible(e));
+    batch->Put(db->cf(Cf::kExpiry), storage::TimeKey(dlq->id_, now, new_seq),
+               storage::ExpiryValueGrouped(group));
+  } else {
+    int64_t at = 0;
+    {
+      std::lock_guard<std::mutex> lock(dlq->pending_mu_);
+      at = core_->NowMillis();
+      StatusOr<uint64_t> s = core_->AllocateSeqs(1);
+      if (!s.ok()) return s.status();
+      new_seq = *s;
+      dlq->RegisterPending(at, new_seq);
+    }
+    m->inserts.emplace_back(at, new_seq);
+    batch->Put(db->cf(Cf::kVisible), storage::TimeKey(dlq->id_, at, new_seq),
+               storage::EncodeVisible(e));
+    batch->Put(db->cf(Cf::kExpiry), storage::TimeKey(dlq->id_, sent_ms, new_seq),
+               storage::ExpiryValueVisible(at));
+  }
+  batch->Put(db->cf(Cf::kMessages), storage::MessageKey(dlq->id_, new_seq),
+             storage::EncodeMessage(msg));
+  m->delta.Add(storage::kStored, 1);
+  batch->Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+  delta->Add(storage::kMovedToDlqTotal, 1);
+  return true;
+}
+
+void QueueImpl::AddDeadLetterCounters(DeadLetterMove* m, rocksdb::WriteBatch* batch) {
+  if (m->delta.empty()) return;
+  batch->Merge(core_->db()->cf(Cf::kCounters), storage::CounterKey(m->dlq->id_),
+               m->delta.Encode());
+}
+
+void QueueImpl::FinishDeadLetter(DeadLetterMove* m, bool ok) {
+  if (!m->dlq) return;
+  QueueImpl* dlq = m->dlq.get();
+  for (const auto& [at, seq] : m->inserts) dlq->FinishPending(at, seq, 0);
+  {
+    std::lock_guard<std::mutex> lock(dlq->pending_mu_);
+    for (const auto& [group, seq] : m->grouped) {
+      auto it = dlq->fifo_pending_.find(group);
+      if (it != dlq->fifo_pending_.end()) {
+        it->second.erase(it->second.find(seq));
+        if (it->second.empty()) dlq->fifo_pending_.erase(it);
+      }
+      if (ok) dlq->fifo_new_.emplace_back(group, seq);
+    }
+  }
+  if (ok && (!m->inserts.empty() || !m->grouped.empty())) {
+    dlq->AcceptInserted(m->delta);
     // Waking the DLQ's receivers takes its mutex: done by the caller after
     // releasing ours (see ReceiveMessage).
-    dlq_wake_ = dlq;
+    dlq_wake_ = m->dlq;
   }
-  return Status::OK();
+  if (m->gate.owns_lock()) m->gate.unlock();
+}
+
+void QueueImpl::ForgetLeaseLocked(uint64_t seq) {
+  const LeaseEntry* lease = leases_.Find(seq);
+  if (lease == nullptr) return;
+  if (fifo_) groups_.RemoveLeased(lease->group, seq);
+  leases_.Erase(seq);
 }
 
 StatusOr<ReceiveMessageResult> QueueImpl::ReceiveMessage(const ReceiveMessageRequest& request) {
@@ -871,6 +990,10 @@ StatusOr<ReceiveMessageResult> QueueImpl::BuildResult(const std::vector<Taken>& 
     put_sys(attr::kApproximateFirstReceiveTimestamp, std::to_string(lease.first_receive_ms));
     if (!m.aws_trace_header.empty()) put_sys(attr::kAWSTraceHeader, m.aws_trace_header);
     if (!m.message_group_id.empty()) put_sys(attr::kMessageGroupId, m.message_group_id);
+    if (fifo_) {
+      put_sys(attr::kSequenceNumber, m.sequence_number);
+      put_sys(attr::kMessageDeduplicationId, m.message_deduplication_id);
+    }
     if (!m.dead_letter_source_arn.empty()) {
       put_sys(attr::kDeadLetterQueueSourceArn, m.dead_letter_source_arn);
     }
@@ -895,13 +1018,7 @@ StatusOr<ReceiveMessageResult> QueueImpl::BuildResult(const std::vector<Taken>& 
 Status QueueImpl::DeleteMessage(const std::string& receipt_handle) {
   StatusOr<BatchResult> r = DeleteMessageBatch({{"0", receipt_handle}});
   if (!r.ok()) return r.status();
-  if (!r->failed.empty()) {
-    // Re-derive the typed error for the single call.
-    lease::ReceiptHandle h;
-    if (!core_->handles().Decode(receipt_handle, &h)) return InvalidHandle(receipt_handle);
-    if (h.queue_id != id_) return ForeignHandle(receipt_handle);
-    return Status(ErrorCode::kInternal, r->failed[0].message);
-  }
+  if (!r->failed.empty()) return FromEntryError(r->failed[0]);
   return Status::OK();
 }
 
@@ -917,19 +1034,25 @@ StatusOr<BatchResult> QueueImpl::DeleteMessageBatch(
   }
   BatchResult out;
   std::vector<std::pair<const std::string*, uint64_t>> targets;
+  std::unique_lock<std::mutex> lock(mu_);
+  Status st = CheckLive();
+  if (!st.ok()) return st;
+  const int64_t now = core_->NowMillis();
   for (const auto& e : entries) {
     lease::ReceiptHandle h;
     if (!core_->handles().Decode(e.receipt_handle, &h)) {
       out.failed.push_back(EntryError(e.id, InvalidHandle(e.receipt_handle)));
     } else if (h.queue_id != id_) {
       out.failed.push_back(EntryError(e.id, ForeignHandle(e.receipt_handle)));
+    } else if (const LeaseEntry* lease = leases_.Find(h.seq);
+               fifo_ && lease != nullptr &&
+               (lease->receive_count != h.receive_count || lease->visible_at_ms <= now)) {
+      // FIFO: only the current, unexpired lease may delete.
+      out.failed.push_back(EntryError(e.id, ExpiredHandle(e.receipt_handle)));
     } else {
       targets.emplace_back(&e.id, h.seq);
     }
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  Status st = CheckLive();
-  if (!st.ok()) return st;
   storage::Database* db = core_->db();
   rocksdb::WriteBatch batch;
   CounterDelta delta;
@@ -950,7 +1073,7 @@ StatusOr<BatchResult> QueueImpl::DeleteMessageBatch(
     batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
     st = db->Write(&batch, /*must_sync=*/false);
     if (!st.ok()) return st;
-    for (uint64_t seq : gone) leases_.Erase(seq);
+    for (uint64_t seq : gone) ForgetLeaseLocked(seq);
     ApplyDelta(delta);
   }
   for (const auto& [id, seq] : targets) out.successful.push_back(*id);
@@ -962,16 +1085,7 @@ Status QueueImpl::ChangeMessageVisibility(const std::string& receipt_handle,
   StatusOr<BatchResult> r = ChangeMessageVisibilityBatch(
       {{"0", receipt_handle, visibility_timeout}});
   if (!r.ok()) return r.status();
-  if (!r->failed.empty()) {
-    const BatchResultError& e = r->failed[0];
-    for (int c = 0; c <= static_cast<int>(ErrorCode::kInternal); ++c) {
-      auto code = static_cast<ErrorCode>(c);
-      if (ErrorInfoFor(code).query_code == e.code && ErrorCodeName(code) != "Internal") {
-        return Status(code, e.message);
-      }
-    }
-    return Status(ErrorCode::kInternal, e.message);
-  }
+  if (!r->failed.empty()) return FromEntryError(r->failed[0]);
   return Status::OK();
 }
 
@@ -1016,6 +1130,11 @@ StatusOr<BatchResult> QueueImpl::ChangeMessageVisibilityBatch(
     const LeaseEntry* current = leases_.Find(h.seq);
     for (const auto& [seq, pending] : updates) {
       if (seq == h.seq) current = &pending;
+    }
+    if (fifo_ && current != nullptr &&
+        (current->receive_count != h.receive_count || current->visible_at_ms <= now)) {
+      out.failed.push_back(EntryError(e.id, ExpiredHandle(e.receipt_handle)));
+      continue;
     }
     if (current == nullptr) {
       out.failed.push_back(EntryError(
@@ -1077,7 +1196,7 @@ Status QueueImpl::PurgeQueue() {
   storage::Database* db = core_->db();
   rocksdb::WriteBatch batch;
   const std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
-  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry}) {
+  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry, Cf::kGrouped, Cf::kDedup}) {
     batch.DeleteRange(db->cf(cf), lo, hi);
   }
   batch.DeleteRange(db->cf(Cf::kCounters), storage::BucketPrefix(id_), storage::BucketEnd(id_));
@@ -1101,9 +1220,13 @@ Status QueueImpl::PurgeQueue() {
   if (!st.ok()) return st;
   record_ = std::move(rec);
   leases_.Clear();
+  groups_.Clear();
+  attempts_.clear();
   {
     std::lock_guard<std::mutex> plock(pending_mu_);
     buckets_.clear();
+    dedup_.Clear();  // PurgeQueue also forgets the deduplication history
+    fifo_new_.clear();
   }
   for (int i = 0; i < storage::kNumSlots; ++i) {
     counters_[i].store(counters.Get(static_cast<storage::Slot>(i)));
@@ -1121,7 +1244,7 @@ Status QueueImpl::Destroy(rocksdb::WriteBatch* catalog_changes) {
   if (!live.ok()) return live;
   storage::Database* db = core_->db();
   const std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
-  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry}) {
+  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry, Cf::kGrouped, Cf::kDedup}) {
     catalog_changes->DeleteRange(db->cf(cf), lo, hi);
   }
   catalog_changes->DeleteRange(db->cf(Cf::kCounters), storage::BucketPrefix(id_),
@@ -1131,6 +1254,7 @@ Status QueueImpl::Destroy(rocksdb::WriteBatch* catalog_changes) {
   if (!st.ok()) return st;
   deleted_.store(true, std::memory_order_release);
   leases_.Clear();
+  groups_.Clear();
   NotifyLocked();
   return Status::OK();
 }
@@ -1160,20 +1284,32 @@ StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t lim
   if (!live.ok()) return live;
   const int64_t now = core_->NowMillis();
   storage::Database* db = core_->db();
-  std::string lo = storage::TimeKey(id_, cursor_ms_, cursor_seq_);
-  std::string hi = storage::TimeKey(id_, now + 1, 0);
+  // Standard queues: the visible index from the cursor up to now. FIFO
+  // queues: the grouped index, group by group.
+  std::string lo = fifo_ ? storage::QueuePrefix(id_) : storage::TimeKey(id_, cursor_ms_, cursor_seq_);
+  std::string hi = fifo_ ? storage::QueueEnd(id_) : storage::TimeKey(id_, now + 1, 0);
   rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
   rocksdb::ReadOptions ro;
   ro.iterate_lower_bound = &lo_s;
   ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
+  std::unique_ptr<rocksdb::Iterator> it(
+      db->db()->NewIterator(ro, db->cf(fifo_ ? Cf::kGrouped : Cf::kVisible)));
   int64_t moved = 0;
   for (it->Seek(lo_s); it->Valid() && moved < limit; it->Next()) {
     storage::DecodedTimeKey k;
     VisibleEntry e;
-    if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
+    bool decoded = false;
+    if (fifo_) {
+      uint64_t qid = 0;
+      std::string group;
+      decoded = storage::DecodeGroupedKey(std::string_view(it->key().data(), it->key().size()),
+                                          &qid, &group, &k.seq);
+    } else {
+      decoded = storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k);
+    }
+    if (!decoded ||
         !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()), &e)) {
-      return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
+      return Status(ErrorCode::kCorruption, "index entry of queue " + name_ + " is corrupt");
     }
     std::string raw;
     bool found = false;
@@ -1202,9 +1338,14 @@ StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t lim
           "String", m.aws_trace_header, ""};
     }
     if (!m.message_group_id.empty()) req.message_group_id = m.message_group_id;
-    req.delay_seconds = 0;
     std::vector<SendMessageResult> results;
-    st = dest->StoreMessages({&req}, &results);
+    if (dest->fifo_) {
+      req.message_deduplication_id = m.message_id;
+      st = dest->StoreFifoMessages({&req}, &results);
+    } else {
+      req.delay_seconds = 0;
+      st = dest->StoreMessages({&req}, &results);
+    }
     if (st.code() == ErrorCode::kQueueDoesNotExist) {
       *failure = "AWS.SimpleQueueService.NonExistentQueue";
       break;
@@ -1214,7 +1355,7 @@ StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t lim
     // a loss (at-least-once).
     rocksdb::WriteBatch batch;
     CounterDelta delta;
-    batch.Delete(db->cf(Cf::kVisible), it->key());
+    batch.Delete(db->cf(fifo_ ? Cf::kGrouped : Cf::kVisible), it->key());
     batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
     if (e.has_expiry_entry) {
       batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));

@@ -32,6 +32,8 @@
 
 #include "lib/api/queue_config.h"
 #include "lib/engine/core.h"
+#include "lib/fifo/dedup_table.h"
+#include "lib/fifo/group_table.h"
 #include "lib/lease/lease_table.h"
 #include "lib/notify/waiters.h"
 #include "lib/storage/counters.h"
@@ -107,6 +109,9 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
 
   QueueCounts Counts();
 
+  // FIFO: forgets deduplication ids whose five minutes ended (maintenance).
+  Status ExpireDedupNow() { return ExpireDedup(core_->NowMillis()); }
+
   // Wakes long-polling receivers, blocked and parked (a message may have
   // become receivable, the clock moved, the queue or database is closing).
   // Notify: REQUIRES mu_ not held. NotifyLocked: REQUIRES mu_ held.
@@ -130,7 +135,10 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   bool HasDeadLetterTarget(const std::string& arn) const;
 
  private:
-  struct Taken;
+  struct Taken {
+    uint64_t seq;
+    storage::LeaseEntry lease;
+  };
 
   Status CheckLive() const;
   Status ValidateRedriveTargets(const api::QueueConfig& config) const;
@@ -161,6 +169,37 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   int64_t DelayedCountLocked(int64_t now);
   void ApplyDelta(const storage::CounterDelta& delta);
   void AdvanceCursorLocked(int64_t ms, uint64_t seq);
+  // One receive's moves to the dead-letter queue.
+  struct DeadLetterMove {
+    std::shared_ptr<QueueImpl> dlq;  // null: no RedrivePolicy or no such queue
+    int max_receives = 0;
+    std::shared_lock<std::shared_mutex> gate;                  // the DLQ's, shared
+    std::vector<std::pair<int64_t, uint64_t>> inserts;         // standard DLQ keys
+    std::vector<std::pair<std::string, uint64_t>> grouped;     // FIFO DLQ keys
+    storage::CounterDelta delta;                               // the DLQ's counters
+  };
+  // REQUIRES mu_.
+  DeadLetterMove PrepareDeadLetterLocked();
+  // Adds to `batch` the move of message `seq` into the DLQ (the caller
+  // deletes the source's index entry). False: the DLQ cannot take it now.
+  StatusOr<bool> MoveToDeadLetter(DeadLetterMove* m, uint64_t seq, uint32_t receive_count,
+                                  int64_t first_receive_ms, int64_t sent_ms, int64_t now,
+                                  rocksdb::WriteBatch* batch, storage::CounterDelta* delta);
+  void AddDeadLetterCounters(DeadLetterMove* m, rocksdb::WriteBatch* batch);
+  // After the write: settles the DLQ's pending inserts; REQUIRES mu_.
+  void FinishDeadLetter(DeadLetterMove* m, bool ok);
+  // Removes a lease from the lease table (and its FIFO group); REQUIRES mu_.
+  void ForgetLeaseLocked(uint64_t seq);
+
+  // FIFO (fifo_queue.cc).
+  Status StoreFifoMessages(const std::vector<const SendMessageRequest*>& requests,
+                           std::vector<SendMessageResult>* results);
+  Status TryReceiveFifoLocked(const ReceiveMessageRequest& request, int64_t now, bool long_poll,
+                              std::vector<Taken>* taken);
+  Status LoadFifo();
+  // Drops dedup ids whose window ended (memory and disk).
+  Status ExpireDedup(int64_t now);
+
   // Replaces the Policy attribute; REQUIRES mu_.
   Status SetAttributesLockedPolicy(const std::string& policy);
 
@@ -194,6 +233,19 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   std::map<int64_t, int64_t> buckets_;                   // guarded by pending_mu_
 
   std::array<std::atomic<int64_t>, storage::kNumSlots> counters_{};
+
+  // FIFO, guarded by pending_mu_: sends registered and not yet written (per
+  // group), groups written to since the last receive, the dedup window.
+  absl::flat_hash_map<std::string, std::multiset<uint64_t>> fifo_pending_;
+  std::vector<std::pair<std::string, uint64_t>> fifo_new_;
+  fifo::DedupTable dedup_;
+  // FIFO, guarded by mu_: group state, and receives by ReceiveRequestAttemptId.
+  fifo::GroupTable groups_;
+  struct ReceiveAttempt {
+    int64_t created_ms = 0;
+    std::vector<std::pair<uint64_t, storage::LeaseEntry>> items;
+  };
+  std::map<std::string, ReceiveAttempt> attempts_;
 };
 
 }  // namespace lqs::engine

@@ -52,6 +52,20 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
       if (!visible.insert(k.seq).second) problems.push_back(where + "message " + std::to_string(k.seq) + " twice in visible");
       if (e.has_expiry_entry) expiry_expected.emplace(e.sent_ms, k.seq);
     }
+    it.reset(db->db()->NewIterator(ro, db->cf(Cf::kGrouped)));
+    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+      uint64_t qid = 0, seq = 0;
+      std::string group;
+      storage::VisibleEntry e;
+      if (!storage::DecodeGroupedKey(View(it->key()), &qid, &group, &seq) ||
+          !storage::DecodeVisible(View(it->value()), &e)) {
+        problems.push_back(where + "undecodable grouped entry");
+        continue;
+      }
+      if (!q->is_fifo()) problems.push_back(where + "grouped entry in a standard queue");
+      if (!visible.insert(seq).second) problems.push_back(where + "message " + std::to_string(seq) + " queued twice");
+      if (e.has_expiry_entry) expiry_expected.emplace(e.sent_ms, seq);
+    }
     it.reset(db->db()->NewIterator(ro, db->cf(Cf::kInflight)));
     for (it->Seek(lo_s); it->Valid(); it->Next()) {
       uint64_t qid = 0, seq = 0;
@@ -113,7 +127,7 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
   }
 
   // Data of queues that no longer exist.
-  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry}) {
+  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry, Cf::kGrouped, Cf::kDedup}) {
     rocksdb::ReadOptions ro;
     ro.snapshot = snap;
     std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(cf)));

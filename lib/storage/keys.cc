@@ -10,6 +10,8 @@ const char* CfName(Cf cf) {
     case Cf::kInflight: return "inflight";
     case Cf::kExpiry: return "expiry";
     case Cf::kCounters: return "counters";
+    case Cf::kGrouped: return "grouped";
+    case Cf::kDedup: return "dedup";
     case Cf::kCount: break;
   }
   return "?";
@@ -97,6 +99,73 @@ bool DecodeMessageKey(std::string_view key, uint64_t* qid, uint64_t* seq) {
   *qid = GetBE64(key.data());
   *seq = GetBE64(key.data() + 8);
   return true;
+}
+
+std::string GroupedKey(uint64_t qid, std::string_view group, uint64_t seq) {
+  std::string k;
+  k.reserve(17 + group.size());
+  PutBE64(&k, qid);
+  k.append(group);
+  k.push_back('\0');
+  PutBE64(&k, seq);
+  return k;
+}
+
+std::string GroupPrefix(uint64_t qid, std::string_view group) {
+  std::string k;
+  PutBE64(&k, qid);
+  k.append(group);
+  k.push_back('\0');
+  return k;
+}
+
+std::string GroupEnd(uint64_t qid, std::string_view group) {
+  std::string k;
+  PutBE64(&k, qid);
+  k.append(group);
+  k.push_back('\1');
+  return k;
+}
+
+bool DecodeGroupedKey(std::string_view key, uint64_t* qid, std::string* group, uint64_t* seq) {
+  if (key.size() < 17 || key[key.size() - 9] != '\0') return false;
+  *qid = GetBE64(key.data());
+  group->assign(key.data() + 8, key.size() - 17);
+  *seq = GetBE64(key.data() + key.size() - 8);
+  return true;
+}
+
+std::string DedupKey(uint64_t qid, std::string_view dedup_key) {
+  std::string k;
+  PutBE64(&k, qid);
+  k.append(dedup_key);
+  return k;
+}
+
+std::string ExpiryValueVisible(int64_t visible_at_ms) {
+  std::string v("V");
+  PutBE64(&v, static_cast<uint64_t>(visible_at_ms));
+  return v;
+}
+
+std::string ExpiryValueGrouped(std::string_view group) {
+  std::string v("G");
+  v.append(group);
+  return v;
+}
+
+bool DecodeExpiryValue(std::string_view value, ExpiryTarget* out) {
+  if (value.size() == 9 && value[0] == 'V') {
+    out->grouped = false;
+    out->visible_at_ms = static_cast<int64_t>(GetBE64(value.data() + 1));
+    return true;
+  }
+  if (value.size() >= 2 && value[0] == 'G') {
+    out->grouped = true;
+    out->group.assign(value.data() + 1, value.size() - 1);
+    return true;
+  }
+  return false;
 }
 
 std::string CounterKey(uint64_t qid) {

@@ -8,9 +8,14 @@
 //   visible   qid visible_at_ms seq  -> VisibleEntry; ready (visible_at <= now)
 //                                       and delayed (visible_at > now) messages
 //   inflight  qid seq                -> LeaseEntry; received, not deleted
-//   expiry    qid sent_ms seq        -> visible_at_ms; retention index for
-//                                       visible entries whose sent time is not
-//                                       their visible_at (delays, DLQ moves)
+//   expiry    qid sent_ms seq        -> 'V' visible_at_ms | 'G' group id;
+//                                       retention index for entries whose sent
+//                                       time is not their place in `visible`
+//                                       (delays, DLQ moves) and for every
+//                                       entry of `grouped`
+//   grouped   qid group 0x00 seq     -> VisibleEntry; queued messages of FIFO
+//                                       queues, in group order
+//   dedup     qid dedup-key          -> DedupEntry; FIFO deduplication window
 //   counters  'Q' qid                -> sparse counter record (merge: add/max)
 //             'B' qid bucket_second  -> delayed messages becoming visible in
 //                                       that second (merge: add)
@@ -37,6 +42,8 @@ enum class Cf : int {
   kInflight,
   kExpiry,
   kCounters,
+  kGrouped,
+  kDedup,
   kCount,  // number of column families
 };
 
@@ -67,6 +74,26 @@ struct DecodedTimeKey {
 };
 bool DecodeTimeKey(std::string_view key, DecodedTimeKey* out);
 bool DecodeMessageKey(std::string_view key, uint64_t* qid, uint64_t* seq);
+
+// grouped CF: qid | group bytes | 0x00 | seq. Group ids are printable ASCII
+// (never 0x00), so a group's entries are contiguous and in seq order.
+std::string GroupedKey(uint64_t qid, std::string_view group, uint64_t seq);
+std::string GroupPrefix(uint64_t qid, std::string_view group);  // first key of the group
+std::string GroupEnd(uint64_t qid, std::string_view group);     // first key after it
+bool DecodeGroupedKey(std::string_view key, uint64_t* qid, std::string* group, uint64_t* seq);
+
+// dedup CF: qid | dedup key.
+std::string DedupKey(uint64_t qid, std::string_view dedup_key);
+
+// expiry CF values: where the entry lives.
+std::string ExpiryValueVisible(int64_t visible_at_ms);
+std::string ExpiryValueGrouped(std::string_view group);
+struct ExpiryTarget {
+  bool grouped = false;
+  int64_t visible_at_ms = 0;  // !grouped
+  std::string group;          // grouped
+};
+bool DecodeExpiryValue(std::string_view value, ExpiryTarget* out);
 
 // counters CF
 std::string CounterKey(uint64_t qid);

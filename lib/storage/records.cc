@@ -222,16 +222,37 @@ std::string EncodeLease(const LeaseEntry& e) {
   PutLE64(&out, static_cast<uint64_t>(e.first_receive_ms));
   PutLE64(&out, static_cast<uint64_t>(e.sent_ms));
   PutLE64(&out, static_cast<uint64_t>(e.lease_start_ms));
+  out.append(e.group);
   return out;
 }
 
 bool DecodeLease(std::string_view data, LeaseEntry* out) {
-  if (data.size() != 37 || data[0] != kLeaseVersion) return false;
+  if (data.size() < 37 || data[0] != kLeaseVersion) return false;
   out->visible_at_ms = static_cast<int64_t>(GetLE64(data.data() + 1));
   out->receive_count = GetLE32(data.data() + 9);
   out->first_receive_ms = static_cast<int64_t>(GetLE64(data.data() + 13));
   out->sent_ms = static_cast<int64_t>(GetLE64(data.data() + 21));
   out->lease_start_ms = static_cast<int64_t>(GetLE64(data.data() + 29));
+  out->group.assign(data.data() + 37, data.size() - 37);
+  return true;
+}
+
+std::string EncodeDedup(const DedupEntry& e) {
+  std::string out;
+  PutLE64(&out, static_cast<uint64_t>(e.first_ms));
+  PutLE32(&out, static_cast<uint32_t>(e.message_id.size()));
+  out.append(e.message_id);
+  out.append(e.sequence_number);
+  return out;
+}
+
+bool DecodeDedup(std::string_view data, DedupEntry* out) {
+  if (data.size() < 12) return false;
+  out->first_ms = static_cast<int64_t>(GetLE64(data.data()));
+  const uint32_t id_len = GetLE32(data.data() + 8);
+  if (data.size() < 12 + static_cast<size_t>(id_len)) return false;
+  out->message_id.assign(data.data() + 12, id_len);
+  out->sequence_number.assign(data.data() + 12 + id_len, data.size() - 12 - id_len);
   return true;
 }
 

@@ -89,9 +89,19 @@ struct LeaseEntry {
   int64_t first_receive_ms = 0;
   int64_t sent_ms = 0;
   int64_t lease_start_ms = 0;    // receive that started the lease (12 h budget)
+  std::string group;             // FIFO: the message's group (empty otherwise)
 };
 std::string EncodeLease(const LeaseEntry& e);
 bool DecodeLease(std::string_view data, LeaseEntry* out);
+
+// Value of a `dedup` entry: the first message accepted with a dedup id.
+struct DedupEntry {
+  int64_t first_ms = 0;
+  std::string message_id;
+  std::string sequence_number;
+};
+std::string EncodeDedup(const DedupEntry& e);
+bool DecodeDedup(std::string_view data, DedupEntry* out);
 
 }  // namespace lqs::storage
 

@@ -1,0 +1,491 @@
+// FIFO queues: the send path with deduplication, and the receive path with
+// message groups (strict order within a group; a group is locked past its
+// first message in flight). Members of QueueImpl; see queue_impl.h for the
+// locking rules and lib/storage/keys.h for the `grouped` and `dedup` column
+// families.
+
+#include <rocksdb/iterator.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "lib/api/message_rules.h"
+#include "lib/engine/ids.h"
+#include "lib/engine/queue_impl.h"
+#include "lib/storage/keys.h"
+#include "lqs/attributes.h"
+
+namespace lqs::engine {
+
+using storage::Cf;
+using storage::CounterDelta;
+using storage::LeaseEntry;
+using storage::VisibleEntry;
+
+namespace {
+
+// How many groups one receive looks at, at most.
+constexpr size_t kMaxGroupsPerReceive = 4096;
+constexpr int64_t kAttemptWindowMs = 5 * 60 * 1000;
+
+rocksdb::Slice AsSlice(const std::string& s) { return rocksdb::Slice(s.data(), s.size()); }
+
+std::string_view View(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
+
+}  // namespace
+
+Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>& requests,
+                                    std::vector<SendMessageResult>* results) {
+  std::shared_ptr<const api::QueueConfig> config;
+  {
+    std::lock_guard<std::mutex> lock(send_config_mu_);
+    config = send_config_;
+  }
+  std::shared_lock<std::shared_mutex> gate(gate_);
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+
+  const size_t n = requests.size();
+  const bool per_group = config->deduplication_scope == "messageGroup";
+  struct Plan {
+    std::string group;
+    std::string dedup_id;
+    std::string dedup_key;
+    bool duplicate = false;
+    uint64_t seq = 0;
+    storage::DedupEntry entry;
+  };
+  std::vector<Plan> plans(n);
+  for (size_t i = 0; i < n; ++i) {
+    const SendMessageRequest& r = *requests[i];
+    plans[i].group = r.message_group_id.value_or("");
+    plans[i].dedup_id = r.message_deduplication_id ? *r.message_deduplication_id
+                                                   : api::Sha256Hex(r.body);
+    plans[i].dedup_key = fifo::DedupScopeKey(per_group, plans[i].group, plans[i].dedup_id);
+  }
+  int64_t now = 0;
+  size_t fresh = 0;
+  {
+    // Deduplication and group order are decided here, atomically: a send
+    // registers its seq in its group before writing, and receives never
+    // pass a group's pending send.
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    now = core_->NowMillis();
+    for (Plan& p : plans) {
+      if (const storage::DedupEntry* seen = dedup_.Find(p.dedup_key, now)) {
+        p.duplicate = true;
+        p.entry = *seen;
+      } else {
+        ++fresh;
+      }
+    }
+    if (fresh > 0) {
+      StatusOr<uint64_t> first = core_->AllocateSeqs(fresh);
+      if (!first.ok()) return first.status();
+      uint64_t next = *first;
+      for (Plan& p : plans) {
+        if (p.duplicate) continue;
+        // A repeat inside this same batch is a duplicate of the first.
+        if (const storage::DedupEntry* seen = dedup_.Find(p.dedup_key, now)) {
+          p.duplicate = true;
+          p.entry = *seen;
+          continue;
+        }
+        p.seq = next++;
+        p.entry.first_ms = now;
+        p.entry.message_id = NewMessageId();
+        p.entry.sequence_number = fifo::FormatSequenceNumber(p.seq);
+        dedup_.Put(p.dedup_key, p.entry);
+        fifo_pending_[p.group].insert(p.seq);
+      }
+    }
+  }
+
+  storage::Database* db = core_->db();
+  rocksdb::WriteBatch batch;
+  CounterDelta delta;
+  results->clear();
+  results->reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const SendMessageRequest& r = *requests[i];
+    const Plan& p = plans[i];
+    SendMessageResult result;
+    result.message_id = p.entry.message_id;
+    result.md5_of_message_body = api::Md5Hex(r.body);
+    if (!r.message_attributes.empty()) {
+      result.md5_of_message_attributes = api::Md5OfMessageAttributes(r.message_attributes);
+    }
+    if (!r.message_system_attributes.empty()) {
+      result.md5_of_message_system_attributes =
+          api::Md5OfMessageAttributes(r.message_system_attributes);
+    }
+    result.sequence_number = p.entry.sequence_number;
+    results->push_back(std::move(result));
+    if (p.duplicate) continue;  // accepted, not enqueued again
+
+    storage::Message m;
+    m.message_id = p.entry.message_id;
+    m.body = r.body;
+    m.md5_of_body = results->back().md5_of_message_body;
+    m.attributes = r.message_attributes;
+    if (!r.message_attributes.empty()) m.md5_of_attributes = *results->back().md5_of_message_attributes;
+    auto trace = r.message_system_attributes.find(std::string(attr::kAWSTraceHeader));
+    if (trace != r.message_system_attributes.end()) m.aws_trace_header = trace->second.string_value;
+    m.message_group_id = p.group;
+    m.message_deduplication_id = p.dedup_id;
+    m.sequence_number = p.entry.sequence_number;
+    m.sent_timestamp_ms = now;
+    m.sender_id = core_->options().sender_id;
+    batch.Put(db->cf(Cf::kMessages), storage::MessageKey(id_, p.seq), storage::EncodeMessage(m));
+    VisibleEntry e;
+    e.sent_ms = now;
+    e.has_expiry_entry = true;
+    batch.Put(db->cf(Cf::kGrouped), storage::GroupedKey(id_, p.group, p.seq),
+              storage::EncodeVisible(e));
+    batch.Put(db->cf(Cf::kExpiry), storage::TimeKey(id_, now, p.seq),
+              storage::ExpiryValueGrouped(p.group));
+    batch.Put(db->cf(Cf::kDedup), storage::DedupKey(id_, p.dedup_key), storage::EncodeDedup(p.entry));
+    delta.Add(storage::kStored, 1);
+    delta.Add(storage::kSentTotal, 1);
+  }
+  Status st;
+  if (fresh > 0) {
+    batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+    st = db->Write(&batch, /*must_sync=*/true);
+  }
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    for (const Plan& p : plans) {
+      if (p.duplicate || p.seq == 0) continue;
+      auto it = fifo_pending_.find(p.group);
+      if (it != fifo_pending_.end()) {
+        it->second.erase(it->second.find(p.seq));
+        if (it->second.empty()) fifo_pending_.erase(it);
+      }
+      if (st.ok()) {
+        fifo_new_.emplace_back(p.group, p.seq);
+      } else {
+        dedup_.Erase(p.dedup_key);  // nothing was stored: the id is free again
+      }
+    }
+  }
+  if (!st.ok()) {
+    results->clear();
+    return st;
+  }
+  if (fresh > 0) {
+    ApplyDelta(delta);
+    gate.unlock();
+    Notify();
+  }
+  return Status::OK();
+}
+
+Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int64_t now,
+                                       bool long_poll, std::vector<Taken>* taken) {
+  if (now - last_expire_ms_ >= 1000) {
+    StatusOr<int64_t> expired = ExpireLocked(now, 256);
+    if (!expired.ok()) return expired.status();
+    last_expire_ms_ = now;
+  }
+  storage::Database* db = core_->db();
+  const int64_t lease_ms =
+      int64_t{request.visibility_timeout.value_or(config_.visibility_timeout)} * 1000;
+
+  // A retried receive (same ReceiveRequestAttemptId within five minutes)
+  // returns the same messages with the same receipt handles, and restarts
+  // their leases — unless one of them was deleted or changed since.
+  for (auto it = attempts_.begin(); it != attempts_.end();) {
+    it = now - it->second.created_ms >= kAttemptWindowMs ? attempts_.erase(it) : std::next(it);
+  }
+  const std::string attempt_id = request.receive_request_attempt_id.value_or("");
+  if (!attempt_id.empty()) {
+    auto it = attempts_.find(attempt_id);
+    if (it != attempts_.end()) {
+      bool intact = true;
+      for (const auto& [seq, lease] : it->second.items) {
+        const LeaseEntry* current = leases_.Find(seq);
+        if (current == nullptr || current->receive_count != lease.receive_count ||
+            current->visible_at_ms != lease.visible_at_ms) {
+          intact = false;
+        }
+      }
+      if (intact) {
+        rocksdb::WriteBatch batch;
+        std::vector<Taken> again;
+        for (const auto& [seq, lease] : it->second.items) {
+          LeaseEntry renewed = lease;
+          renewed.visible_at_ms = now + lease_ms;
+          batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(renewed));
+          again.push_back({seq, renewed});
+        }
+        if (!again.empty()) {
+          Status st = db->Write(&batch, /*must_sync=*/false);
+          if (!st.ok()) return st;
+        }
+        it->second.items.clear();
+        for (const Taken& t : again) {
+          leases_.Put(t.seq, t.lease);
+          it->second.items.emplace_back(t.seq, t.lease);
+        }
+        *taken = std::move(again);
+        return Status::OK();
+      }
+      attempts_.erase(it);
+    }
+  }
+
+  const int64_t in_flight = static_cast<int64_t>(leases_.size()) - leases_.CountExpired(now);
+  const int64_t room = core_->options().max_inflight_per_queue - in_flight;
+  if (room <= 0) {
+    if (long_poll) return Status::OK();
+    return Status(ErrorCode::kOverLimit,
+                  "The maximum number of in flight messages (" +
+                      std::to_string(core_->options().max_inflight_per_queue) +
+                      ") is reached for queue " + name_ + ".");
+  }
+  const size_t want = static_cast<size_t>(std::min<int64_t>(request.max_number_of_messages, room));
+  const int64_t retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
+  // FIFO queues apply the queue's delay retroactively, from the send time.
+  const int64_t delay_ms = int64_t{config_.delay_seconds} * 1000;
+
+  DeadLetterMove dl = PrepareDeadLetterLocked();
+  rocksdb::WriteBatch batch;
+  CounterDelta delta;
+  std::vector<uint64_t> leases_gone;
+
+  // Learn of groups written to since the last receive, and take the
+  // iterator's snapshot together with the pending sends it cannot see yet.
+  absl::flat_hash_map<std::string, uint64_t> pending_floor;
+  std::unique_ptr<rocksdb::Iterator> it;
+  std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
+  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lo_s;
+  ro.iterate_upper_bound = &hi_s;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    for (const auto& [group, seq] : fifo_new_) groups_.MarkQueued(group, seq);
+    fifo_new_.clear();
+    for (const auto& [group, seqs] : fifo_pending_) {
+      if (!seqs.empty()) pending_floor[group] = *seqs.begin();
+    }
+    it.reset(db->db()->NewIterator(ro, db->cf(Cf::kGrouped)));
+  }
+
+  struct GroupOutcome {
+    std::string group;
+    uint64_t new_cursor = 0;
+    bool advanced = false;
+    bool exhausted = false;
+    bool served = false;
+  };
+  std::vector<GroupOutcome> outcomes;
+  for (const std::string& group : groups_.Rotation(kMaxGroupsPerReceive)) {
+    if (taken->size() >= want) break;
+    fifo::GroupState* g = groups_.Find(group);
+    if (g == nullptr) continue;
+    GroupOutcome out;
+    out.group = group;
+    bool blocked = false;
+    // 1. The group's leased messages come first in group order. One whose
+    //    lease ended is at the head again; one still leased locks the group.
+    for (uint64_t seq : std::vector<uint64_t>(g->leased.begin(), g->leased.end())) {
+      const LeaseEntry& old = *leases_.Find(seq);
+      if (old.visible_at_ms > now || taken->size() >= want) {
+        blocked = true;
+        break;
+      }
+      if (old.sent_ms <= retention_cutoff) {
+        batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+        batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+        delta.Add(storage::kLeases, -1);
+        delta.Add(storage::kExpiredTotal, 1);
+        leases_gone.push_back(seq);
+        continue;
+      }
+      if (dl.dlq && old.receive_count >= static_cast<uint32_t>(dl.max_receives)) {
+        StatusOr<bool> moved = MoveToDeadLetter(&dl, seq, old.receive_count, old.first_receive_ms,
+                                                old.sent_ms, now, &batch, &delta);
+        if (!moved.ok()) return moved.status();
+        if (!*moved) {
+          blocked = true;
+          break;
+        }
+        batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+        delta.Add(storage::kLeases, -1);
+        leases_gone.push_back(seq);
+        continue;
+      }
+      LeaseEntry lease = old;
+      lease.visible_at_ms = now + lease_ms;
+      lease.receive_count += 1;
+      lease.lease_start_ms = now;
+      batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
+      delta.Add(storage::kReceivedTotal, 1);
+      taken->push_back({seq, lease});
+      out.served = true;
+    }
+    // 2. Then its queued messages, in order, up to the first that is not
+    //    available (a pending send, the queue's delay, or a full receive).
+    if (!blocked && g->may_have_queued) {
+      const auto floor_it = pending_floor.find(group);
+      const uint64_t floor =
+          floor_it == pending_floor.end() ? std::numeric_limits<uint64_t>::max() : floor_it->second;
+      const std::string end = storage::GroupEnd(id_, group);
+      out.exhausted = true;
+      for (it->Seek(storage::GroupedKey(id_, group, g->cursor)); it->Valid(); it->Next()) {
+        if (View(it->key()) >= std::string_view(end)) break;
+        uint64_t qid = 0, seq = 0;
+        std::string key_group;
+        VisibleEntry e;
+        if (!storage::DecodeGroupedKey(View(it->key()), &qid, &key_group, &seq) ||
+            !storage::DecodeVisible(View(it->value()), &e)) {
+          return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
+        }
+        if (seq > floor || e.sent_ms + delay_ms > now || taken->size() >= want) {
+          out.exhausted = false;
+          break;
+        }
+        if (e.sent_ms <= retention_cutoff) {
+          batch.Delete(db->cf(Cf::kGrouped), it->key());
+          batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
+          delta.Add(storage::kStored, -1);
+          delta.Add(storage::kExpiredTotal, 1);
+        } else if (dl.dlq && e.receive_count >= static_cast<uint32_t>(dl.max_receives)) {
+          StatusOr<bool> moved = MoveToDeadLetter(&dl, seq, e.receive_count, e.first_receive_ms,
+                                                  e.sent_ms, now, &batch, &delta);
+          if (!moved.ok()) return moved.status();
+          if (!*moved) {
+            out.exhausted = false;
+            break;
+          }
+          batch.Delete(db->cf(Cf::kGrouped), it->key());
+          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
+          delta.Add(storage::kStored, -1);
+        } else {
+          LeaseEntry lease;
+          lease.visible_at_ms = now + lease_ms;
+          lease.receive_count = e.receive_count + 1;
+          lease.first_receive_ms = e.receive_count == 0 ? now : e.first_receive_ms;
+          lease.sent_ms = e.sent_ms;
+          lease.lease_start_ms = now;
+          lease.group = group;
+          batch.Delete(db->cf(Cf::kGrouped), it->key());
+          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
+          batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
+          delta.Add(storage::kStored, -1);
+          delta.Add(storage::kLeases, 1);
+          delta.Add(storage::kReceivedTotal, 1);
+          taken->push_back({seq, lease});
+          out.served = true;
+        }
+        out.new_cursor = seq + 1;
+        out.advanced = true;
+      }
+      if (!it->status().ok()) return storage::FromRocks(it->status(), "receiving");
+    }
+    outcomes.push_back(std::move(out));
+  }
+
+  if (delta.empty() && dl.delta.empty()) {
+    // Nothing changed on disk; still record what the scan learned.
+    for (const GroupOutcome& o : outcomes) {
+      fifo::GroupState* g = groups_.Find(o.group);
+      if (g != nullptr && o.exhausted) g->may_have_queued = false;
+      groups_.DropIfIdle(o.group);
+    }
+    return Status::OK();
+  }
+  batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+  AddDeadLetterCounters(&dl, &batch);
+  Status st = db->Write(&batch, /*must_sync=*/false);
+  FinishDeadLetter(&dl, st.ok());
+  if (!st.ok()) {
+    taken->clear();
+    return st;
+  }
+  for (uint64_t seq : leases_gone) ForgetLeaseLocked(seq);
+  for (const Taken& t : *taken) {
+    leases_.Put(t.seq, t.lease);
+    groups_.AddLeased(t.lease.group, t.seq);
+  }
+  for (const GroupOutcome& o : outcomes) {
+    fifo::GroupState* g = groups_.Find(o.group);
+    if (g == nullptr) continue;
+    if (o.advanced) g->cursor = std::max(g->cursor, o.new_cursor);
+    if (o.exhausted) g->may_have_queued = false;
+    if (o.served) groups_.MoveToBack(o.group);
+    groups_.DropIfIdle(o.group);
+  }
+  ApplyDelta(delta);
+  if (!attempt_id.empty() && !taken->empty()) {
+    ReceiveAttempt& a = attempts_[attempt_id];
+    a.created_ms = now;
+    a.items.clear();
+    for (const Taken& t : *taken) a.items.emplace_back(t.seq, t.lease);
+  }
+  return Status::OK();
+}
+
+Status QueueImpl::LoadFifo() {
+  // Leases were loaded with their groups; now find the groups that have
+  // queued messages, one seek per group (not per message).
+  for (const auto& [seq, group] : [this] {
+         std::vector<std::pair<uint64_t, std::string>> v;
+         leases_.ForEach([&v](uint64_t s, const LeaseEntry& l) { v.emplace_back(s, l.group); });
+         return v;
+       }()) {
+    groups_.AddLeased(group, seq);
+  }
+  storage::Database* db = core_->db();
+  std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
+  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lo_s;
+  ro.iterate_upper_bound = &hi_s;
+  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kGrouped)));
+  for (it->Seek(lo_s); it->Valid();) {
+    uint64_t qid = 0, seq = 0;
+    std::string group;
+    if (!storage::DecodeGroupedKey(View(it->key()), &qid, &group, &seq)) {
+      return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
+    }
+    groups_.MarkQueued(group, seq);
+    it->Seek(storage::GroupEnd(id_, group));
+  }
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "loading groups");
+
+  // The deduplication window.
+  const int64_t now = core_->NowMillis();
+  std::unique_ptr<rocksdb::Iterator> dit(db->db()->NewIterator(ro, db->cf(Cf::kDedup)));
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  for (dit->Seek(lo_s); dit->Valid(); dit->Next()) {
+    storage::DedupEntry e;
+    if (!storage::DecodeDedup(View(dit->value()), &e)) {
+      return Status(ErrorCode::kCorruption, "dedup entry of queue " + name_ + " is corrupt");
+    }
+    if (e.first_ms + fifo::kDedupWindowMs > now) {
+      dedup_.Put(std::string(View(dit->key()).substr(8)), std::move(e));
+    }
+  }
+  return storage::FromRocks(dit->status(), "loading the deduplication window");
+}
+
+Status QueueImpl::ExpireDedup(int64_t now) {
+  std::vector<std::string> keys;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    keys = dedup_.ExpiredKeys(now, 100000);
+    for (const std::string& k : keys) dedup_.Erase(k);
+  }
+  if (keys.empty()) return Status::OK();
+  rocksdb::WriteBatch batch;
+  for (const std::string& k : keys) {
+    batch.Delete(core_->db()->cf(Cf::kDedup), storage::DedupKey(id_, k));
+  }
+  return core_->db()->Write(&batch, /*must_sync=*/false);
+}
+
+}  // namespace lqs::engine

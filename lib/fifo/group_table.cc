@@ -1,0 +1,72 @@
+#include "lib/fifo/group_table.h"
+
+#include <algorithm>
+
+namespace lqs::fifo {
+
+GroupState* GroupTable::Find(const std::string& group) {
+  auto it = groups_.find(group);
+  return it == groups_.end() ? nullptr : &it->second;
+}
+
+GroupState& GroupTable::GetOrCreate(const std::string& group) {
+  auto [it, inserted] = groups_.try_emplace(group);
+  if (inserted) {
+    rotation_.push_back(group);
+    position_[group] = std::prev(rotation_.end());
+  }
+  return it->second;
+}
+
+void GroupTable::MarkQueued(const std::string& group, uint64_t first_seq) {
+  const bool existed = groups_.contains(group);
+  GroupState& g = GetOrCreate(group);
+  // A group known to have nothing queued starts again at `first_seq`;
+  // otherwise the cursor only moves back (sends finish out of seq order).
+  g.cursor = (!existed || !g.may_have_queued) ? first_seq : std::min(g.cursor, first_seq);
+  g.may_have_queued = true;
+}
+
+void GroupTable::AddLeased(const std::string& group, uint64_t seq) {
+  GetOrCreate(group).leased.insert(seq);
+}
+
+void GroupTable::RemoveLeased(const std::string& group, uint64_t seq) {
+  GroupState* g = Find(group);
+  if (g == nullptr) return;
+  g->leased.erase(seq);
+  DropIfIdle(group);
+}
+
+std::vector<std::string> GroupTable::Rotation(size_t limit) const {
+  std::vector<std::string> out;
+  for (auto it = rotation_.begin(); it != rotation_.end() && out.size() < limit; ++it) {
+    out.push_back(*it);
+  }
+  return out;
+}
+
+void GroupTable::MoveToBack(const std::string& group) {
+  auto it = position_.find(group);
+  if (it == position_.end()) return;
+  rotation_.splice(rotation_.end(), rotation_, it->second);
+}
+
+void GroupTable::DropIfIdle(const std::string& group) {
+  auto it = groups_.find(group);
+  if (it == groups_.end() || it->second.may_have_queued || !it->second.leased.empty()) return;
+  auto pos = position_.find(group);
+  if (pos != position_.end()) {
+    rotation_.erase(pos->second);
+    position_.erase(pos);
+  }
+  groups_.erase(it);
+}
+
+void GroupTable::Clear() {
+  groups_.clear();
+  rotation_.clear();
+  position_.clear();
+}
+
+}  // namespace lqs::fifo
