@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 
 #include <array>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -50,10 +51,24 @@ Status InvalidValue(std::string_view value, std::string_view name, std::string_v
   return InvalidParameter(std::move(message));
 }
 
-std::string DigestHex(const EVP_MD* md, std::string_view data) {
+// OpenSSL 3 looks an algorithm up on every EVP_Digest call, which costs
+// more than hashing a small message; fetch each once and keep a context per
+// thread instead.
+enum class Algorithm { kMd5, kSha256 };
+
+std::string DigestHex(Algorithm algorithm, std::string_view data) {
+  static EVP_MD* const kMd5 = EVP_MD_fetch(nullptr, "MD5", nullptr);
+  static EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  struct CtxDeleter {
+    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+  };
+  thread_local std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
+  const EVP_MD* md = algorithm == Algorithm::kMd5 ? kMd5 : kSha256;
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest.data(), &length, md, nullptr) != 1) {
+  if (md == nullptr || !ctx || EVP_DigestInit_ex2(ctx.get(), md, nullptr) != 1 ||
+      EVP_DigestUpdate(ctx.get(), data.data(), data.size()) != 1 ||
+      EVP_DigestFinal_ex(ctx.get(), digest.data(), &length) != 1) {
     return std::string();
   }
   static constexpr char kHex[] = "0123456789abcdef";
@@ -375,9 +390,9 @@ std::string RangeReason(int64_t low, int64_t high) {
 
 }  // namespace
 
-std::string Md5Hex(std::string_view data) { return DigestHex(EVP_md5(), data); }
+std::string Md5Hex(std::string_view data) { return DigestHex(Algorithm::kMd5, data); }
 
-std::string Sha256Hex(std::string_view data) { return DigestHex(EVP_sha256(), data); }
+std::string Sha256Hex(std::string_view data) { return DigestHex(Algorithm::kSha256, data); }
 
 std::string Md5OfMessageAttributes(const MessageAttributeMap& attributes) {
   if (attributes.empty()) return std::string();

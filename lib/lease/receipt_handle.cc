@@ -1,8 +1,6 @@
 #include "lib/lease/receipt_handle.h"
 
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include "lib/storage/keys.h"
 
@@ -11,7 +9,7 @@ namespace {
 
 constexpr char kVersion = 1;
 constexpr size_t kPayloadSize = 1 + 8 + 8 + 4;
-constexpr size_t kMacSize = 12;
+constexpr size_t kMacSize = 8;
 constexpr char kAlphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -73,13 +71,49 @@ bool Base64UrlDecode(std::string_view text, std::string* out) {
   return (acc & ((1u << bits) - 1)) == 0;
 }
 
-std::string ReceiptHandleCodec::Mac(std::string_view payload) const {
+uint64_t SipHash24(uint64_t k0, uint64_t k1, std::string_view data) {
+  uint64_t v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
+  uint64_t v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
+  auto rotl = [](uint64_t x, int b) { return (x << b) | (x >> (64 - b)); };
+  auto round = [&] {
+    v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);
+    v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;
+    v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;
+    v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);
+  };
+  const size_t n = data.size();
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t m = 0;
+    for (int j = 7; j >= 0; --j) m = (m << 8) | p[i + j];
+    v3 ^= m;
+    round();
+    round();
+    v0 ^= m;
+  }
+  uint64_t last = static_cast<uint64_t>(n & 0xff) << 56;
+  for (size_t j = 0; i + j < n; ++j) last |= static_cast<uint64_t>(p[i + j]) << (8 * j);
+  v3 ^= last;
+  round();
+  round();
+  v0 ^= last;
+  v2 ^= 0xff;
+  for (int r = 0; r < 4; ++r) round();
+  return v0 ^ v1 ^ v2 ^ v3;
+}
+
+ReceiptHandleCodec::ReceiptHandleCodec(const std::string& secret) {
+  // The 128-bit SipHash key: the first half of SHA-256(secret).
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  HMAC(EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()),
-       reinterpret_cast<const unsigned char*>(payload.data()), payload.size(), digest,
-       &len);
-  return std::string(reinterpret_cast<const char*>(digest), kMacSize);
+  EVP_Digest(secret.data(), secret.size(), digest, &len, EVP_sha256(), nullptr);
+  for (int i = 7; i >= 0; --i) k0_ = (k0_ << 8) | digest[i];
+  for (int i = 15; i >= 8; --i) k1_ = (k1_ << 8) | digest[i];
+}
+
+uint64_t ReceiptHandleCodec::Mac(std::string_view payload) const {
+  return SipHash24(k0_, k1_, payload);
 }
 
 std::string ReceiptHandleCodec::Encode(const ReceiptHandle& h) const {
@@ -89,7 +123,7 @@ std::string ReceiptHandleCodec::Encode(const ReceiptHandle& h) const {
   storage::PutBE64(&raw, h.queue_id);
   storage::PutBE64(&raw, h.seq);
   storage::PutLE32(&raw, h.receive_count);
-  raw += Mac(raw);
+  storage::PutLE64(&raw, Mac(raw));
   return Base64UrlEncode(raw);
 }
 
@@ -98,8 +132,7 @@ bool ReceiptHandleCodec::Decode(std::string_view text, ReceiptHandle* out) const
   std::string raw;
   if (!Base64UrlDecode(text, &raw)) return false;
   if (raw.size() != kPayloadSize + kMacSize || raw[0] != kVersion) return false;
-  std::string expected = Mac(std::string_view(raw.data(), kPayloadSize));
-  if (CRYPTO_memcmp(expected.data(), raw.data() + kPayloadSize, kMacSize) != 0) {
+  if (Mac(std::string_view(raw.data(), kPayloadSize)) != storage::GetLE64(raw.data() + kPayloadSize)) {
     return false;
   }
   out->queue_id = storage::GetBE64(raw.data() + 1);

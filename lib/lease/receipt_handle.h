@@ -2,8 +2,10 @@
 // resolve, impossible to forge or to point at another queue's message.
 //
 // A handle is base64url (no padding) of
-//   version:u8 | queue id:u64 | message seq:u64 | receive count:u32 | mac:12 bytes
-// where mac = HMAC-SHA256(database secret, the first 21 bytes), truncated.
+//   version:u8 | queue id:u64 | message seq:u64 | receive count:u32 | mac:u64
+// where mac = SipHash-2-4 (a keyed PRF built for short inputs) of the first
+// 21 bytes under a 128-bit key derived from the database secret. Forging a
+// handle means guessing 64 bits per attempt.
 // The receive count identifies the delivery: each receive issues a new one.
 // Queue ids and message seqs are never reused within a database, and the
 // secret is per database, so a handle names exactly one delivery forever.
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace lqs::lease {
 
@@ -28,16 +31,19 @@ struct ReceiptHandle {
 class ReceiptHandleCodec {
  public:
   // `secret`: at least 16 random bytes kept with the database.
-  explicit ReceiptHandleCodec(std::string secret) : secret_(std::move(secret)) {}
+  explicit ReceiptHandleCodec(const std::string& secret);
 
   std::string Encode(const ReceiptHandle& h) const;
   // False for anything this database did not issue (malformed, wrong MAC).
   bool Decode(std::string_view text, ReceiptHandle* out) const;
 
  private:
-  std::string Mac(std::string_view payload) const;
-  std::string secret_;
+  uint64_t Mac(std::string_view payload) const;
+  uint64_t k0_ = 0, k1_ = 0;
 };
+
+// SipHash-2-4 of `data` under the key (k0, k1).
+uint64_t SipHash24(uint64_t k0, uint64_t k1, std::string_view data);
 
 // base64url without padding (RFC 4648 §5); also used for task handles' ids.
 std::string Base64UrlEncode(std::string_view data);

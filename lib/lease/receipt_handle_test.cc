@@ -37,6 +37,13 @@ TEST(ReceiptHandleTest, RejectsForgeriesAndGarbage) {
   EXPECT_FALSE(codec.Decode(codec.Encode({1, 2, 0}), &out));  // no receive 0
 }
 
+TEST(ReceiptHandleTest, SipHashReferenceVector) {
+  // The reference vector of the SipHash paper: key 00..0f, message 00..0e.
+  std::string msg;
+  for (int i = 0; i < 15; ++i) msg.push_back(static_cast<char>(i));
+  EXPECT_EQ(SipHash24(0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, msg), 0xa129ca6149be45e5ULL);
+}
+
 TEST(ReceiptHandleTest, Base64UrlRoundTrip) {
   for (const std::string& s : std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\xff\x10", 3)}) {
     std::string back;

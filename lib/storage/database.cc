@@ -132,12 +132,13 @@ Status Database::CompactRange(Cf which, std::string_view begin, std::string_view
 
 Status Database::Close() {
   if (!db_) return Status::OK();
-  Status result;
-  if (options_.durability == Durability::kNone) {
-    rocksdb::FlushOptions fo;
-    std::vector<rocksdb::ColumnFamilyHandle*> all(handles_.begin(), handles_.end());
-    result = FromRocks(db_->Flush(fo, all), "flushing at close");
-  } else {
+  // Flush the memtables in every mode: kNone needs it to keep anything, and
+  // for the others it means the next Open replays no log (open time stays
+  // proportional to in-flight state, not to recent traffic).
+  rocksdb::FlushOptions fo;
+  std::vector<rocksdb::ColumnFamilyHandle*> all(handles_.begin(), handles_.end());
+  Status result = FromRocks(db_->Flush(fo, all), "flushing at close");
+  if (result.ok() && options_.durability != Durability::kNone) {
     result = FromRocks(db_->FlushWAL(true), "syncing the log at close");
   }
   for (auto* h : handles_) {
