@@ -1,0 +1,52 @@
+// bench/report.h — lqs_bench's results: the human table and the JSON document.
+
+#ifndef LQS_BENCH_REPORT_H_
+#define LQS_BENCH_REPORT_H_
+
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/systems.h"
+#include "bench/workloads.h"
+
+namespace lqs::bench {
+
+// One throughput workload, measured on each system that ran it.
+struct Row {
+  Workload workload;
+  std::map<SystemKind, Measurement> by_system;
+};
+
+struct BacklogRow {
+  int64_t backlog = 0;
+  std::map<SystemKind, BacklogResult> by_system;
+};
+
+struct TombstoneRow {
+  std::map<SystemKind, TombstoneResult> by_system;
+};
+
+struct Report {
+  std::vector<Row> rows;
+  std::vector<BacklogRow> backlog;
+  std::optional<TombstoneRow> tombstones;
+  std::vector<MemoryResult> memory;
+  std::vector<std::string> notes;  // skipped workloads (FIFO) and other remarks
+  nlohmann::json machine;
+  nlohmann::json config;
+};
+
+// Facts about this machine and build (CPU, cores, memory, kernel, versions).
+nlohmann::json MachineInfo(const std::string& db_dir);
+
+void PrintTable(std::FILE* out, const Report& r);
+nlohmann::json ToJson(const Report& r);
+
+}  // namespace lqs::bench
+
+#endif  // LQS_BENCH_REPORT_H_

@@ -1,0 +1,237 @@
+#include "bench/rocksdb_ceiling.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/table_properties_collectors.h>
+#include <rocksdb/write_batch.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "lib/storage/counters.h"
+#include "lib/storage/keys.h"
+#include "lib/storage/records.h"
+
+namespace lqs::bench {
+namespace {
+
+using storage::Cf;
+constexpr uint64_t kQid = 1;
+constexpr int kNumCf = static_cast<int>(Cf::kCount);
+constexpr char kMetaKey[] = "bench-ceiling-state";
+
+// Mirrors CfOptions() in lib/storage/database.cc.
+rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
+                                       const std::shared_ptr<rocksdb::Cache>& cache) {
+  rocksdb::ColumnFamilyOptions cf;
+  cf.write_buffer_size = static_cast<size_t>(options.write_buffer_bytes);
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  if (which == Cf::kMessages || which == Cf::kInflight || which == Cf::kCatalog ||
+      which == Cf::kCounters) {
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  }
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  if (which == Cf::kCounters) cf.merge_operator = storage::NewCounterMergeOperator();
+  if (which != Cf::kCatalog && which != Cf::kCounters) {
+    cf.table_properties_collector_factories.emplace_back(
+        rocksdb::NewCompactOnDeletionCollectorFactory(4096, 2048, 0.5));
+  }
+  cf.level_compaction_dynamic_level_bytes = true;
+  return cf;
+}
+
+class Ceiling final : public QueueSystem {
+ public:
+  bool Init(const SystemConfig& config) {
+    config_ = config;
+    const Options defaults;  // lqs's default tuning
+    rocksdb::DBOptions db_options;
+    db_options.create_if_missing = true;
+    db_options.create_missing_column_families = true;
+    db_options.max_background_jobs = 2;
+    db_options.bytes_per_sync = 1 << 20;
+    db_options.keep_log_file_num = 3;
+    db_options.max_total_wal_size = 64 << 20;
+    auto cache = rocksdb::NewLRUCache(static_cast<size_t>(defaults.block_cache_bytes));
+    std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+    for (int i = 0; i < kNumCf; ++i) {
+      Cf which = static_cast<Cf>(i);
+      descriptors.emplace_back(storage::CfName(which), CfOptions(which, defaults, cache));
+    }
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    rocksdb::Status s = rocksdb::DB::Open(db_options, config.dir, descriptors, &handles, &raw);
+    if (!s.ok()) {
+      std::fprintf(stderr, "ceiling: open %s: %s\n", config.dir.c_str(), s.ToString().c_str());
+      return false;
+    }
+    db_.reset(raw);
+    for (int i = 0; i < kNumCf; ++i) cf_[i] = handles[i];
+    plain_.disableWAL = config.durability == Durability::kNone;
+    sync_ = plain_;
+    sync_.sync = config.durability == Durability::kFsync;
+
+    // Values of the exact sizes lqs writes, built with lqs's encoders.
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    time_ms_ = now;
+    storage::Message m;
+    m.message_id = "0f8fad5b-d9cb-469f-a165-70867728950e";  // a UUID's length
+    m.body = MakeBody(config.body_bytes);
+    m.md5_of_body = std::string(32, 'f');
+    m.sent_timestamp_ms = now;
+    m.sender_id = defaults.sender_id;
+    message_value_ = storage::EncodeMessage(m);
+    storage::VisibleEntry v;
+    v.sent_ms = now;
+    visible_value_ = storage::EncodeVisible(v);
+    storage::LeaseEntry lease;
+    lease.visible_at_ms = now + 30000;
+    lease.receive_count = 1;
+    lease.first_receive_ms = now;
+    lease.sent_ms = now;
+    lease.lease_start_ms = now;
+    lease_value_ = storage::EncodeLease(lease);
+
+    // Bench bookkeeping (not part of the measured shape): where a previous
+    // session of this directory stopped, so a prefilled ceiling can be
+    // reopened in another durability mode, as lqs and SQLite can.
+    std::string meta;
+    if (db_->Get(rocksdb::ReadOptions(), cf(Cf::kCatalog), kMetaKey, &meta).ok() &&
+        meta.size() == 24) {
+      uint64_t state[3];
+      std::memcpy(state, meta.data(), sizeof(state));
+      next_seq_ = state[0];
+      sent_ = state[1];
+      next_recv_ = state[2];
+    }
+    return true;
+  }
+
+  bool Send(int n) override {
+    // The counter delta lqs merges for a send of n.
+    storage::CounterDelta delta;
+    delta.Add(storage::kStored, n);
+    delta.Add(storage::kSentTotal, n);
+    const uint64_t first = next_seq_.fetch_add(static_cast<uint64_t>(n));
+    rocksdb::WriteBatch batch;
+    for (int i = 0; i < n; ++i) {
+      const uint64_t seq = first + static_cast<uint64_t>(i);
+      batch.Put(cf(Cf::kMessages), storage::MessageKey(kQid, seq), message_value_);
+      batch.Put(cf(Cf::kVisible), storage::TimeKey(kQid, time_ms_, seq), visible_value_);
+    }
+    batch.Merge(cf(Cf::kCounters), storage::CounterKey(kQid), delta.Encode());
+    if (!Write(sync_, &batch)) return false;
+    sent_.fetch_add(static_cast<uint64_t>(n));
+    return true;
+  }
+
+  int Receive(int max, std::vector<std::string>* handles) override {
+    uint64_t first = next_recv_.load();
+    uint64_t k = 0;
+    while (true) {
+      const uint64_t avail = sent_.load();
+      if (first >= avail) return 0;
+      k = std::min<uint64_t>(static_cast<uint64_t>(max), avail - first);
+      if (next_recv_.compare_exchange_weak(first, first + k)) break;
+    }
+    storage::CounterDelta delta;
+    delta.Add(storage::kStored, -static_cast<int64_t>(k));
+    delta.Add(storage::kLeases, static_cast<int64_t>(k));
+    delta.Add(storage::kReceivedTotal, static_cast<int64_t>(k));
+    delta.Max(storage::kCursorMs, time_ms_);
+    rocksdb::WriteBatch batch;
+    for (uint64_t i = 0; i < k; ++i) {
+      const uint64_t seq = first + i;
+      batch.Delete(cf(Cf::kVisible), storage::TimeKey(kQid, time_ms_, seq));
+      batch.Put(cf(Cf::kInflight), storage::MessageKey(kQid, seq), lease_value_);
+      std::string h(sizeof(seq), '\0');
+      std::memcpy(h.data(), &seq, sizeof(seq));
+      handles->push_back(std::move(h));
+    }
+    batch.Merge(cf(Cf::kCounters), storage::CounterKey(kQid), delta.Encode());
+    if (!Write(plain_, &batch)) return -1;
+    return static_cast<int>(k);
+  }
+
+  bool Delete(const std::vector<std::string>& handles) override {
+    storage::CounterDelta delta;
+    delta.Add(storage::kLeases, -static_cast<int64_t>(handles.size()));
+    delta.Add(storage::kDeletedTotal, static_cast<int64_t>(handles.size()));
+    rocksdb::WriteBatch batch;
+    for (const std::string& h : handles) {
+      uint64_t seq = 0;
+      std::memcpy(&seq, h.data(), sizeof(seq));
+      const std::string key = storage::MessageKey(kQid, seq);
+      batch.Delete(cf(Cf::kMessages), key);
+      batch.Delete(cf(Cf::kInflight), key);
+    }
+    batch.Merge(cf(Cf::kCounters), storage::CounterKey(kQid), delta.Encode());
+    return Write(plain_, &batch);
+  }
+
+  bool Close() override {
+    if (!db_) return true;
+    const uint64_t v[3] = {next_seq_.load(), sent_.load(), next_recv_.load()};
+    rocksdb::Status s = db_->Put(rocksdb::WriteOptions(), cf(Cf::kCatalog), kMetaKey,
+                                 rocksdb::Slice(reinterpret_cast<const char*>(v), sizeof(v)));
+    if (!s.ok()) {
+      std::fprintf(stderr, "ceiling: meta: %s\n", s.ToString().c_str());
+    } else if (config_.durability == Durability::kNone) {
+      std::vector<rocksdb::ColumnFamilyHandle*> all(cf_.begin(), cf_.end());
+      s = db_->Flush(rocksdb::FlushOptions(), all);
+    } else {
+      s = db_->FlushWAL(true);
+    }
+    for (auto* h : cf_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    rocksdb::Status c = db_->Close();
+    db_.reset();
+    if (!s.ok() || !c.ok()) {
+      std::fprintf(stderr, "ceiling: close: %s %s\n", s.ToString().c_str(), c.ToString().c_str());
+      return false;
+    }
+    return true;
+  }
+
+  ~Ceiling() override { Close(); }
+
+ private:
+  rocksdb::ColumnFamilyHandle* cf(Cf which) const { return cf_[static_cast<int>(which)]; }
+  bool Write(const rocksdb::WriteOptions& wo, rocksdb::WriteBatch* batch) {
+    rocksdb::Status s = db_->Write(wo, batch);
+    if (!s.ok()) {
+      std::fprintf(stderr, "ceiling: write: %s\n", s.ToString().c_str());
+      return false;
+    }
+    return true;
+  }
+
+  SystemConfig config_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::array<rocksdb::ColumnFamilyHandle*, kNumCf> cf_{};
+  rocksdb::WriteOptions plain_, sync_;
+  int64_t time_ms_ = 0;
+  std::string message_value_, visible_value_, lease_value_;
+  std::atomic<uint64_t> next_seq_{1};
+  std::atomic<uint64_t> sent_{1};       // seqs [1, sent_) are written (approx.)
+  std::atomic<uint64_t> next_recv_{1};
+};
+
+}  // namespace
+
+std::unique_ptr<QueueSystem> OpenRocksDbCeiling(const SystemConfig& config) {
+  auto c = std::make_unique<Ceiling>();
+  if (!c->Init(config)) return nullptr;
+  return c;
+}
+
+}  // namespace lqs::bench

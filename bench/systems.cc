@@ -1,0 +1,170 @@
+#include "bench/systems.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "bench/rocksdb_ceiling.h"
+#include "bench/sqlite_queue.h"
+#include "lqs/lqs.h"
+
+namespace lqs::bench {
+
+const char* SystemName(SystemKind k) {
+  switch (k) {
+    case SystemKind::kLqs: return "lqs";
+    case SystemKind::kCeiling: return "ceiling";
+    case SystemKind::kSqlite: return "sqlite";
+  }
+  return "?";
+}
+
+const char* DurabilityName(Durability d) {
+  switch (d) {
+    case Durability::kNone: return "none";
+    case Durability::kProcess: return "process";
+    case Durability::kFsync: return "fsync";
+  }
+  return "?";
+}
+
+std::string MakeBody(size_t n) {
+  static const char kAlphabet[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ,.-_";
+  std::string s(n, 'x');
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (size_t i = 0; i < n; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    s[i] = kAlphabet[x % (sizeof(kAlphabet) - 1)];
+  }
+  return s;
+}
+
+namespace {
+
+// lqs through its public API only.
+class LqsSystem final : public QueueSystem {
+ public:
+  bool Init(const SystemConfig& config) {
+    Options options;
+    options.path = config.dir;
+    options.durability = config.durability;
+    auto broker = Broker::Open(options);
+    if (!broker.ok()) {
+      std::fprintf(stderr, "lqs: open %s: %s\n", config.dir.c_str(),
+                   broker.status().ToString().c_str());
+      return false;
+    }
+    broker_ = std::move(broker).value();
+    auto queue = broker_->CreateQueue("bench", {}, {});
+    if (!queue.ok()) {
+      std::fprintf(stderr, "lqs: CreateQueue: %s\n", queue.status().ToString().c_str());
+      return false;
+    }
+    queue_ = std::move(queue).value();
+    const std::string body = MakeBody(config.body_bytes);
+    single_.body = body;
+    for (int i = 1; i <= 10; ++i) {
+      std::vector<SendMessageBatchEntry> entries;
+      for (int j = 0; j < i; ++j) {
+        SendMessageBatchEntry e;
+        e.id = std::to_string(j);
+        e.request.body = body;
+        entries.push_back(std::move(e));
+      }
+      batches_[i] = std::move(entries);
+    }
+    for (int j = 0; j < 10; ++j) ids_.push_back(std::to_string(j));
+    return true;
+  }
+
+  bool Send(int n) override {
+    if (n == 1) {
+      auto r = queue_->SendMessage(single_);
+      if (!r.ok()) return Fail("SendMessage", r.status());
+      return true;
+    }
+    auto r = queue_->SendMessageBatch(batches_[n]);
+    if (!r.ok()) return Fail("SendMessageBatch", r.status());
+    if (!r->failed.empty()) {
+      std::fprintf(stderr, "lqs: SendMessageBatch entry failed: %s\n", r->failed[0].message.c_str());
+      return false;
+    }
+    return true;
+  }
+
+  int Receive(int max, std::vector<std::string>* handles) override {
+    ReceiveMessageRequest req;
+    req.max_number_of_messages = max;
+    req.wait_time_seconds = 0;
+    auto r = queue_->ReceiveMessage(req);
+    if (!r.ok()) {
+      Fail("ReceiveMessage", r.status());
+      return -1;
+    }
+    for (auto& m : r->messages) handles->push_back(std::move(m.receipt_handle));
+    return static_cast<int>(r->messages.size());
+  }
+
+  bool Delete(const std::vector<std::string>& handles) override {
+    if (handles.size() == 1) {
+      Status st = queue_->DeleteMessage(handles[0]);
+      if (!st.ok()) return Fail("DeleteMessage", st);
+      return true;
+    }
+    std::vector<DeleteMessageBatchEntry> entries;
+    entries.reserve(handles.size());
+    for (size_t i = 0; i < handles.size(); ++i) entries.push_back({ids_[i], handles[i]});
+    auto r = queue_->DeleteMessageBatch(entries);
+    if (!r.ok()) return Fail("DeleteMessageBatch", r.status());
+    if (!r->failed.empty()) {
+      std::fprintf(stderr, "lqs: DeleteMessageBatch entry failed: %s\n",
+                   r->failed[0].message.c_str());
+      return false;
+    }
+    return true;
+  }
+
+  bool Close() override {
+    queue_.reset();
+    if (!broker_) return true;
+    Status st = broker_->Close();
+    broker_.reset();
+    if (!st.ok()) return Fail("Close", st);
+    return true;
+  }
+
+  ~LqsSystem() override { Close(); }
+
+ private:
+  static bool Fail(const char* what, const Status& st) {
+    std::fprintf(stderr, "lqs: %s: %s\n", what, st.ToString().c_str());
+    return false;
+  }
+
+  std::unique_ptr<Broker> broker_;
+  std::shared_ptr<Queue> queue_;
+  SendMessageRequest single_;
+  std::vector<SendMessageBatchEntry> batches_[11];
+  std::vector<std::string> ids_;
+};
+
+}  // namespace
+
+std::unique_ptr<QueueSystem> OpenSystem(SystemKind kind, const SystemConfig& config) {
+  std::error_code ec;
+  std::filesystem::create_directories(config.dir, ec);
+  switch (kind) {
+    case SystemKind::kLqs: {
+      auto s = std::make_unique<LqsSystem>();
+      if (!s->Init(config)) return nullptr;
+      return s;
+    }
+    case SystemKind::kCeiling: return OpenRocksDbCeiling(config);
+    case SystemKind::kSqlite: return OpenSqliteQueue(config);
+  }
+  return nullptr;
+}
+
+}  // namespace lqs::bench

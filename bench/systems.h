@@ -1,0 +1,61 @@
+// bench/systems.h — the three things lqs_bench measures, behind one small
+// interface so that every workload drives them identically:
+//
+//   lqs      the library, through its public API (Broker / Queue)
+//   ceiling  raw RocksDB issuing the same WriteBatches as lqs, no queue logic
+//            (bench/rocksdb_ceiling.h)
+//   sqlite   a queue table in SQLite with the same receive-with-visibility-
+//            timeout and delete-by-handle model (bench/sqlite_queue.h)
+//
+// A "handle" is opaque to the workloads: an lqs receipt handle, or 8 bytes of
+// sequence number for the ceiling, or "rowid" for SQLite.
+//
+// Thread safety: Send/Receive/Delete may be called concurrently.
+
+#ifndef LQS_BENCH_SYSTEMS_H_
+#define LQS_BENCH_SYSTEMS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lqs/options.h"
+
+namespace lqs::bench {
+
+enum class SystemKind { kLqs, kCeiling, kSqlite };
+const char* SystemName(SystemKind k);
+
+const char* DurabilityName(Durability d);
+
+struct SystemConfig {
+  std::string dir;  // a directory owned by this system (created if missing)
+  Durability durability = Durability::kProcess;
+  size_t body_bytes = 100;
+};
+
+class QueueSystem {
+ public:
+  virtual ~QueueSystem() = default;
+  // Sends `n` (1..10) messages of config.body_bytes in one call (n == 1: the
+  // single-message call). False on error (printed to stderr).
+  virtual bool Send(int n) = 0;
+  // Receives up to `max` (1..10) messages; appends their handles. Returns the
+  // number received, or -1 on error.
+  virtual int Receive(int max, std::vector<std::string>* handles) = 0;
+  // Deletes the messages named (1..10 handles; one call, batch when > 1).
+  virtual bool Delete(const std::vector<std::string>& handles) = 0;
+  // Closes (flushes in kNone mode). Not timed by the workloads.
+  virtual bool Close() = 0;
+};
+
+// Opens `kind` at config.dir. nullptr on error (printed to stderr).
+std::unique_ptr<QueueSystem> OpenSystem(SystemKind kind, const SystemConfig& config);
+
+// A printable body of `n` bytes (valid SQS message text).
+std::string MakeBody(size_t n);
+
+}  // namespace lqs::bench
+
+#endif  // LQS_BENCH_SYSTEMS_H_
