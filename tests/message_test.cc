@@ -73,5 +73,40 @@ TEST_F(MessageTest, SurvivesReopen) {
   EXPECT_EQ(rest[0].body, "m2");
 }
 
+TEST_F(MessageTest, StatsAndScanChangeNothing) {
+  auto q = MakeQueue("jobs");
+  Send(*q, "a");
+  clock_->AdvanceSeconds(10);
+  Send(*q, "b");
+  SendMessageRequest d;
+  d.body = "later";
+  d.delay_seconds = 60;
+  ASSERT_OK(q->SendMessage(d));
+  auto got = Receive(*q, 1);
+  ASSERT_EQ(got.size(), 1u);
+  clock_->AdvanceSeconds(5);
+  auto stats = q->GetStats();
+  ASSERT_OK(stats);
+  EXPECT_EQ(stats->visible, 1);
+  EXPECT_EQ(stats->in_flight, 1);
+  EXPECT_EQ(stats->delayed, 1);
+  EXPECT_EQ(stats->oldest_message_age_seconds, 15);
+  EXPECT_EQ(stats->sent_total, 3);
+  EXPECT_EQ(stats->received_total, 1);
+  std::vector<std::pair<std::string, std::string>> seen;
+  ASSERT_OK(q->ScanMessages([&](const StoredMessage& m) {
+    seen.emplace_back(m.body, m.state);
+    return true;
+  }));
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, std::string>>{
+                      {"a", "in_flight"}, {"b", "visible"}, {"later", "delayed"}}));
+  // Nothing changed: the visible message is still there to receive.
+  auto again = Receive(*q, 10);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].body, "b");
+  ASSERT_OK(q->DeleteMessage(got[0].receipt_handle));
+  EXPECT_EQ(q->GetStats()->deleted_total, 1);
+}
+
 }  // namespace
 }  // namespace lqs::testing

@@ -270,7 +270,7 @@ LQS_C_EXPORT const char* lqs_account_id(const lqs_t* db);
  * handle (lqs_queue_destroy).
  * Errors: LQS_INVALID_PARAMETER_VALUE (bad name), LQS_INVALID_ATTRIBUTE_NAME,
  * LQS_INVALID_ATTRIBUTE_VALUE, LQS_QUEUE_NAME_EXISTS, LQS_QUEUE_DELETED_RECENTLY,
- * LQS_UNSUPPORTED_OPERATION (FIFO queues, for now). */
+ * LQS_UNSUPPORTED_OPERATION. */
 LQS_C_EXPORT int lqs_create_queue(lqs_t* db, const char* name,
                                   const char* const* attr_names,
                                   const char* const* attr_values, size_t n_attrs,

@@ -123,6 +123,18 @@ class Queue {
   // Options::enforce_purge_interval), QueueDoesNotExist, kIOError.
   virtual Status PurgeQueue() = 0;
 
+  // ---- Operations -----------------------------------------------------------------
+
+  // Counters and the age of the oldest message. Cheap: no scan.
+  virtual StatusOr<QueueStats> GetStats() = 0;
+
+  // Calls `fn` for each message of the queue without changing anything:
+  // first the received ones (in flight, or visible again after their lease
+  // ended), then the queued ones in delivery order (FIFO: group by group).
+  // `fn` returns false to stop. Reads a consistent snapshot; O(messages
+  // visited). For peeking, exporting and operators' tools.
+  virtual Status ScanMessages(const std::function<bool(const StoredMessage&)>& fn) = 0;
+
   // ---- Attributes ---------------------------------------------------------------
 
   // Returns the attributes named (see lqs/attributes.h; "All" for all).

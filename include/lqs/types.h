@@ -141,6 +141,40 @@ struct BatchResult {
   std::vector<BatchResultError> failed;
 };
 
+// ---- Operations: stats and scans ------------------------------------------------
+
+// A queue's counters. Gauges are exact at the moment of the call; totals
+// count since the queue was created (purges count messages removed).
+struct QueueStats {
+  int64_t visible = 0;       // ApproximateNumberOfMessages
+  int64_t in_flight = 0;     // ApproximateNumberOfMessagesNotVisible
+  int64_t delayed = 0;       // ApproximateNumberOfMessagesDelayed
+  // Seconds since the oldest message still in the queue was sent
+  // (ApproximateAgeOfOldestMessage); 0 when the queue is empty.
+  int64_t oldest_message_age_seconds = 0;
+  int64_t sent_total = 0;
+  int64_t received_total = 0;
+  int64_t deleted_total = 0;
+  int64_t moved_to_dlq_total = 0;
+  int64_t expired_total = 0;
+  int64_t purged_total = 0;
+  int64_t redriven_total = 0;  // moved out by message move tasks
+};
+
+// A message as stored, for looking without leasing (peek) and export.
+struct StoredMessage {
+  std::string message_id;
+  std::string body;
+  MessageAttributeMap message_attributes;
+  // System attributes: SentTimestamp, ApproximateReceiveCount (receives so
+  // far), MessageGroupId, MessageDeduplicationId, SequenceNumber,
+  // AWSTraceHeader, DeadLetterQueueSourceArn — those that apply.
+  std::map<std::string, std::string> attributes;
+  // "visible", "in_flight" or "delayed".
+  std::string state;
+  int64_t visible_at_ms = 0;  // when it becomes (or became) receivable
+};
+
 // ---- Listing ------------------------------------------------------------------
 
 struct ListQueuesRequest {

@@ -77,6 +77,8 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   StatusOr<BatchResult> ChangeMessageVisibilityBatch(
       const std::vector<ChangeMessageVisibilityBatchEntry>& entries) override;
   Status PurgeQueue() override;
+  StatusOr<QueueStats> GetStats() override;
+  Status ScanMessages(const std::function<bool(const StoredMessage&)>& fn) override;
   StatusOr<AttributeMap> GetAttributes(const std::vector<std::string>& names) override;
   Status SetAttributes(const AttributeMap& attributes) override;
   Status TagQueue(const TagMap& tags) override;
@@ -167,6 +169,8 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
                                              const ReceiveMessageRequest& request);
   StatusOr<int64_t> ExpireLocked(int64_t now, size_t budget);
   int64_t DelayedCountLocked(int64_t now);
+  // Send time of the oldest message still in the queue, or -1.
+  int64_t OldestSentLocked();
   void ApplyDelta(const storage::CounterDelta& delta);
   void AdvanceCursorLocked(int64_t ms, uint64_t seq);
   // One receive's moves to the dead-letter queue.

@@ -1,0 +1,186 @@
+// Operators' views of a queue: counters (GetStats) and a non-leasing scan
+// of its messages (ScanMessages, for peek and export). Members of
+// QueueImpl; they change nothing.
+
+#include <rocksdb/iterator.h>
+#include <rocksdb/snapshot.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "lib/engine/queue_impl.h"
+#include "lib/storage/keys.h"
+#include "lqs/attributes.h"
+
+namespace lqs::engine {
+
+using storage::Cf;
+
+namespace {
+
+std::string_view View(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
+
+// The first key of `cf` in [lo, hi), or false.
+bool FirstKey(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const std::string& lo,
+              const std::string& hi, std::string* key, std::string* value) {
+  rocksdb::Slice lo_s(lo), hi_s(hi);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lo_s;
+  ro.iterate_upper_bound = &hi_s;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, cf));
+  it->Seek(lo_s);
+  if (!it->Valid()) return false;
+  key->assign(it->key().data(), it->key().size());
+  value->assign(it->value().data(), it->value().size());
+  return true;
+}
+
+}  // namespace
+
+int64_t QueueImpl::OldestSentLocked() {
+  int64_t oldest = std::numeric_limits<int64_t>::max();
+  std::vector<uint64_t> first = leases_.SentBefore(std::numeric_limits<int64_t>::max(), 1);
+  if (!first.empty()) oldest = leases_.Find(first[0])->sent_ms;
+  storage::Database* db = core_->db();
+  std::string key, value;
+  // Entries whose sent time differs from their index position (delays,
+  // dead letters, every FIFO entry) are in the expiry index, oldest first.
+  if (FirstKey(db->db(), db->cf(Cf::kExpiry), storage::TimeKey(id_, expiry_cursor_ms_, 0),
+               storage::QueueEnd(id_), &key, &value)) {
+    storage::DecodedTimeKey k;
+    if (storage::DecodeTimeKey(key, &k)) oldest = std::min(oldest, k.time_ms);
+  }
+  // The rest of a standard queue's visible index is in send order.
+  if (!fifo_ && FirstKey(db->db(), db->cf(Cf::kVisible),
+                         storage::TimeKey(id_, cursor_ms_, cursor_seq_), storage::QueueEnd(id_),
+                         &key, &value)) {
+    storage::VisibleEntry e;
+    if (storage::DecodeVisible(value, &e)) oldest = std::min(oldest, e.sent_ms);
+  }
+  return oldest == std::numeric_limits<int64_t>::max() ? -1 : oldest;
+}
+
+StatusOr<QueueStats> QueueImpl::GetStats() {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  StatusOr<int64_t> expired = ExpireNow(4096, /*reclaim=*/false);
+  if (!expired.ok()) return expired.status();
+  QueueCounts c = Counts();
+  QueueStats s;
+  s.visible = c.visible;
+  s.in_flight = c.not_visible;
+  s.delayed = c.delayed;
+  s.sent_total = c.slots[storage::kSentTotal];
+  s.received_total = c.slots[storage::kReceivedTotal];
+  s.deleted_total = c.slots[storage::kDeletedTotal];
+  s.moved_to_dlq_total = c.slots[storage::kMovedToDlqTotal];
+  s.expired_total = c.slots[storage::kExpiredTotal];
+  s.purged_total = c.slots[storage::kPurgedTotal];
+  s.redriven_total = c.slots[storage::kMovedByTaskTotal];
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t oldest = OldestSentLocked();
+  if (oldest >= 0) s.oldest_message_age_seconds = std::max<int64_t>(0, (core_->NowMillis() - oldest) / 1000);
+  return s;
+}
+
+Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& fn) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  storage::Database* db = core_->db();
+  std::vector<std::pair<uint64_t, storage::LeaseEntry>> leased;
+  const rocksdb::Snapshot* snapshot = nullptr;
+  int64_t now = 0, delay_ms = 0, cursor_ms = 0;
+  uint64_t cursor_seq = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    now = core_->NowMillis();
+    leases_.ForEach([&](uint64_t seq, const storage::LeaseEntry& l) { leased.emplace_back(seq, l); });
+    delay_ms = int64_t{config_.delay_seconds} * 1000;
+    cursor_ms = cursor_ms_;
+    cursor_seq = cursor_seq_;
+    snapshot = db->db()->GetSnapshot();
+  }
+  struct Release {
+    rocksdb::DB* db;
+    const rocksdb::Snapshot* s;
+    ~Release() { db->ReleaseSnapshot(s); }
+  } release{db->db(), snapshot};
+  std::sort(leased.begin(), leased.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  rocksdb::ReadOptions read;
+  read.snapshot = snapshot;
+
+  // Emits one message; false stops the scan.
+  auto emit = [&](uint64_t seq, const std::string& state, int64_t visible_at,
+                  uint32_t receive_count, bool* stop) -> Status {
+    std::string raw;
+    rocksdb::Status s = db->db()->Get(read, db->cf(Cf::kMessages), storage::MessageKey(id_, seq), &raw);
+    if (s.IsNotFound()) return Status::OK();
+    if (!s.ok()) return storage::FromRocks(s, "scanning messages");
+    storage::Message m;
+    Status st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(seq), &m);
+    if (!st.ok()) return st;
+    StoredMessage out;
+    out.message_id = m.message_id;
+    out.body = std::move(m.body);
+    out.message_attributes = std::move(m.attributes);
+    out.attributes[std::string(attr::kSentTimestamp)] = std::to_string(m.sent_timestamp_ms);
+    out.attributes[std::string(attr::kApproximateReceiveCount)] = std::to_string(receive_count);
+    if (!m.message_group_id.empty()) out.attributes[std::string(attr::kMessageGroupId)] = m.message_group_id;
+    if (fifo_) {
+      out.attributes[std::string(attr::kMessageDeduplicationId)] = m.message_deduplication_id;
+      out.attributes[std::string(attr::kSequenceNumber)] = m.sequence_number;
+    }
+    if (!m.aws_trace_header.empty()) out.attributes[std::string(attr::kAWSTraceHeader)] = m.aws_trace_header;
+    if (!m.dead_letter_source_arn.empty()) {
+      out.attributes[std::string(attr::kDeadLetterQueueSourceArn)] = m.dead_letter_source_arn;
+    }
+    out.state = state;
+    out.visible_at_ms = visible_at;
+    *stop = !fn(out);
+    return Status::OK();
+  };
+
+  bool stop = false;
+  for (const auto& [seq, lease] : leased) {
+    Status st = emit(seq, lease.visible_at_ms <= now ? "visible" : "in_flight", lease.visible_at_ms,
+                     lease.receive_count, &stop);
+    if (!st.ok() || stop) return st;
+  }
+  const std::string lo = fifo_ ? storage::QueuePrefix(id_) : storage::TimeKey(id_, cursor_ms, cursor_seq);
+  const std::string hi = storage::QueueEnd(id_);
+  rocksdb::Slice lo_s(lo), hi_s(hi);
+  rocksdb::ReadOptions ro = read;
+  ro.iterate_lower_bound = &lo_s;
+  ro.iterate_upper_bound = &hi_s;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db->db()->NewIterator(ro, db->cf(fifo_ ? Cf::kGrouped : Cf::kVisible)));
+  for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    uint64_t seq = 0;
+    int64_t visible_at = 0;
+    storage::VisibleEntry e;
+    if (!storage::DecodeVisible(View(it->value()), &e)) {
+      return Status(ErrorCode::kCorruption, "index entry of queue " + name_ + " is corrupt");
+    }
+    if (fifo_) {
+      uint64_t qid = 0;
+      std::string group;
+      if (!storage::DecodeGroupedKey(View(it->key()), &qid, &group, &seq)) {
+        return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
+      }
+      visible_at = e.sent_ms + delay_ms;
+    } else {
+      storage::DecodedTimeKey k;
+      if (!storage::DecodeTimeKey(View(it->key()), &k)) {
+        return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
+      }
+      seq = k.seq;
+      visible_at = k.time_ms;
+    }
+    Status st = emit(seq, visible_at > now ? "delayed" : "visible", visible_at, e.receive_count, &stop);
+    if (!st.ok() || stop) return st;
+  }
+  return storage::FromRocks(it->status(), "scanning messages");
+}
+
+}  // namespace lqs::engine
