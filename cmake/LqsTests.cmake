@@ -20,7 +20,8 @@ set(LQS_ENGINE_TESTS
   tests/move_task_test.cc
   tests/long_poll_test.cc
   tests/durability_test.cc
-  tests/fifo_test.cc)
+  tests/fifo_test.cc
+  tests/fair_queue_test.cc)
 add_executable(lqs_engine_test ${LQS_ENGINE_TESTS} tests/testutil.cc)
 target_include_directories(lqs_engine_test PRIVATE ${PROJECT_SOURCE_DIR}
                            ${PROJECT_BINARY_DIR}/generated)

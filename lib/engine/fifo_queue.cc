@@ -153,20 +153,12 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
     batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
     st = db->Write(&batch, /*must_sync=*/true);
   }
-  {
-    std::lock_guard<std::mutex> lock(pending_mu_);
-    for (const Plan& p : plans) {
-      if (p.duplicate || p.seq == 0) continue;
-      auto it = fifo_pending_.find(p.group);
-      if (it != fifo_pending_.end()) {
-        it->second.erase(it->second.find(p.seq));
-        if (it->second.empty()) fifo_pending_.erase(it);
-      }
-      if (st.ok()) {
-        fifo_new_.emplace_back(p.group, p.seq);
-      } else {
-        dedup_.Erase(p.dedup_key);  // nothing was stored: the id is free again
-      }
+  for (const Plan& p : plans) {
+    if (p.duplicate || p.seq == 0) continue;
+    FinishPendingGrouped(p.group, p.seq, st.ok());
+    if (!st.ok()) {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      dedup_.Erase(p.dedup_key);  // nothing was stored: the id is free again
     }
   }
   if (!st.ok()) {
@@ -244,87 +236,65 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
                       std::to_string(core_->options().max_inflight_per_queue) +
                       ") is reached for queue " + name_ + ".");
   }
-  const size_t want = static_cast<size_t>(std::min<int64_t>(request.max_number_of_messages, room));
-  const int64_t retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
+  ReceiveContext ctx;
+  ctx.now = now;
+  ctx.want = static_cast<size_t>(std::min<int64_t>(request.max_number_of_messages, room));
+  ctx.lease_ms = lease_ms;
+  ctx.retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
+  ctx.dl = PrepareDeadLetterLocked();
+  ctx.taken = taken;
   // FIFO queues apply the queue's delay retroactively, from the send time.
   const int64_t delay_ms = int64_t{config_.delay_seconds} * 1000;
-
-  DeadLetterMove dl = PrepareDeadLetterLocked();
-  rocksdb::WriteBatch batch;
-  CounterDelta delta;
-  std::vector<uint64_t> leases_gone;
 
   // Learn of groups written to since the last receive, and take the
   // iterator's snapshot together with the pending sends it cannot see yet.
   absl::flat_hash_map<std::string, uint64_t> pending_floor;
-  std::unique_ptr<rocksdb::Iterator> it;
-  std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
-  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  {
-    std::lock_guard<std::mutex> lock(pending_mu_);
-    for (const auto& [group, seq] : fifo_new_) groups_.MarkQueued(group, seq);
-    fifo_new_.clear();
-    for (const auto& [group, seqs] : fifo_pending_) {
-      if (!seqs.empty()) pending_floor[group] = *seqs.begin();
-    }
-    it.reset(db->db()->NewIterator(ro, db->cf(Cf::kGrouped)));
-  }
+  std::unique_ptr<rocksdb::Iterator> it = SnapshotGroupsLocked(&pending_floor);
 
-  struct GroupOutcome {
-    std::string group;
-    uint64_t new_cursor = 0;
-    bool advanced = false;
-    bool exhausted = false;
-    bool served = false;
-  };
-  std::vector<GroupOutcome> outcomes;
   for (const std::string& group : groups_.Rotation(kMaxGroupsPerReceive)) {
-    if (taken->size() >= want) break;
+    if (ctx.full()) break;
     fifo::GroupState* g = groups_.Find(group);
     if (g == nullptr) continue;
-    GroupOutcome out;
-    out.group = group;
-    bool blocked = false;
+    bool blocked = false, served = false, exhausted = false;
+    uint64_t new_cursor = g->cursor;
     // 1. The group's leased messages come first in group order. One whose
     //    lease ended is at the head again; one still leased locks the group.
     for (uint64_t seq : std::vector<uint64_t>(g->leased.begin(), g->leased.end())) {
       const LeaseEntry& old = *leases_.Find(seq);
-      if (old.visible_at_ms > now || taken->size() >= want) {
+      if (old.visible_at_ms > now || ctx.full()) {
         blocked = true;
         break;
       }
-      if (old.sent_ms <= retention_cutoff) {
-        batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
-        batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
-        delta.Add(storage::kLeases, -1);
-        delta.Add(storage::kExpiredTotal, 1);
-        leases_gone.push_back(seq);
+      if (old.sent_ms <= ctx.retention_cutoff) {
+        ctx.batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+        ctx.batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+        ctx.delta.Add(storage::kLeases, -1);
+        ctx.delta.Add(storage::kExpiredTotal, 1);
+        ctx.leases_gone.push_back(seq);
         continue;
       }
-      if (dl.dlq && old.receive_count >= static_cast<uint32_t>(dl.max_receives)) {
-        StatusOr<bool> moved = MoveToDeadLetter(&dl, seq, old.receive_count, old.first_receive_ms,
-                                                old.sent_ms, now, &batch, &delta);
+      if (ctx.dl.dlq && old.receive_count >= static_cast<uint32_t>(ctx.dl.max_receives)) {
+        StatusOr<bool> moved = MoveToDeadLetter(&ctx.dl, seq, old.receive_count,
+                                                old.first_receive_ms, old.sent_ms, now, &ctx.batch,
+                                                &ctx.delta);
         if (!moved.ok()) return moved.status();
         if (!*moved) {
           blocked = true;
           break;
         }
-        batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
-        delta.Add(storage::kLeases, -1);
-        leases_gone.push_back(seq);
+        ctx.batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+        ctx.delta.Add(storage::kLeases, -1);
+        ctx.leases_gone.push_back(seq);
         continue;
       }
       LeaseEntry lease = old;
       lease.visible_at_ms = now + lease_ms;
       lease.receive_count += 1;
       lease.lease_start_ms = now;
-      batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
-      delta.Add(storage::kReceivedTotal, 1);
+      ctx.batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
+      ctx.delta.Add(storage::kReceivedTotal, 1);
       taken->push_back({seq, lease});
-      out.served = true;
+      served = true;
     }
     // 2. Then its queued messages, in order, up to the first that is not
     //    available (a pending send, the queue's delay, or a full receive).
@@ -333,7 +303,7 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
       const uint64_t floor =
           floor_it == pending_floor.end() ? std::numeric_limits<uint64_t>::max() : floor_it->second;
       const std::string end = storage::GroupEnd(id_, group);
-      out.exhausted = true;
+      exhausted = true;
       for (it->Seek(storage::GroupedKey(id_, group, g->cursor)); it->Valid(); it->Next()) {
         if (View(it->key()) >= std::string_view(end)) break;
         uint64_t qid = 0, seq = 0;
@@ -343,83 +313,44 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
             !storage::DecodeVisible(View(it->value()), &e)) {
           return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
         }
-        if (seq > floor || e.sent_ms + delay_ms > now || taken->size() >= want) {
-          out.exhausted = false;
+        if (seq > floor || e.sent_ms + delay_ms > now || ctx.full()) {
+          exhausted = false;
           break;
         }
-        if (e.sent_ms <= retention_cutoff) {
-          batch.Delete(db->cf(Cf::kGrouped), it->key());
-          batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
-          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
-          delta.Add(storage::kStored, -1);
-          delta.Add(storage::kExpiredTotal, 1);
-        } else if (dl.dlq && e.receive_count >= static_cast<uint32_t>(dl.max_receives)) {
-          StatusOr<bool> moved = MoveToDeadLetter(&dl, seq, e.receive_count, e.first_receive_ms,
-                                                  e.sent_ms, now, &batch, &delta);
-          if (!moved.ok()) return moved.status();
-          if (!*moved) {
-            out.exhausted = false;
-            break;
-          }
-          batch.Delete(db->cf(Cf::kGrouped), it->key());
-          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
-          delta.Add(storage::kStored, -1);
-        } else {
-          LeaseEntry lease;
-          lease.visible_at_ms = now + lease_ms;
-          lease.receive_count = e.receive_count + 1;
-          lease.first_receive_ms = e.receive_count == 0 ? now : e.first_receive_ms;
-          lease.sent_ms = e.sent_ms;
-          lease.lease_start_ms = now;
-          lease.group = group;
-          batch.Delete(db->cf(Cf::kGrouped), it->key());
-          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
-          batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
-          delta.Add(storage::kStored, -1);
-          delta.Add(storage::kLeases, 1);
-          delta.Add(storage::kReceivedTotal, 1);
-          taken->push_back({seq, lease});
-          out.served = true;
+        StatusOr<EntryOutcome> outcome = TakeQueuedLocked(&ctx, Cf::kGrouped, it->key(), seq, e, group);
+        if (!outcome.ok()) return outcome.status();
+        if (*outcome == EntryOutcome::kBlocked) {
+          exhausted = false;
+          break;
         }
-        out.new_cursor = seq + 1;
-        out.advanced = true;
+        if (*outcome == EntryOutcome::kTaken) served = true;
+        new_cursor = seq + 1;
       }
       if (!it->status().ok()) return storage::FromRocks(it->status(), "receiving");
     }
-    outcomes.push_back(std::move(out));
+    groups_.Plan(group, new_cursor, exhausted, served);
   }
 
-  if (delta.empty() && dl.delta.empty()) {
-    // Nothing changed on disk; still record what the scan learned.
-    for (const GroupOutcome& o : outcomes) {
-      fifo::GroupState* g = groups_.Find(o.group);
-      if (g != nullptr && o.exhausted) g->may_have_queued = false;
-      groups_.DropIfIdle(o.group);
-    }
+  if (ctx.delta.empty() && ctx.dl.delta.empty()) {
+    groups_.ApplyPlans();  // nothing changed on disk; keep what the scan learned
     return Status::OK();
   }
-  batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
-  AddDeadLetterCounters(&dl, &batch);
-  Status st = db->Write(&batch, /*must_sync=*/false);
-  FinishDeadLetter(&dl, st.ok());
+  ctx.batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), ctx.delta.Encode());
+  AddDeadLetterCounters(&ctx.dl, &ctx.batch);
+  Status st = db->Write(&ctx.batch, /*must_sync=*/false);
+  FinishDeadLetter(&ctx.dl, st.ok());
   if (!st.ok()) {
     taken->clear();
+    groups_.DiscardPlans();
     return st;
   }
-  for (uint64_t seq : leases_gone) ForgetLeaseLocked(seq);
+  for (uint64_t seq : ctx.leases_gone) ForgetLeaseLocked(seq);
   for (const Taken& t : *taken) {
     leases_.Put(t.seq, t.lease);
     groups_.AddLeased(t.lease.group, t.seq);
   }
-  for (const GroupOutcome& o : outcomes) {
-    fifo::GroupState* g = groups_.Find(o.group);
-    if (g == nullptr) continue;
-    if (o.advanced) g->cursor = std::max(g->cursor, o.new_cursor);
-    if (o.exhausted) g->may_have_queued = false;
-    if (o.served) groups_.MoveToBack(o.group);
-    groups_.DropIfIdle(o.group);
-  }
-  ApplyDelta(delta);
+  groups_.ApplyPlans();
+  ApplyDelta(ctx.delta);
   if (!attempt_id.empty() && !taken->empty()) {
     ReceiveAttempt& a = attempts_[attempt_id];
     a.created_ms = now;
@@ -439,25 +370,16 @@ Status QueueImpl::LoadFifo() {
        }()) {
     groups_.AddLeased(group, seq);
   }
+  Status st = LoadGroups();
+  if (!st.ok()) return st;
+
+  // The deduplication window.
   storage::Database* db = core_->db();
   std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
   rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
   rocksdb::ReadOptions ro;
   ro.iterate_lower_bound = &lo_s;
   ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kGrouped)));
-  for (it->Seek(lo_s); it->Valid();) {
-    uint64_t qid = 0, seq = 0;
-    std::string group;
-    if (!storage::DecodeGroupedKey(View(it->key()), &qid, &group, &seq)) {
-      return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
-    }
-    groups_.MarkQueued(group, seq);
-    it->Seek(storage::GroupEnd(id_, group));
-  }
-  if (!it->status().ok()) return storage::FromRocks(it->status(), "loading groups");
-
-  // The deduplication window.
   const int64_t now = core_->NowMillis();
   std::unique_ptr<rocksdb::Iterator> dit(db->db()->NewIterator(ro, db->cf(Cf::kDedup)));
   std::lock_guard<std::mutex> lock(pending_mu_);

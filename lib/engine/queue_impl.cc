@@ -115,10 +115,8 @@ Status QueueImpl::Load() {
     leases_.Put(seq, lease);
   }
   if (!it->status().ok()) return storage::FromRocks(it->status(), "loading leases");
-  if (fifo_) {
-    Status fst = LoadFifo();
-    if (!fst.ok()) return fst;
-  }
+  Status gst = fifo_ ? LoadFifo() : LoadGroups();
+  if (!gst.ok()) return gst;
 
   // Delayed buckets still in the future.
   const int64_t now_bucket = BucketOf(core_->NowMillis());
@@ -194,6 +192,19 @@ void QueueImpl::FinishPending(int64_t visible_at, uint64_t seq, int64_t bucket_s
   if (bucket_second > 0) buckets_[bucket_second] += 1;
 }
 
+void QueueImpl::FinishPendingGrouped(const std::string& group, uint64_t seq, bool written) {
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  auto it = fifo_pending_.find(group);
+  if (it != fifo_pending_.end()) {
+    it->second.erase(it->second.find(seq));
+    if (it->second.empty()) fifo_pending_.erase(it);
+  }
+  if (written) {
+    fifo_new_.emplace_back(group, seq);
+    uses_groups_.store(true);
+  }
+}
+
 void QueueImpl::AcceptInserted(const CounterDelta& delta) { ApplyDelta(delta); }
 
 Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& requests,
@@ -209,6 +220,9 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
 
   const size_t n = requests.size();
   std::vector<int64_t> visible_at(n);
+  // Fair queues: a message with a MessageGroupId (and no delay) is queued in
+  // its group's lane, so that one tenant's backlog cannot starve the others.
+  std::vector<bool> grouped(n, false);
   int64_t now = 0;
   uint64_t first_seq = 0;
   {
@@ -220,7 +234,12 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
     for (size_t i = 0; i < n; ++i) {
       int delay = requests[i]->delay_seconds.value_or(config->delay_seconds);
       visible_at[i] = now + int64_t{delay} * 1000;
-      RegisterPending(visible_at[i], first_seq + i);
+      grouped[i] = delay == 0 && requests[i]->message_group_id.has_value();
+      if (grouped[i]) {
+        fifo_pending_[*requests[i]->message_group_id].insert(first_seq + i);
+      } else {
+        RegisterPending(visible_at[i], first_seq + i);
+      }
     }
   }
 
@@ -253,9 +272,16 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
               storage::EncodeMessage(m));
     VisibleEntry entry;
     entry.sent_ms = now;
-    entry.has_expiry_entry = delayed;
-    batch.Put(core_->db()->cf(Cf::kVisible), storage::TimeKey(id_, visible_at[i], seq),
-              storage::EncodeVisible(entry));
+    entry.has_expiry_entry = delayed || grouped[i];
+    if (grouped[i]) {
+      batch.Put(core_->db()->cf(Cf::kGrouped), storage::GroupedKey(id_, m.message_group_id, seq),
+                storage::EncodeVisible(entry));
+      batch.Put(core_->db()->cf(Cf::kExpiry), storage::TimeKey(id_, now, seq),
+                storage::ExpiryValueGrouped(m.message_group_id));
+    } else {
+      batch.Put(core_->db()->cf(Cf::kVisible), storage::TimeKey(id_, visible_at[i], seq),
+                storage::EncodeVisible(entry));
+    }
     if (delayed) {
       batch.Put(core_->db()->cf(Cf::kExpiry), storage::TimeKey(id_, now, seq),
                 storage::ExpiryValueVisible(visible_at[i]));
@@ -281,7 +307,11 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
   batch.Merge(core_->db()->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
   Status st = core_->db()->Write(&batch, /*must_sync=*/true);
   for (size_t i = 0; i < n; ++i) {
-    FinishPending(visible_at[i], first_seq + i, st.ok() ? bucket[i] : 0);
+    if (grouped[i]) {
+      FinishPendingGrouped(*requests[i]->message_group_id, first_seq + i, st.ok());
+    } else {
+      FinishPending(visible_at[i], first_seq + i, st.ok() ? bucket[i] : 0);
+    }
   }
   if (!st.ok()) {
     results->clear();
@@ -604,54 +634,53 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
                       std::to_string(core_->options().max_inflight_per_queue) +
                       ") is reached for queue " + name_ + ".");
   }
-  const size_t want =
-      static_cast<size_t>(std::min<int64_t>(request.max_number_of_messages, room));
-  const int64_t lease_ms =
-      int64_t{request.visibility_timeout.value_or(config_.visibility_timeout)} * 1000;
-  const int64_t retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
-
-  DeadLetterMove dl = PrepareDeadLetterLocked();
+  ReceiveContext ctx;
+  ctx.now = now;
+  ctx.want = static_cast<size_t>(std::min<int64_t>(request.max_number_of_messages, room));
+  ctx.lease_ms = int64_t{request.visibility_timeout.value_or(config_.visibility_timeout)} * 1000;
+  ctx.retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
+  ctx.dl = PrepareDeadLetterLocked();
+  ctx.taken = taken;
   storage::Database* db = core_->db();
-  rocksdb::WriteBatch batch;
-  CounterDelta delta;
-  std::vector<uint64_t> leases_gone;
 
   // 1. Messages whose lease ended: first in line.
-  for (uint64_t seq : leases_.Expired(now, want + 64)) {
-    if (taken->size() >= want) break;
+  for (uint64_t seq : leases_.Expired(now, ctx.want + 64)) {
+    if (ctx.full()) break;
     const LeaseEntry& old = *leases_.Find(seq);
-    if (old.sent_ms <= retention_cutoff) {
-      batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
-      batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
-      delta.Add(storage::kLeases, -1);
-      delta.Add(storage::kExpiredTotal, 1);
-      leases_gone.push_back(seq);
+    if (old.sent_ms <= ctx.retention_cutoff) {
+      ctx.batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+      ctx.batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+      ctx.delta.Add(storage::kLeases, -1);
+      ctx.delta.Add(storage::kExpiredTotal, 1);
+      ctx.leases_gone.push_back(seq);
       continue;
     }
-    if (dl.dlq && old.receive_count >= static_cast<uint32_t>(dl.max_receives)) {
-      StatusOr<bool> moved = MoveToDeadLetter(&dl, seq, old.receive_count, old.first_receive_ms,
-                                              old.sent_ms, now, &batch, &delta);
+    if (ctx.dl.dlq && old.receive_count >= static_cast<uint32_t>(ctx.dl.max_receives)) {
+      StatusOr<bool> moved = MoveToDeadLetter(&ctx.dl, seq, old.receive_count, old.first_receive_ms,
+                                              old.sent_ms, now, &ctx.batch, &ctx.delta);
       if (!moved.ok()) return moved.status();
       if (*moved) {
-        batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
-        delta.Add(storage::kLeases, -1);
-        leases_gone.push_back(seq);
+        ctx.batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+        ctx.delta.Add(storage::kLeases, -1);
+        ctx.leases_gone.push_back(seq);
       }
       continue;
     }
     LeaseEntry lease = old;
-    lease.visible_at_ms = now + lease_ms;
+    lease.visible_at_ms = now + ctx.lease_ms;
     lease.receive_count += 1;
     lease.lease_start_ms = now;
-    batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
-    delta.Add(storage::kReceivedTotal, 1);
+    ctx.batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
+    ctx.delta.Add(storage::kReceivedTotal, 1);
     taken->push_back({seq, lease});
   }
 
-  // 2. The visible index, from the cursor up to now.
+  // 2. Queued messages. Without message groups: the visible index, from the
+  //    cursor up to now. With groups (fair queues), tenants take turns: each
+  //    round takes one message without a group and one from every group.
   int64_t new_cursor_ms = cursor_ms_;
   uint64_t new_cursor_seq = cursor_seq_;
-  if (taken->size() < want) {
+  if (!ctx.full()) {
     std::string lo = storage::TimeKey(id_, cursor_ms_, cursor_seq_);
     std::string hi = storage::TimeKey(id_, now + 1, 0);
     rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
@@ -660,6 +689,8 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
     ro.iterate_upper_bound = &hi_s;
     std::unique_ptr<rocksdb::Iterator> it;
     std::pair<int64_t, uint64_t> floor{std::numeric_limits<int64_t>::max(), 0};
+    absl::flat_hash_map<std::string, uint64_t> group_floor;
+    std::unique_ptr<rocksdb::Iterator> groups_it;
     {
       // Sends not yet written must not be passed by the cursor: take the
       // lowest pending key at the moment the iterator's snapshot is made.
@@ -667,84 +698,115 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
       if (!pending_.empty()) floor = *pending_.begin();
       it.reset(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
     }
-    bool blocked = false;
+    if (uses_groups_.load()) groups_it = SnapshotGroupsLocked(&group_floor);
+    const bool fair = groups_it != nullptr && !groups_.empty_rotation();
     size_t scanned = 0;
-    for (it->Seek(lo_s); it->Valid() && taken->size() < want && scanned < kScanLimitPerReceive;
-         it->Next(), ++scanned) {
-      storage::DecodedTimeKey k;
-      VisibleEntry e;
-      if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
-          !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()), &e)) {
-        return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
-      }
-      if (e.sent_ms <= retention_cutoff) {
-        batch.Delete(db->cf(Cf::kVisible), it->key());
-        batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
-        if (e.has_expiry_entry) {
-          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
-        }
-        delta.Add(storage::kStored, -1);
-        delta.Add(storage::kExpiredTotal, 1);
-      } else if (dl.dlq && e.receive_count >= static_cast<uint32_t>(dl.max_receives)) {
-        StatusOr<bool> moved = MoveToDeadLetter(&dl, k.seq, e.receive_count, e.first_receive_ms,
-                                                e.sent_ms, now, &batch, &delta);
-        if (!moved.ok()) return moved.status();
-        if (!*moved) {
-          blocked = true;
+    bool visible_done = false;
+    it->Seek(lo_s);
+    while (!ctx.full()) {
+      bool progress = false;
+      // The lane without groups: one message per round when fair, else all.
+      size_t lane_taken = 0;
+      while (!visible_done && !ctx.full() && (!fair || lane_taken == 0)) {
+        if (!it->Valid() || scanned >= kScanLimitPerReceive) {
+          visible_done = true;
           break;
         }
-        batch.Delete(db->cf(Cf::kVisible), it->key());
-        if (e.has_expiry_entry) {
-          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
+        storage::DecodedTimeKey k;
+        VisibleEntry e;
+        if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
+            !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()), &e)) {
+          return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
         }
-        delta.Add(storage::kStored, -1);
-      } else {
-        LeaseEntry lease;
-        lease.visible_at_ms = now + lease_ms;
-        lease.receive_count = e.receive_count + 1;
-        lease.first_receive_ms = e.receive_count == 0 ? now : e.first_receive_ms;
-        lease.sent_ms = e.sent_ms;
-        lease.lease_start_ms = now;
-        batch.Delete(db->cf(Cf::kVisible), it->key());
-        if (e.has_expiry_entry) {
-          batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
+        StatusOr<EntryOutcome> outcome = TakeQueuedLocked(&ctx, Cf::kVisible, it->key(), k.seq, e, "");
+        if (!outcome.ok()) return outcome.status();
+        if (*outcome == EntryOutcome::kBlocked) {
+          visible_done = true;
+          break;
         }
-        batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, k.seq),
-                  storage::EncodeLease(lease));
-        delta.Add(storage::kStored, -1);
-        delta.Add(storage::kLeases, 1);
-        delta.Add(storage::kReceivedTotal, 1);
-        taken->push_back({k.seq, lease});
+        if (*outcome == EntryOutcome::kTaken) {
+          ++lane_taken;
+          progress = true;
+        }
+        new_cursor_ms = k.time_ms;
+        new_cursor_seq = k.seq + 1;
+        ++scanned;
+        it->Next();
       }
-      new_cursor_ms = k.time_ms;
-      new_cursor_seq = k.seq + 1;
+      if (!it->status().ok()) return storage::FromRocks(it->status(), "receiving");
+      if (fair && !ctx.full()) {
+        Status st = TakeFromGroupsRoundLocked(&ctx, groups_it.get(), group_floor, &progress);
+        if (!st.ok()) return st;
+      }
+      if (!fair || !progress) break;
     }
-    if (!it->status().ok()) return storage::FromRocks(it->status(), "receiving");
-    (void)blocked;
     if (std::make_pair(new_cursor_ms, new_cursor_seq) > floor) {
       new_cursor_ms = floor.first;
       new_cursor_seq = floor.second;
     }
   }
 
-  if (delta.empty() && dl.delta.empty()) {
+  if (ctx.delta.empty() && ctx.dl.delta.empty()) {
     AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
     return Status::OK();
   }
-  delta.Max(storage::kCursorMs, new_cursor_ms);
-  batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
-  AddDeadLetterCounters(&dl, &batch);
-  Status st = db->Write(&batch, /*must_sync=*/false);
-  FinishDeadLetter(&dl, st.ok());
+  ctx.delta.Max(storage::kCursorMs, new_cursor_ms);
+  ctx.batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), ctx.delta.Encode());
+  AddDeadLetterCounters(&ctx.dl, &ctx.batch);
+  Status st = db->Write(&ctx.batch, /*must_sync=*/false);
+  FinishDeadLetter(&ctx.dl, st.ok());
   if (!st.ok()) {
     taken->clear();
+    groups_.DiscardPlans();
     return st;
   }
-  for (uint64_t seq : leases_gone) ForgetLeaseLocked(seq);
+  for (uint64_t seq : ctx.leases_gone) ForgetLeaseLocked(seq);
   for (const Taken& t : *taken) leases_.Put(t.seq, t.lease);
+  groups_.ApplyPlans();
   AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
-  ApplyDelta(delta);
+  ApplyDelta(ctx.delta);
   return Status::OK();
+}
+
+StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeQueuedLocked(ReceiveContext* ctx, Cf cf,
+                                                              const rocksdb::Slice& key,
+                                                              uint64_t seq, const VisibleEntry& e,
+                                                              const std::string& group) {
+  storage::Database* db = core_->db();
+  auto drop_index = [&] {
+    ctx->batch.Delete(db->cf(cf), key);
+    if (e.has_expiry_entry) {
+      ctx->batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
+    }
+    ctx->delta.Add(storage::kStored, -1);
+  };
+  if (e.sent_ms <= ctx->retention_cutoff) {
+    drop_index();
+    ctx->batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+    ctx->delta.Add(storage::kExpiredTotal, 1);
+    return EntryOutcome::kDropped;
+  }
+  if (ctx->dl.dlq && e.receive_count >= static_cast<uint32_t>(ctx->dl.max_receives)) {
+    StatusOr<bool> moved = MoveToDeadLetter(&ctx->dl, seq, e.receive_count, e.first_receive_ms,
+                                            e.sent_ms, ctx->now, &ctx->batch, &ctx->delta);
+    if (!moved.ok()) return moved.status();
+    if (!*moved) return EntryOutcome::kBlocked;
+    drop_index();
+    return EntryOutcome::kDropped;
+  }
+  LeaseEntry lease;
+  lease.visible_at_ms = ctx->now + ctx->lease_ms;
+  lease.receive_count = e.receive_count + 1;
+  lease.first_receive_ms = e.receive_count == 0 ? ctx->now : e.first_receive_ms;
+  lease.sent_ms = e.sent_ms;
+  lease.lease_start_ms = ctx->now;
+  lease.group = group;
+  drop_index();
+  ctx->batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
+  ctx->delta.Add(storage::kLeases, 1);
+  ctx->delta.Add(storage::kReceivedTotal, 1);
+  ctx->taken->push_back({seq, lease});
+  return EntryOutcome::kTaken;
 }
 
 // ---- Dead-letter moves --------------------------------------------------------------
@@ -842,17 +904,7 @@ void QueueImpl::FinishDeadLetter(DeadLetterMove* m, bool ok) {
   if (!m->dlq) return;
   QueueImpl* dlq = m->dlq.get();
   for (const auto& [at, seq] : m->inserts) dlq->FinishPending(at, seq, 0);
-  {
-    std::lock_guard<std::mutex> lock(dlq->pending_mu_);
-    for (const auto& [group, seq] : m->grouped) {
-      auto it = dlq->fifo_pending_.find(group);
-      if (it != dlq->fifo_pending_.end()) {
-        it->second.erase(it->second.find(seq));
-        if (it->second.empty()) dlq->fifo_pending_.erase(it);
-      }
-      if (ok) dlq->fifo_new_.emplace_back(group, seq);
-    }
-  }
+  for (const auto& [group, seq] : m->grouped) dlq->FinishPendingGrouped(group, seq, ok);
   if (ok && (!m->inserts.empty() || !m->grouped.empty())) {
     dlq->AcceptInserted(m->delta);
     // Waking the DLQ's receivers takes its mutex: done by the caller after

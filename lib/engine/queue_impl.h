@@ -30,6 +30,9 @@
 #include <string>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+
 #include "lib/api/queue_config.h"
 #include "lib/engine/core.h"
 #include "lib/fifo/dedup_table.h"
@@ -39,6 +42,10 @@
 #include "lib/storage/counters.h"
 #include "lib/storage/records.h"
 #include "lqs/queue.h"
+
+namespace rocksdb {
+class Iterator;
+}
 
 namespace lqs::engine {
 
@@ -151,6 +158,9 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
                        std::vector<SendMessageResult>* results);
   int64_t RegisterPending(int64_t visible_at, uint64_t seq);
   void FinishPending(int64_t visible_at, uint64_t seq, int64_t bucket_second);
+  // The grouped (FIFO or fair-queue) twin: unregisters, and when written,
+  // tells the next receive that the group has new messages.
+  void FinishPendingGrouped(const std::string& group, uint64_t seq, bool written);
   // Called by a source queue when it inserted a dead-letter message here.
   void AcceptInserted(const storage::CounterDelta& delta);
 
@@ -192,6 +202,41 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   void AddDeadLetterCounters(DeadLetterMove* m, rocksdb::WriteBatch* batch);
   // After the write: settles the DLQ's pending inserts; REQUIRES mu_.
   void FinishDeadLetter(DeadLetterMove* m, bool ok);
+  // What one receive is building: its batch, counter deltas and leases.
+  struct ReceiveContext {
+    int64_t now = 0;
+    int64_t lease_ms = 0;
+    int64_t retention_cutoff = 0;  // sent at or before: expired
+    size_t want = 0;
+    DeadLetterMove dl;
+    rocksdb::WriteBatch batch;
+    storage::CounterDelta delta;
+    std::vector<uint64_t> leases_gone;
+    std::vector<Taken>* taken = nullptr;
+    // Fair rounds: where each group continues, and groups found empty.
+    absl::flat_hash_map<std::string, uint64_t> group_cursor;
+    absl::flat_hash_set<std::string> group_exhausted;
+    bool full() const { return taken->size() >= want; }
+  };
+  enum class EntryOutcome { kTaken, kDropped, kBlocked };
+  // Handles one queued index entry (`key` in `cf`): expires it, moves it to
+  // the DLQ, or leases it into ctx->taken. kBlocked: the DLQ could not take
+  // it now; the entry stays. REQUIRES mu_.
+  StatusOr<EntryOutcome> TakeQueuedLocked(ReceiveContext* ctx, storage::Cf cf,
+                                          const rocksdb::Slice& key, uint64_t seq,
+                                          const storage::VisibleEntry& e, const std::string& group);
+  // Fair queues: takes at most one message from each group in the rotation
+  // (standard queues with MessageGroupId). REQUIRES mu_.
+  Status TakeFromGroupsRoundLocked(ReceiveContext* ctx, rocksdb::Iterator* it,
+                                   const absl::flat_hash_map<std::string, uint64_t>& pending_floor,
+                                   bool* progress);
+  // Moves groups written to since the last receive into groups_, captures
+  // pending sends per group and makes an iterator over `grouped` whose
+  // snapshot is consistent with them. REQUIRES mu_.
+  std::unique_ptr<rocksdb::Iterator> SnapshotGroupsLocked(
+      absl::flat_hash_map<std::string, uint64_t>* pending_floor);
+  Status LoadGroups();
+
   // Removes a lease from the lease table (and its FIFO group); REQUIRES mu_.
   void ForgetLeaseLocked(uint64_t seq);
 
@@ -215,6 +260,9 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
 
   mutable std::shared_mutex gate_;
   std::atomic<bool> deleted_{false};
+  // Whether any message with a MessageGroupId was ever queued here (fair
+  // queues); until then standard receives skip the group machinery.
+  std::atomic<bool> uses_groups_{false};
 
   mutable std::mutex mu_;
   notify::WaitList waiters_{&mu_};

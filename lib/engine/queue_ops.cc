@@ -147,40 +147,48 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
                      lease.receive_count, &stop);
     if (!st.ok() || stop) return st;
   }
-  const std::string lo = fifo_ ? storage::QueuePrefix(id_) : storage::TimeKey(id_, cursor_ms, cursor_seq);
-  const std::string hi = storage::QueueEnd(id_);
-  rocksdb::Slice lo_s(lo), hi_s(hi);
-  rocksdb::ReadOptions ro = read;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db->db()->NewIterator(ro, db->cf(fifo_ ? Cf::kGrouped : Cf::kVisible)));
-  for (it->Seek(lo_s); it->Valid(); it->Next()) {
-    uint64_t seq = 0;
-    int64_t visible_at = 0;
-    storage::VisibleEntry e;
-    if (!storage::DecodeVisible(View(it->value()), &e)) {
-      return Status(ErrorCode::kCorruption, "index entry of queue " + name_ + " is corrupt");
-    }
-    if (fifo_) {
-      uint64_t qid = 0;
-      std::string group;
-      if (!storage::DecodeGroupedKey(View(it->key()), &qid, &group, &seq)) {
-        return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
+  // Queued messages: a standard queue's visible index (from its cursor),
+  // then the groups' lanes (FIFO queues and fair queues).
+  for (const bool grouped : {false, true}) {
+    if (fifo_ && !grouped) continue;
+    const std::string lo =
+        grouped ? storage::QueuePrefix(id_) : storage::TimeKey(id_, cursor_ms, cursor_seq);
+    const std::string hi = storage::QueueEnd(id_);
+    rocksdb::Slice lo_s(lo), hi_s(hi);
+    rocksdb::ReadOptions ro = read;
+    ro.iterate_lower_bound = &lo_s;
+    ro.iterate_upper_bound = &hi_s;
+    std::unique_ptr<rocksdb::Iterator> it(
+        db->db()->NewIterator(ro, db->cf(grouped ? Cf::kGrouped : Cf::kVisible)));
+    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+      uint64_t seq = 0;
+      int64_t visible_at = 0;
+      storage::VisibleEntry e;
+      if (!storage::DecodeVisible(View(it->value()), &e)) {
+        return Status(ErrorCode::kCorruption, "index entry of queue " + name_ + " is corrupt");
       }
-      visible_at = e.sent_ms + delay_ms;
-    } else {
-      storage::DecodedTimeKey k;
-      if (!storage::DecodeTimeKey(View(it->key()), &k)) {
-        return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
+      if (grouped) {
+        uint64_t qid = 0;
+        std::string group;
+        if (!storage::DecodeGroupedKey(View(it->key()), &qid, &group, &seq)) {
+          return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
+        }
+        visible_at = e.sent_ms + (fifo_ ? delay_ms : 0);
+      } else {
+        storage::DecodedTimeKey k;
+        if (!storage::DecodeTimeKey(View(it->key()), &k)) {
+          return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
+        }
+        seq = k.seq;
+        visible_at = k.time_ms;
       }
-      seq = k.seq;
-      visible_at = k.time_ms;
+      Status st =
+          emit(seq, visible_at > now ? "delayed" : "visible", visible_at, e.receive_count, &stop);
+      if (!st.ok() || stop) return st;
     }
-    Status st = emit(seq, visible_at > now ? "delayed" : "visible", visible_at, e.receive_count, &stop);
-    if (!st.ok() || stop) return st;
+    if (!it->status().ok()) return storage::FromRocks(it->status(), "scanning messages");
   }
-  return storage::FromRocks(it->status(), "scanning messages");
+  return Status::OK();
 }
 
 }  // namespace lqs::engine

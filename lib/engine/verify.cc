@@ -62,7 +62,6 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
         problems.push_back(where + "undecodable grouped entry");
         continue;
       }
-      if (!q->is_fifo()) problems.push_back(where + "grouped entry in a standard queue");
       if (!visible.insert(seq).second) problems.push_back(where + "message " + std::to_string(seq) + " queued twice");
       if (e.has_expiry_entry) expiry_expected.emplace(e.sent_ms, seq);
     }

@@ -63,7 +63,25 @@ void GroupTable::DropIfIdle(const std::string& group) {
   groups_.erase(it);
 }
 
+void GroupTable::Plan(const std::string& group, uint64_t new_cursor, bool exhausted,
+                      bool served) {
+  plans_.push_back({group, new_cursor, exhausted, served});
+}
+
+void GroupTable::ApplyPlans() {
+  for (const PlanEntry& p : plans_) {
+    GroupState* g = Find(p.group);
+    if (g == nullptr) continue;
+    g->cursor = std::max(g->cursor, p.new_cursor);
+    if (p.exhausted) g->may_have_queued = false;
+    if (p.served) MoveToBack(p.group);
+    DropIfIdle(p.group);
+  }
+  plans_.clear();
+}
+
 void GroupTable::Clear() {
+  plans_.clear();
   groups_.clear();
   rotation_.clear();
   position_.clear();

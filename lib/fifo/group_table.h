@@ -45,12 +45,27 @@ class GroupTable {
   void DropIfIdle(const std::string& group);
   void Clear();
   size_t size() const { return groups_.size(); }
+  bool empty_rotation() const { return rotation_.empty(); }
+
+  // What a receive learned about a group, applied only once its write
+  // succeeded: the new cursor, whether the queued range ran out, and whether
+  // the group was served (it then goes to the back of the rotation).
+  void Plan(const std::string& group, uint64_t new_cursor, bool exhausted, bool served);
+  void ApplyPlans();
+  void DiscardPlans() { plans_.clear(); }
 
  private:
   GroupState& GetOrCreate(const std::string& group);
   absl::flat_hash_map<std::string, GroupState> groups_;
   std::list<std::string> rotation_;
   absl::flat_hash_map<std::string, std::list<std::string>::iterator> position_;
+  struct PlanEntry {
+    std::string group;
+    uint64_t new_cursor;
+    bool exhausted;
+    bool served;
+  };
+  std::vector<PlanEntry> plans_;
 };
 
 }  // namespace lqs::fifo

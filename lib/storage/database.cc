@@ -72,6 +72,10 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options,
   db_options.bytes_per_sync = 1 << 20;
   db_options.keep_log_file_num = 3;
   db_options.max_total_wal_size = 64 << 20;
+  // Without a write-ahead log, column families flushed at different moments
+  // would disagree after a crash (a message in no state, or two): flush them
+  // together. With the log, recovery replays it and keeps them consistent.
+  db_options.atomic_flush = options.durability == Durability::kNone;
   if (env != nullptr) db_options.env = env;
 
   auto cache = rocksdb::NewLRUCache(static_cast<size_t>(options.block_cache_bytes));
