@@ -1,1 +1,281 @@
-int main(){return 0;}
+// tests/crash_child.cc — the process that durability_test.cc kills with
+// SIGKILL.
+//
+//   lqs_crash_child <db_dir> <oracle_dir> <seed> <none|process|fsync>
+//
+// Opens the database at <db_dir> (real clock, background maintenance on),
+// creates (or reuses) the queue "work" (VisibilityTimeout 2 s, RedrivePolicy
+// maxReceiveCount 3 to "work-dlq") and its DLQ, then runs producer and
+// consumer threads until it is killed. It never exits on its own.
+//
+// The oracle: like RocksDB's db_stress, every thread appends what it did to
+// its own append-only file in <oracle_dir>, one line per event:
+//   pending <id>      written BEFORE a send of the message <id> is attempted
+//   acked <id>        written AFTER that send returned OK
+//   deleting <id>     written BEFORE a DeleteMessage(Batch) of <id> (either queue)
+//   deleted <id>      written AFTER DeleteMessage on "work" returned OK
+//   dlq-deleted <id>  written AFTER DeleteMessage on "work-dlq" returned OK
+// Each event is one write(2) without fsync: the oracle needs to survive a
+// kill of this process, not a power loss, and the kernel keeps what was
+// written. Message bodies are the ids: "s<seed>p<thread>-<n>", unique across
+// rounds because every round gets a different seed.
+//
+// Prints "ready" on stdout once all threads run.
+//
+// Environment: LQS_CRASH_WRITE_BUFFER_BYTES, if set, replaces
+// Options::write_buffer_bytes (small memtables make RocksDB flush often).
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lqs/lqs.h"
+
+namespace {
+
+constexpr int kProducers = 2;
+constexpr int kConsumers = 2;
+// Producers pause while the backlog is above this, and pace their calls, so
+// that the test's drain of the database stays fast however many rounds run
+// on it (unpaced, in-flight leases pile up into the tens of thousands).
+constexpr int64_t kMaxBacklog = 1000;
+constexpr auto kProducerPause = std::chrono::milliseconds(1);
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "lqs_crash_child: %s\n", what.c_str());
+  std::_Exit(2);
+}
+
+// One thread's append-only oracle file.
+class OracleLog {
+ public:
+  explicit OracleLog(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) Die("cannot open oracle file " + path + ": " + std::strerror(errno));
+  }
+  ~OracleLog() { ::close(fd_); }
+  OracleLog(const OracleLog&) = delete;
+  OracleLog& operator=(const OracleLog&) = delete;
+
+  // Appends `lines` (each ending in '\n') with a single write(2).
+  void Append(const std::string& lines) {
+    size_t done = 0;
+    while (done < lines.size()) {
+      ssize_t n = ::write(fd_, lines.data() + done, lines.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        Die(std::string("oracle write failed: ") + std::strerror(errno));
+      }
+      done += static_cast<size_t>(n);
+    }
+  }
+
+  // "<event> <id>\n" for every id.
+  void Record(const char* event, const std::vector<std::string>& ids) {
+    std::string lines;
+    for (const auto& id : ids) {
+      lines += event;
+      lines += ' ';
+      lines += id;
+      lines += '\n';
+    }
+    if (!lines.empty()) Append(lines);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+lqs::Durability ParseDurability(const std::string& s) {
+  if (s == "none") return lqs::Durability::kNone;
+  if (s == "process") return lqs::Durability::kProcess;
+  if (s == "fsync") return lqs::Durability::kFsync;
+  Die("unknown durability '" + s + "' (want none, process or fsync)");
+}
+
+// Visible messages. (In-flight ones are bounded by the consumers' rate of
+// leaving leases to expire times the 2 s VisibilityTimeout.)
+int64_t Backlog(lqs::Queue& q) {
+  const std::string visible(lqs::attr::kApproximateNumberOfMessages);
+  auto attrs = q.GetAttributes({visible});
+  if (!attrs.ok()) return 0;
+  return std::stoll((*attrs)[visible]);
+}
+
+// Sends single messages and batches of 2..10, recording pending/acked.
+void Produce(lqs::Queue& q, OracleLog& log, const std::string& prefix, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  int64_t n = 0;
+  for (int loop = 0;; ++loop) {
+    if (loop % 10 == 0) {
+      while (Backlog(q) > kMaxBacklog) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(kProducerPause);
+    const int batch = (rng() % 3 == 0) ? 2 + static_cast<int>(rng() % 9) : 1;
+    std::vector<std::string> ids;
+    for (int i = 0; i < batch; ++i) ids.push_back(prefix + std::to_string(n++));
+    log.Record("pending", ids);
+    if (batch == 1) {
+      lqs::SendMessageRequest r;
+      r.body = ids[0];
+      auto sent = q.SendMessage(r);
+      if (sent.ok()) {
+        log.Record("acked", ids);
+      } else {
+        std::fprintf(stderr, "lqs_crash_child: send failed: %s\n",
+                     sent.status().ToString().c_str());
+      }
+      continue;
+    }
+    std::vector<lqs::SendMessageBatchEntry> entries;
+    for (int i = 0; i < batch; ++i) {
+      lqs::SendMessageBatchEntry e;
+      e.id = "e" + std::to_string(i);
+      e.request.body = ids[static_cast<size_t>(i)];
+      entries.push_back(std::move(e));
+    }
+    auto sent = q.SendMessageBatch(entries);
+    if (!sent.ok()) {
+      std::fprintf(stderr, "lqs_crash_child: batch failed: %s\n",
+                   sent.status().ToString().c_str());
+      continue;
+    }
+    std::vector<std::string> acked;
+    for (const auto& s : sent->successful) {
+      acked.push_back(ids[static_cast<size_t>(std::stoi(s.id.substr(1)))]);
+    }
+    log.Record("acked", acked);
+    for (const auto& f : sent->failed) {
+      std::fprintf(stderr, "lqs_crash_child: batch entry failed: %s %s\n", f.code.c_str(),
+                   f.message.c_str());
+    }
+  }
+}
+
+// Receives up to 10 and deletes most (singly or in a batch), extends or
+// shortens the lease of some, and leaves the rest to expire, so that
+// messages are redelivered and, after 3 receives, moved to the DLQ.
+void Consume(lqs::Queue& q, OracleLog& log, uint64_t seed, const char* deleted_event,
+             int delete_percent) {
+  std::mt19937_64 rng(seed);
+  for (;;) {
+    lqs::ReceiveMessageRequest r;
+    r.max_number_of_messages = 10;
+    r.wait_time_seconds = 1;
+    auto got = q.ReceiveMessage(r);
+    if (!got.ok()) {
+      std::fprintf(stderr, "lqs_crash_child: receive failed: %s\n",
+                   got.status().ToString().c_str());
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    std::vector<lqs::DeleteMessageBatchEntry> batch;
+    std::vector<std::string> batch_bodies;
+    for (const auto& m : got->messages) {
+      const int dice = static_cast<int>(rng() % 100);
+      if (dice < delete_percent / 2) {
+        log.Record("deleting", {m.body});
+        if (q.DeleteMessage(m.receipt_handle).ok()) log.Record(deleted_event, {m.body});
+      } else if (dice < delete_percent) {
+        batch.push_back({"d" + std::to_string(batch.size()), m.receipt_handle});
+        batch_bodies.push_back(m.body);
+      } else if (dice < delete_percent + 10) {
+        q.ChangeMessageVisibility(m.receipt_handle, static_cast<int>(rng() % 4)).IgnoreError();
+      }  // else: left to expire
+    }
+    if (!batch.empty()) {
+      log.Record("deleting", batch_bodies);
+      auto res = q.DeleteMessageBatch(batch);
+      if (res.ok()) {
+        std::vector<std::string> deleted;
+        for (const auto& id : res->successful) {
+          deleted.push_back(batch_bodies[static_cast<size_t>(std::stoi(id.substr(1)))]);
+        }
+        log.Record(deleted_event, deleted);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr,
+                 "usage: %s <db_dir> <oracle_dir> <seed> <none|process|fsync>\n", argv[0]);
+    return 2;
+  }
+  const std::string db_dir = argv[1];
+  const std::string oracle_dir = argv[2];
+  const uint64_t seed = std::strtoull(argv[3], nullptr, 10);
+  const std::string seed_text = std::to_string(seed);
+
+  std::error_code ec;
+  std::filesystem::create_directories(oracle_dir, ec);
+  if (ec) Die("cannot create " + oracle_dir + ": " + ec.message());
+
+  lqs::Options options;
+  options.path = db_dir;
+  options.durability = ParseDurability(argv[4]);
+  options.background_maintenance = true;
+  options.maintenance_interval_ms = 200;
+  if (const char* wb = std::getenv("LQS_CRASH_WRITE_BUFFER_BYTES")) {
+    options.write_buffer_bytes = std::strtoll(wb, nullptr, 10);
+  }
+  auto opened = lqs::Broker::Open(options);
+  if (!opened.ok()) Die("open failed: " + opened.status().ToString());
+  std::unique_ptr<lqs::Broker> broker = std::move(opened).value();
+
+  auto dlq = broker->CreateQueue("work-dlq", {}, {});
+  if (!dlq.ok()) Die("create work-dlq: " + dlq.status().ToString());
+  const std::string redrive = "{\"deadLetterTargetArn\":\"" + (*dlq)->arn() +
+                              "\",\"maxReceiveCount\":\"3\"}";
+  auto work = broker->CreateQueue(
+      "work",
+      {{std::string(lqs::attr::kVisibilityTimeout), "2"},
+       {std::string(lqs::attr::kRedrivePolicy), redrive}},
+      {});
+  if (!work.ok()) Die("create work: " + work.status().ToString());
+
+  std::vector<std::unique_ptr<OracleLog>> logs;
+  std::vector<std::thread> threads;
+  auto new_log = [&](const std::string& name) -> OracleLog& {
+    logs.push_back(std::make_unique<OracleLog>(oracle_dir + "/" + seed_text + "-" + name + ".log"));
+    return *logs.back();
+  };
+  for (int p = 0; p < kProducers; ++p) {
+    OracleLog& log = new_log("p" + std::to_string(p));
+    const std::string prefix = "s" + seed_text + "p" + std::to_string(p) + "-";
+    threads.emplace_back([&q = **work, &log, prefix, seed, p] {
+      Produce(q, log, prefix, seed * 131 + static_cast<uint64_t>(p));
+    });
+  }
+  for (int c = 0; c < kConsumers; ++c) {
+    OracleLog& log = new_log("c" + std::to_string(c));
+    threads.emplace_back([&q = **work, &log, seed, c] {
+      Consume(q, log, seed * 137 + static_cast<uint64_t>(c), "deleted", 70);
+    });
+  }
+  {
+    OracleLog& log = new_log("dlq");
+    threads.emplace_back([&q = **dlq, &log, seed] {
+      Consume(q, log, seed * 139, "dlq-deleted", 50);
+    });
+  }
+
+  std::printf("ready\n");
+  std::fflush(stdout);
+  for (auto& t : threads) t.join();  // never: the threads run until SIGKILL
+  return 0;
+}
