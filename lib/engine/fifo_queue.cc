@@ -36,11 +36,7 @@ std::string_view View(const rocksdb::Slice& s) { return std::string_view(s.data(
 
 Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>& requests,
                                     std::vector<SendMessageResult>* results) {
-  std::shared_ptr<const api::QueueConfig> config;
-  {
-    std::lock_guard<std::mutex> lock(send_config_mu_);
-    config = send_config_;
-  }
+  std::shared_ptr<const api::QueueConfig> config = SendConfig();
   std::shared_lock<std::shared_mutex> gate(gate_);
   Status live = CheckLive();
   if (!live.ok()) return live;

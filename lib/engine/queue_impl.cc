@@ -9,6 +9,7 @@
 #include "lib/engine/ids.h"
 #include "lib/fifo/dedup_table.h"
 #include "lib/storage/keys.h"
+#include "lib/storage/range_iterator.h"
 #include "lqs/attributes.h"
 
 namespace lqs::engine {
@@ -209,11 +210,7 @@ void QueueImpl::AcceptInserted(const CounterDelta& delta) { ApplyDelta(delta); }
 
 Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& requests,
                                 std::vector<SendMessageResult>* results) {
-  std::shared_ptr<const api::QueueConfig> config;
-  {
-    std::lock_guard<std::mutex> lock(send_config_mu_);
-    config = send_config_;
-  }
+  std::shared_ptr<const api::QueueConfig> config = SendConfig();
   std::shared_lock<std::shared_mutex> gate(gate_);
   Status live = CheckLive();
   if (!live.ok()) return live;
@@ -326,11 +323,7 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
 StatusOr<SendMessageResult> QueueImpl::SendMessage(const SendMessageRequest& request) {
   Status live = CheckLive();
   if (!live.ok()) return live;
-  api::QueueConfig config;
-  {
-    std::lock_guard<std::mutex> lock(send_config_mu_);
-    config = *send_config_;
-  }
+  const api::QueueConfig config = *SendConfig();
   Status valid = api::ValidateSendMessage(request, config, /*in_batch=*/false);
   if (!valid.ok()) return valid;
   std::vector<SendMessageResult> results;
@@ -355,11 +348,7 @@ StatusOr<SendMessageBatchResult> QueueImpl::SendMessageBatch(
                   "Batch requests cannot be longer than 1048576 bytes. You have sent " +
                       std::to_string(total) + " bytes.");
   }
-  api::QueueConfig config;
-  {
-    std::lock_guard<std::mutex> lock(send_config_mu_);
-    config = *send_config_;
-  }
+  const api::QueueConfig config = *SendConfig();
   if (fifo_) {
     // On FIFO queues these fail the whole batch, as in SQS.
     for (const auto& e : entries) {
@@ -417,17 +406,11 @@ int64_t QueueImpl::DelayedCountLocked(int64_t now) {
     // FIFO delays are the queue's, counted from each message's send time.
     const int64_t delay_ms = int64_t{config_.delay_seconds} * 1000;
     if (delay_ms == 0) return 0;
-    std::string lo = storage::TimeKey(id_, now - delay_ms + 1, 0);
-    std::string hi = storage::TimeKey(id_, now + 1, 0);
-    rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-    rocksdb::ReadOptions ro;
-    ro.iterate_lower_bound = &lo_s;
-    ro.iterate_upper_bound = &hi_s;
-    std::unique_ptr<rocksdb::Iterator> it(
-        core_->db()->db()->NewIterator(ro, core_->db()->cf(Cf::kExpiry)));
     int64_t n = 0;
-    for (it->Seek(lo_s); it->Valid(); it->Next()) {
-      if (it->value().size() > 0 && it->value()[0] == 'G') ++n;
+    for (storage::RangeIterator it(core_->db(), Cf::kExpiry, storage::TimeKey(id_, now - delay_ms + 1, 0),
+                                   storage::TimeKey(id_, now + 1, 0));
+         it.Valid(); it.Next()) {
+      if (!it.value().empty() && it.value()[0] == 'G') ++n;
     }
     return n;
   }
@@ -445,15 +428,11 @@ int64_t QueueImpl::DelayedCountLocked(int64_t now) {
     }
   }
   // The current second's bucket is partly visible already: count exactly.
-  storage::Database* db = core_->db();
-  std::string lo = storage::TimeKey(id_, now + 1, 0);
-  std::string hi = storage::TimeKey(id_, now_bucket * 1000 + 1, 0);
-  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
-  for (it->Seek(lo_s); it->Valid(); it->Next()) ++total;
+  for (storage::RangeIterator it(core_->db(), Cf::kVisible, storage::TimeKey(id_, now + 1, 0),
+                                 storage::TimeKey(id_, now_bucket * 1000 + 1, 0));
+       it.Valid(); it.Next()) {
+    ++total;
+  }
   return total;
 }
 
@@ -461,37 +440,16 @@ int64_t QueueImpl::NextWakeLocked(int64_t now, int64_t deadline) {
   int64_t wake = deadline;
   int64_t lease_end = leases_.NextExpiryAfter(now);
   if (lease_end > 0) wake = std::min(wake, lease_end);
-  storage::Database* db = core_->db();
-  if (fifo_) {
-    // The oldest message still inside the queue's delay becomes visible next.
-    const int64_t delay_ms = int64_t{config_.delay_seconds} * 1000;
-    if (delay_ms == 0) return wake;
-    std::string lo = storage::TimeKey(id_, now - delay_ms + 1, 0);
-    std::string hi = storage::TimeKey(id_, now + 1, 0);
-    rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-    rocksdb::ReadOptions ro;
-    ro.iterate_lower_bound = &lo_s;
-    ro.iterate_upper_bound = &hi_s;
-    std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kExpiry)));
-    it->Seek(lo_s);
-    storage::DecodedTimeKey k;
-    if (it->Valid() && storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k)) {
-      wake = std::min(wake, k.time_ms + delay_ms);
-    }
-    return wake;
-  }
-  std::string lo = storage::TimeKey(id_, now + 1, 0);
-  std::string hi = storage::TimeKey(id_, deadline + 1, 0);
-  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
-  it->Seek(lo_s);
+  // The next delayed message to become visible: for standard queues the
+  // first future key of the visible index; for FIFO queues (whose delay is
+  // the queue's, from the send time) the oldest send still inside it.
+  const int64_t delay_ms = fifo_ ? int64_t{config_.delay_seconds} * 1000 : 0;
+  if (fifo_ && delay_ms == 0) return wake;
+  storage::RangeIterator it(core_->db(), fifo_ ? Cf::kExpiry : Cf::kVisible,
+                            storage::TimeKey(id_, fifo_ ? now - delay_ms + 1 : now + 1, 0),
+                            storage::TimeKey(id_, fifo_ ? now + 1 : deadline + 1, 0));
   storage::DecodedTimeKey k;
-  if (it->Valid() && storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k)) {
-    wake = std::min(wake, k.time_ms);
-  }
+  if (it.Valid() && storage::DecodeTimeKey(it.key(), &k)) wake = std::min(wake, k.time_ms + delay_ms);
   return wake;
 }
 
@@ -521,20 +479,14 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
     std::string lo = storage::TimeKey(id_, cursor_ms_, cursor_seq_);
     std::string hi = storage::TimeKey(id_, cutoff + 1, 0);
     if (!fifo_ && lo < hi) {  // FIFO entries are all in the expiry index
-      rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-      rocksdb::ReadOptions ro;
-      ro.iterate_lower_bound = &lo_s;
-      ro.iterate_upper_bound = &hi_s;
-      std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
-      for (it->Seek(lo_s); it->Valid() && n < budget; it->Next()) {
+      storage::RangeIterator it(db, Cf::kVisible, lo, hi);
+      for (; it.Valid() && n < budget; it.Next()) {
         storage::DecodedTimeKey k;
         VisibleEntry e;
-        if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
-            !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()),
-                                    &e)) {
+        if (!storage::DecodeTimeKey(it.key(), &k) || !storage::DecodeVisible(it.value(), &e)) {
           return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
         }
-        batch.Delete(db->cf(Cf::kVisible), it->key());
+        batch.Delete(db->cf(Cf::kVisible), it.key_slice());
         batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
         if (e.has_expiry_entry) {
           batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
@@ -546,7 +498,7 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
         new_cursor_seq = k.seq + 1;
         ++n;
       }
-      if (!it->status().ok()) return storage::FromRocks(it->status(), "expiring messages");
+      if (Status st = it.status("expiring messages"); !st.ok()) return st;
     }
   }
 
@@ -558,23 +510,17 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
     std::string lo = storage::TimeKey(id_, expiry_cursor_ms_, 0);
     std::string hi = storage::TimeKey(id_, cutoff + 1, 0);
     if (lo < hi) {
-      rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-      rocksdb::ReadOptions ro;
-      ro.iterate_lower_bound = &lo_s;
-      ro.iterate_upper_bound = &hi_s;
-      std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kExpiry)));
-      for (it->Seek(lo_s); it->Valid() && n < budget; it->Next()) {
+      storage::RangeIterator it(db, Cf::kExpiry, lo, hi);
+      for (; it.Valid() && n < budget; it.Next()) {
         storage::DecodedTimeKey k;
         storage::ExpiryTarget target;
-        if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
-            !storage::DecodeExpiryValue(std::string_view(it->value().data(), it->value().size()),
-                                        &target)) {
+        if (!storage::DecodeTimeKey(it.key(), &k) || !storage::DecodeExpiryValue(it.value(), &target)) {
           return Status(ErrorCode::kCorruption, "expiry entry of queue " + name_ + " is corrupt");
         }
         new_expiry_cursor = k.time_ms;
         if (std::find(head_seqs.begin(), head_seqs.end(), k.seq) != head_seqs.end()) continue;
         const int64_t visible_at = target.visible_at_ms;
-        batch.Delete(db->cf(Cf::kExpiry), it->key());
+        batch.Delete(db->cf(Cf::kExpiry), it.key_slice());
         if (target.grouped) {
           batch.Delete(db->cf(Cf::kGrouped), storage::GroupedKey(id_, target.group, k.seq));
         } else {
@@ -592,7 +538,7 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
         }
         ++n;
       }
-      if (!it->status().ok()) return storage::FromRocks(it->status(), "expiring messages");
+      if (Status st = it.status("expiring messages"); !st.ok()) return st;
     }
   }
   if (n == 0) return int64_t{0};

@@ -153,7 +153,11 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   Status ValidateRedriveTargets(const api::QueueConfig& config) const;
   Status PersistRecordLocked(const storage::QueueRecord& record, bool sync);
 
-  // Send path.
+  // Send path. SendConfig: the attributes sends use (a consistent copy).
+  std::shared_ptr<const api::QueueConfig> SendConfig() const {
+    std::lock_guard<std::mutex> lock(send_config_mu_);
+    return send_config_;
+  }
   Status StoreMessages(const std::vector<const SendMessageRequest*>& requests,
                        std::vector<SendMessageResult>* results);
   int64_t RegisterPending(int64_t visible_at, uint64_t seq);
