@@ -1,0 +1,114 @@
+// tools/commands.h — the lqs CLI's subcommands, registered on a CLI11 app.
+//
+// Each Register* function adds its subcommands; a subcommand's callback
+// stores the action to run in Env::action, which main() runs after parsing
+// (so that parsing errors never leave a database half-opened).
+
+#ifndef LQS_TOOLS_COMMANDS_H_
+#define LQS_TOOLS_COMMANDS_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/backend.h"
+#include "tools/output.h"
+
+namespace lqs_cli {
+
+struct GlobalFlags {
+  std::string data;
+  std::string endpoint;
+  std::string durability;
+  int timeout_seconds = 60;
+  bool json = false;
+  bool quiet = false;
+};
+
+class Env {
+ public:
+  GlobalFlags flags;
+  std::unique_ptr<Output> out;
+  std::function<int()> action;
+
+  // Opens the backend named by --data / --endpoint (or $LQS_DATA /
+  // $LQS_ENDPOINT). `create`: a missing local database is created (otherwise
+  // it is an error). On failure prints the error and returns nullptr with
+  // *exit_code set.
+  Backend* Open(bool create, int* exit_code);
+  // Closes the backend (flushes a local database); returns the first error.
+  int Close(int exit_code);
+
+ private:
+  std::unique_ptr<Backend> backend_;
+};
+
+void RegisterQueueCommands(CLI::App& app, Env& env);
+void RegisterMessageCommands(CLI::App& app, Env& env);
+void RegisterStatsCommands(CLI::App& app, Env& env);
+void RegisterRedriveCommands(CLI::App& app, Env& env);
+void RegisterTransferCommands(CLI::App& app, Env& env);
+
+// ---- Helpers shared by the commands --------------------------------------------------
+
+// "K=V" pairs into a map; false (with *error) when one has no '='.
+bool ParsePairs(const std::vector<std::string>& pairs, std::map<std::string, std::string>* out,
+                std::string* error);
+// "NAME=VALUE" (String), "NAME:TYPE=VALUE" (TYPE String, Number, Binary or with a
+// label, Binary values in base64).
+bool ParseMessageAttributes(const std::vector<std::string>& specs,
+                            lqs::MessageAttributeMap* out, std::string* error);
+// The queue name in an ARN ("arn:aws:sqs:r:a:name" -> "name").
+std::string QueueNameFromArn(const std::string& arn);
+// The attributes CreateQueue accepts, from GetAttributes(All).
+lqs::AttributeMap SettableAttributes(const lqs::AttributeMap& all);
+// A JSON object of a received message (SQS member names).
+Json ReceivedMessageJson(const lqs::ReceivedMessage& m);
+// A JSON object of a stored message (export / peek format, see docs/cli.md).
+Json StoredMessageJson(const std::string& queue, const lqs::StoredMessage& m);
+// Batch failures as JSON.
+Json FailuresJson(const std::vector<lqs::BatchResultError>& failed);
+
+// Sends requests in batches of up to 10 (and under SQS's 1 MiB batch limit).
+class BatchSender {
+ public:
+  BatchSender(Backend& backend, std::string queue) : backend_(backend), queue_(std::move(queue)) {}
+  // Queues a message; flushes when a batch is full. A whole-request error
+  // (the queue vanished, I/O) is returned and stops the sender.
+  lqs::Status Add(lqs::SendMessageRequest request, std::string tag = "");
+  lqs::Status Flush();
+
+  int64_t sent() const { return sent_; }
+  const std::vector<lqs::BatchResultError>& failed() const { return failed_; }
+  // Message ids of the successful sends, with the caller's tags.
+  const std::vector<std::pair<std::string, std::string>>& ids() const { return ids_; }
+  void set_keep_ids(bool keep) { keep_ids_ = keep; }
+
+ private:
+  Backend& backend_;
+  std::string queue_;
+  std::vector<lqs::SendMessageBatchEntry> pending_;
+  std::vector<std::string> tags_;
+  size_t pending_bytes_ = 0;
+  int64_t sent_ = 0;
+  int64_t next_id_ = 0;
+  bool keep_ids_ = true;
+  std::vector<lqs::BatchResultError> failed_;
+  std::vector<std::pair<std::string, std::string>> ids_;
+};
+
+// A SendMessageRequest from one JSON line: a JSON string (the body) or an
+// object with Body (or MessageBody), MessageAttributes, DelaySeconds,
+// MessageGroupId, MessageDeduplicationId, Attributes.AWSTraceHeader — the
+// shape `lqs export` writes (whose "state"/"visible_at_ms" of a delayed
+// message become a DelaySeconds when `keep_delay`).
+lqs::StatusOr<lqs::SendMessageRequest> RequestFromJson(const Json& j, bool keep_delay);
+
+}  // namespace lqs_cli
+
+#endif  // LQS_TOOLS_COMMANDS_H_

@@ -1,0 +1,285 @@
+// tools/commands_queue.cc — `lqs queue ...`: create, list, delete, get, set,
+// tag, untag, tags, dlq-sources.
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/commands.h"
+
+namespace lqs_cli {
+namespace {
+
+struct QueueFlags {
+  std::string name;
+  std::vector<std::string> attrs;
+  std::vector<std::string> tags;
+  std::vector<std::string> names;
+  std::string prefix;
+  bool long_format = false;
+};
+
+int RunCreate(Env& env, const QueueFlags& f) {
+  lqs::AttributeMap attrs;
+  lqs::TagMap tags;
+  std::string error;
+  if (!ParsePairs(f.attrs, &attrs, &error) || !ParsePairs(f.tags, &tags, &error)) {
+    return env.out->Usage(error);
+  }
+  int rc = 0;
+  Backend* b = env.Open(/*create=*/true, &rc);
+  if (!b) return rc;
+  auto r = b->CreateQueue(f.name, attrs, tags);
+  if (!r.ok()) return env.out->Error(r.status(), "create " + f.name);
+  if (env.out->json()) {
+    Json j{{"queue", f.name}};
+    if (b->IsRemote()) j["url"] = *r;
+    env.out->PrintJson(j);
+  } else {
+    env.out->Line(*r);
+  }
+  return kExitOk;
+}
+
+int RunList(Env& env, const QueueFlags& f) {
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  auto names = ListAllQueues(*b, f.prefix);
+  if (!names.ok()) return env.out->Error(names.status(), "list");
+  if (!f.long_format) {
+    if (env.out->json()) {
+      env.out->PrintJson(Json{{"queues", *names}});
+    } else {
+      for (const auto& n : *names) env.out->Line(n);
+    }
+    return kExitOk;
+  }
+  Table t({"QUEUE", "MESSAGES", "IN_FLIGHT", "DELAYED", "VISIBILITY", "RETENTION", "DLQ"});
+  Json arr = Json::array();
+  for (const auto& n : *names) {
+    auto a = b->GetAttributes(n, {"All"});
+    if (!a.ok()) return env.out->Error(a.status(), n);
+    std::string dlq = "-";
+    if (auto it = a->find("RedrivePolicy"); it != a->end() && !it->second.empty()) {
+      Json p = Json::parse(it->second, nullptr, false);
+      if (p.is_object() && p.contains("deadLetterTargetArn")) {
+        dlq = QueueNameFromArn(p["deadLetterTargetArn"].get<std::string>());
+      }
+    }
+    auto get = [&](const char* k) {
+      auto it = a->find(k);
+      return it == a->end() ? std::string("-") : it->second;
+    };
+    t.AddRow({n, get("ApproximateNumberOfMessages"), get("ApproximateNumberOfMessagesNotVisible"),
+              get("ApproximateNumberOfMessagesDelayed"), get("VisibilityTimeout"),
+              get("MessageRetentionPeriod"), dlq});
+    Json j{{"queue", n}, {"attributes", Json::object()}};
+    for (const auto& [k, v] : *a) j["attributes"][k] = v;
+    arr.push_back(std::move(j));
+  }
+  if (env.out->json()) {
+    env.out->PrintJson(Json{{"queues", arr}});
+  } else {
+    std::cout << t.Render();
+  }
+  return kExitOk;
+}
+
+int RunDelete(Env& env, const QueueFlags& f) {
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  Status s = b->DeleteQueue(f.name);
+  if (!s.ok()) return env.out->Error(s, "delete " + f.name);
+  if (env.out->json()) {
+    env.out->PrintJson(Json{{"deleted", f.name}});
+  } else {
+    env.out->Info("deleted queue " + f.name);
+  }
+  return kExitOk;
+}
+
+int PrintMap(Env& env, const std::map<std::string, std::string>& m, const char* key_header,
+             const char* json_key, const std::string& queue) {
+  if (env.out->json()) {
+    Json j = Json::object();
+    for (const auto& [k, v] : m) j[k] = v;
+    env.out->PrintJson(Json{{"queue", queue}, {json_key, j}});
+    return kExitOk;
+  }
+  Table t({key_header, "VALUE"});
+  for (const auto& [k, v] : m) t.AddRow({k, v});
+  std::cout << t.Render();
+  return kExitOk;
+}
+
+int RunGet(Env& env, const QueueFlags& f) {
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  std::vector<std::string> names = f.names;
+  if (names.empty()) names.push_back("All");
+  auto a = b->GetAttributes(f.name, names);
+  if (!a.ok()) return env.out->Error(a.status(), f.name);
+  return PrintMap(env, *a, "ATTRIBUTE", "attributes", f.name);
+}
+
+int RunSet(Env& env, const QueueFlags& f) {
+  lqs::AttributeMap attrs;
+  std::string error;
+  if (!ParsePairs(f.attrs, &attrs, &error)) return env.out->Usage(error);
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  Status s = b->SetAttributes(f.name, attrs);
+  if (!s.ok()) return env.out->Error(s, f.name);
+  if (env.out->json()) {
+    Json j = Json::object();
+    for (const auto& [k, v] : attrs) j[k] = v;
+    env.out->PrintJson(Json{{"queue", f.name}, {"set", j}});
+  } else {
+    env.out->Info("set " + std::to_string(attrs.size()) + " attribute(s) of " + f.name);
+  }
+  return kExitOk;
+}
+
+int RunTag(Env& env, const QueueFlags& f) {
+  lqs::TagMap tags;
+  std::string error;
+  if (!ParsePairs(f.tags, &tags, &error)) return env.out->Usage(error);
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  Status s = b->TagQueue(f.name, tags);
+  if (!s.ok()) return env.out->Error(s, f.name);
+  if (env.out->json()) env.out->PrintJson(Json{{"queue", f.name}, {"tagged", tags.size()}});
+  return kExitOk;
+}
+
+int RunUntag(Env& env, const QueueFlags& f) {
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  Status s = b->UntagQueue(f.name, f.names);
+  if (!s.ok()) return env.out->Error(s, f.name);
+  if (env.out->json()) env.out->PrintJson(Json{{"queue", f.name}, {"untagged", f.names}});
+  return kExitOk;
+}
+
+int RunTags(Env& env, const QueueFlags& f) {
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  auto t = b->ListQueueTags(f.name);
+  if (!t.ok()) return env.out->Error(t.status(), f.name);
+  return PrintMap(env, *t, "TAG", "tags", f.name);
+}
+
+int RunDlqSources(Env& env, const QueueFlags& f) {
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  std::vector<std::string> names;
+  lqs::ListQueuesRequest req;
+  req.max_results = 1000;
+  while (true) {
+    auto page = b->ListDeadLetterSourceQueues(f.name, req);
+    if (!page.ok()) return env.out->Error(page.status(), f.name);
+    names.insert(names.end(), page->queue_names.begin(), page->queue_names.end());
+    if (page->next_token.empty()) break;
+    req.next_token = page->next_token;
+  }
+  if (env.out->json()) {
+    env.out->PrintJson(Json{{"queue", f.name}, {"sources", names}});
+  } else {
+    for (const auto& n : names) env.out->Line(n);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterQueueCommands(CLI::App& app, Env& env) {
+  auto f = std::make_shared<QueueFlags>();
+  CLI::App* q = app.add_subcommand("queue", "Create, list, delete and configure queues");
+  q->require_subcommand(1);
+  q->fallthrough();
+  q->group("Queues");
+  q->footer(
+      "Examples:\n"
+      "  lqs -d ./db queue create jobs -a VisibilityTimeout=60\n"
+      "  lqs -d ./db queue create jobs-dlq\n"
+      "  lqs -d ./db queue set jobs 'RedrivePolicy={\"deadLetterTargetArn\":"
+      "\"arn:aws:sqs:us-east-1:123456789012:jobs-dlq\",\"maxReceiveCount\":\"5\"}'\n"
+      "  lqs -d ./db queue list -l\n"
+      "  lqs --endpoint http://127.0.0.1:9324 queue get jobs VisibilityTimeout");
+
+  auto add = [&](const char* name, const char* help, const char* footer,
+                 int (*run)(Env&, const QueueFlags&)) {
+    CLI::App* c = q->add_subcommand(name, help);
+    c->fallthrough();
+    c->footer(footer);
+    c->callback([&env, f, run] { env.action = [&env, f, run] { return run(env, *f); }; });
+    return c;
+  };
+
+  CLI::App* c = add("create", "Create a queue (or return it if it exists with the same attributes)",
+                    "Examples:\n"
+                    "  lqs -d ./db queue create jobs\n"
+                    "  lqs -d ./db queue create jobs -a VisibilityTimeout=60 -a DelaySeconds=5 "
+                    "-t team=media\n"
+                    "Prints the queue's name (local) or URL (--endpoint).",
+                    RunCreate);
+  c->add_option("name", f->name, "Queue name ([A-Za-z0-9_-]{1,80})")->required();
+  c->add_option("-a,--attr", f->attrs, "Attribute NAME=VALUE (repeatable), e.g. VisibilityTimeout=60");
+  c->add_option("-t,--tag", f->tags, "Tag KEY=VALUE (repeatable)");
+
+  c = add("list", "List queues (name order)",
+          "Examples:\n  lqs -d ./db queue list\n  lqs -d ./db queue list --prefix jobs -l\n"
+          "  lqs -d ./db --json queue list",
+          RunList);
+  c->alias("ls");
+  c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
+  c->add_flag("-l,--long", f->long_format, "A table with message counts and main attributes");
+
+  c = add("delete", "Delete a queue and all its messages",
+          "Example:\n  lqs -d ./db queue delete jobs\n"
+          "The name cannot be re-created for 60 seconds (SQS's rule).",
+          RunDelete);
+  c->add_option("name", f->name, "Queue name")->required();
+
+  c = add("get", "Show a queue's attributes",
+          "Examples:\n  lqs -d ./db queue get jobs\n"
+          "  lqs -d ./db queue get jobs VisibilityTimeout RedrivePolicy",
+          RunGet);
+  c->add_option("name", f->name, "Queue name")->required();
+  c->add_option("attributes", f->names, "Attribute names (default: All)");
+
+  c = add("set", "Set queue attributes",
+          "Examples:\n  lqs -d ./db queue set jobs VisibilityTimeout=120 DelaySeconds=0\n"
+          "  lqs -d ./db queue set jobs RedrivePolicy=  # removes the redrive policy",
+          RunSet);
+  c->add_option("name", f->name, "Queue name")->required();
+  c->add_option("attributes", f->attrs, "NAME=VALUE pairs")->required();
+
+  c = add("tag", "Add or overwrite tags", "Example:\n  lqs -d ./db queue tag jobs team=media env=prod",
+          RunTag);
+  c->add_option("name", f->name, "Queue name")->required();
+  c->add_option("tags", f->tags, "KEY=VALUE pairs")->required();
+
+  c = add("untag", "Remove tags (unknown keys are ignored)",
+          "Example:\n  lqs -d ./db queue untag jobs env", RunUntag);
+  c->add_option("name", f->name, "Queue name")->required();
+  c->add_option("keys", f->names, "Tag keys")->required();
+
+  c = add("tags", "List a queue's tags", "Example:\n  lqs -d ./db queue tags jobs", RunTags);
+  c->add_option("name", f->name, "Queue name")->required();
+
+  c = add("dlq-sources", "List the queues whose RedrivePolicy targets this dead-letter queue",
+          "Example:\n  lqs -d ./db queue dlq-sources jobs-dlq", RunDlqSources);
+  c->add_option("name", f->name, "Dead-letter queue name")->required();
+}
+
+}  // namespace lqs_cli

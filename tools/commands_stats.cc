@@ -1,0 +1,254 @@
+// tools/commands_stats.cc — stats (with --watch), verify, compact.
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lqs/clock.h"
+#include "tools/commands.h"
+
+namespace lqs_cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void OnSignal(int) { g_interrupted.store(true); }
+
+struct StatsFlags {
+  std::vector<std::string> queues;
+  std::string prefix;
+  bool watch = false;
+  double interval = 2;
+  int count = 0;
+};
+
+struct Row {
+  std::string queue;
+  Stats stats;
+  std::string dlq;  // empty: no RedrivePolicy
+  std::optional<int64_t> dlq_depth;
+};
+
+std::string DlqOf(Backend& b, const std::string& queue) {
+  auto a = b.GetAttributes(queue, {"RedrivePolicy"});
+  if (!a.ok()) return "";
+  auto it = a->find("RedrivePolicy");
+  if (it == a->end() || it->second.empty()) return "";
+  Json p = Json::parse(it->second, nullptr, false);
+  if (!p.is_object() || !p.contains("deadLetterTargetArn") ||
+      !p["deadLetterTargetArn"].is_string()) {
+    return "";
+  }
+  return QueueNameFromArn(p["deadLetterTargetArn"].get<std::string>());
+}
+
+StatusOr<std::vector<Row>> Collect(Backend& b, const StatsFlags& f) {
+  std::vector<std::string> names = f.queues;
+  if (names.empty()) {
+    auto all = ListAllQueues(b, f.prefix);
+    if (!all.ok()) return all.status();
+    names = std::move(*all);
+  }
+  std::vector<Row> rows;
+  std::map<std::string, int64_t> depth;  // per refresh
+  for (const auto& n : names) {
+    auto s = b.GetStats(n);
+    if (!s.ok()) {
+      // A queue deleted between the listing and now disappears from the table.
+      if (f.queues.empty() && s.status().code() == lqs::ErrorCode::kQueueDoesNotExist) continue;
+      return Status(s.status().code(), n + ": " + s.status().message());
+    }
+    Row r;
+    r.queue = n;
+    r.stats = *s;
+    r.dlq = DlqOf(b, n);
+    rows.push_back(std::move(r));
+  }
+  for (auto& r : rows) {
+    if (r.dlq.empty()) continue;
+    auto it = depth.find(r.dlq);
+    if (it == depth.end()) {
+      auto s = b.GetStats(r.dlq);
+      const int64_t d =
+          s.ok() ? s->stats.visible + s->stats.in_flight + s->stats.delayed : int64_t{-1};
+      it = depth.emplace(r.dlq, d).first;
+    }
+    if (it->second >= 0) r.dlq_depth = it->second;
+  }
+  return rows;
+}
+
+Json RowsJson(const std::vector<Row>& rows) {
+  Json arr = Json::array();
+  for (const auto& r : rows) {
+    const auto& s = r.stats.stats;
+    Json j = Json::object();
+    j["queue"] = r.queue;
+    j["visible"] = s.visible;
+    j["in_flight"] = s.in_flight;
+    j["delayed"] = s.delayed;
+    j["oldest_message_age_seconds"] =
+        r.stats.has_oldest_age ? Json(s.oldest_message_age_seconds) : Json(nullptr);
+    j["dlq"] = r.dlq.empty() ? Json(nullptr) : Json(r.dlq);
+    j["dlq_depth"] = r.dlq_depth ? Json(*r.dlq_depth) : Json(nullptr);
+    if (r.stats.has_counters) {
+      j["sent_total"] = s.sent_total;
+      j["received_total"] = s.received_total;
+      j["deleted_total"] = s.deleted_total;
+      j["moved_to_dlq_total"] = s.moved_to_dlq_total;
+      j["expired_total"] = s.expired_total;
+      j["purged_total"] = s.purged_total;
+      j["redriven_total"] = s.redriven_total;
+    }
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+std::string RowsTable(const std::vector<Row>& rows) {
+  Table t({"QUEUE", "VISIBLE", "IN_FLIGHT", "DELAYED", "OLDEST", "DLQ", "DLQ_DEPTH", "SENT",
+           "RECEIVED", "DELETED", "TO_DLQ", "EXPIRED"});
+  for (const auto& r : rows) {
+    const auto& s = r.stats.stats;
+    auto c = [&](int64_t v) { return r.stats.has_counters ? std::to_string(v) : std::string("-"); };
+    t.AddRow({r.queue, std::to_string(s.visible), std::to_string(s.in_flight),
+              std::to_string(s.delayed),
+              r.stats.has_oldest_age
+                  ? (s.visible + s.in_flight + s.delayed > 0 ? FormatAge(s.oldest_message_age_seconds)
+                                                             : "-")
+                  : "-",
+              r.dlq.empty() ? "-" : r.dlq, r.dlq_depth ? std::to_string(*r.dlq_depth) : "-",
+              c(s.sent_total), c(s.received_total), c(s.deleted_total), c(s.moved_to_dlq_total),
+              c(s.expired_total)});
+  }
+  return t.Render();
+}
+
+int RunStats(Env& env, const StatsFlags& f) {
+  if (f.interval <= 0) return env.out->Usage("--interval must be positive");
+  if (f.watch) {
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+  }
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  for (int iteration = 1;; ++iteration) {
+    auto rows = Collect(*b, f);
+    if (!rows.ok()) return env.out->Error(rows.status());
+    const int64_t now = lqs::SystemClock::Default()->NowMillis();
+    if (env.out->json()) {
+      Json j{{"time", FormatTimestampMs(now)}, {"queues", RowsJson(*rows)}};
+      if (f.watch) {
+        env.out->PrintJsonLine(j);
+      } else {
+        env.out->PrintJson(j);
+      }
+    } else {
+      if (f.watch && env.out->stdout_tty()) std::cout << "\x1b[H\x1b[2J";
+      if (f.watch) {
+        std::cout << "lqs stats — " << b->Describe() << " — " << FormatTimestampMs(now)
+                  << " (every " << f.interval << "s, Ctrl-C stops)\n\n";
+      }
+      std::cout << RowsTable(*rows);
+      if (rows->empty()) std::cout << "(no queues)\n";
+      if (f.watch && !env.out->stdout_tty()) std::cout << "\n";
+      std::cout << std::flush;
+    }
+    if (!f.watch || (f.count > 0 && iteration >= f.count)) break;
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(static_cast<int64_t>(f.interval * 1000));
+    while (!g_interrupted.load() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (g_interrupted.load()) break;
+  }
+  return kExitOk;
+}
+
+int RunVerify(Env& env) {
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  const auto start = std::chrono::steady_clock::now();
+  auto problems = b->Verify();
+  if (!problems.ok()) return env.out->Error(problems.status(), "verify");
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (env.out->json()) {
+    env.out->PrintJson(Json{{"consistent", problems->empty()},
+                            {"problems", *problems},
+                            {"seconds", secs}});
+  } else if (problems->empty()) {
+    env.out->Line("ok: the database is consistent");
+  } else {
+    for (const auto& p : *problems) env.out->Line(p);
+    std::cerr << "lqs: verify found " << problems->size() << " problem(s)\n";
+  }
+  return problems->empty() ? kExitOk : kExitVerifyFailed;
+}
+
+int RunCompact(Env& env) {
+  int rc = 0;
+  Backend* b = env.Open(false, &rc);
+  if (!b) return rc;
+  const auto start = std::chrono::steady_clock::now();
+  Status s = b->CompactAll();
+  if (!s.ok()) return env.out->Error(s, "compact");
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (env.out->json()) {
+    env.out->PrintJson(Json{{"compacted", true}, {"seconds", secs}});
+  } else {
+    env.out->Info("compacted in " + std::to_string(secs) + " s");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterStatsCommands(CLI::App& app, Env& env) {
+  auto f = std::make_shared<StatsFlags>();
+  CLI::App* c = app.add_subcommand("stats", "A table of each queue's counts and counters");
+  c->fallthrough();
+  c->group("Operations");
+  c->footer(
+      "Examples:\n"
+      "  lqs -d ./db stats\n"
+      "  lqs -d ./db stats jobs jobs-dlq\n"
+      "  lqs --endpoint http://127.0.0.1:9324 stats --watch --interval 1\n"
+      "  lqs -d ./db --json stats | jq '.queues[] | select(.visible > 1000)'\n"
+      "Columns: VISIBLE, IN_FLIGHT (leased), DELAYED; OLDEST (age of the oldest message);\n"
+      "DLQ and DLQ_DEPTH (the dead-letter queue of the RedrivePolicy and its message count);\n"
+      "SENT, RECEIVED, DELETED, TO_DLQ (moved to the DLQ), EXPIRED: totals since the queue\n"
+      "was created. Over --endpoint, SQS offers only the three counts: the rest shows '-'.");
+  c->add_option("queues", f->queues, "Queues (default: all)");
+  c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
+  c->add_flag("-w,--watch", f->watch, "Refresh until Ctrl-C");
+  c->add_option("--interval", f->interval, "Seconds between refreshes")->capture_default_str();
+  c->add_option("--count", f->count, "With --watch: stop after this many refreshes");
+  c->callback([&env, f] { env.action = [&env, f] { return RunStats(env, *f); }; });
+
+  c = app.add_subcommand("verify", "Check the database's invariants (local mode)");
+  c->fallthrough();
+  c->group("Operations");
+  c->footer(
+      "Example:\n  lqs -d ./db verify\n"
+      "Reads everything: every message in exactly one state, counters agree with the data,\n"
+      "every record verifies. Exit 0 when consistent, 4 with the list of problems.");
+  c->callback([&env] { env.action = [&env] { return RunVerify(env); }; });
+
+  c = app.add_subcommand("compact", "Compact the whole database, dropping deleted data (local mode)");
+  c->fallthrough();
+  c->group("Operations");
+  c->footer("Example:\n  lqs -d ./db compact\nSlow on big databases; run it while nothing "
+            "else needs the database.");
+  c->callback([&env] { env.action = [&env] { return RunCompact(env); }; });
+}
+
+}  // namespace lqs_cli

@@ -1,0 +1,390 @@
+// tools/remote_backend.cc — the CLI's Backend over HTTP: a small synchronous
+// HTTP/1.1 client (Boost.Beast, one keep-alive connection, re-opened once when
+// the server closed it) speaking the SQS JSON 1.0 protocol to lqsd (or any SQS
+// endpoint that accepts unsigned requests).
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "tools/backend.h"
+#include "tools/sqs_codec.h"
+
+namespace lqs_cli {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using asio::ip::tcp;
+using codec::Json;
+using lqs::ErrorCode;
+
+struct Endpoint {
+  std::string host;
+  std::string port;
+  std::string host_header;
+};
+
+std::optional<Endpoint> ParseEndpoint(const std::string& url) {
+  constexpr std::string_view kScheme = "http://";
+  if (url.rfind(kScheme, 0) != 0) return std::nullopt;
+  std::string rest = url.substr(kScheme.size());
+  if (const size_t slash = rest.find('/'); slash != std::string::npos) rest.resize(slash);
+  if (rest.empty()) return std::nullopt;
+  Endpoint e;
+  e.host_header = rest;
+  if (rest[0] == '[') {
+    const size_t close = rest.find(']');
+    if (close == std::string::npos) return std::nullopt;
+    e.host = rest.substr(1, close - 1);
+    e.port = close + 1 < rest.size() && rest[close + 1] == ':' ? rest.substr(close + 2) : "80";
+  } else if (const size_t colon = rest.rfind(':'); colon != std::string::npos) {
+    e.host = rest.substr(0, colon);
+    e.port = rest.substr(colon + 1);
+  } else {
+    e.host = rest;
+    e.port = "80";
+  }
+  if (e.host.empty() || e.port.empty() ||
+      e.port.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return e;
+}
+
+class RemoteBackend final : public Backend {
+ public:
+  RemoteBackend(RemoteOptions options, Endpoint endpoint)
+      : options_(std::move(options)), endpoint_(std::move(endpoint)), stream_(ioc_) {}
+  ~RemoteBackend() override { Close().IgnoreError(); }
+
+  std::string Describe() const override { return "remote " + options_.endpoint; }
+  bool IsRemote() const override { return true; }
+
+  StatusOr<std::string> CreateQueue(const std::string& name, const lqs::AttributeMap& attributes,
+                                    const lqs::TagMap& tags) override {
+    auto r = Call("CreateQueue", codec::EncodeCreateQueue(name, attributes, tags));
+    if (!r.ok()) return r.status();
+    std::string url = (*r).value("QueueUrl", "");
+    urls_[name] = url;
+    return url;
+  }
+  Status DeleteQueue(const std::string& name) override {
+    auto url = Url(name);
+    if (!url.ok()) return url.status();
+    auto r = Call("DeleteQueue", Json{{"QueueUrl", *url}});
+    urls_.erase(name);
+    return r.status();
+  }
+  StatusOr<lqs::ListQueuesResult> ListQueues(const lqs::ListQueuesRequest& request) override {
+    auto r = Call("ListQueues", codec::EncodeListQueues(request));
+    if (!r.ok()) return r.status();
+    return codec::DecodeListQueues(*r);
+  }
+  StatusOr<lqs::ListQueuesResult> ListDeadLetterSourceQueues(
+      const std::string& dlq, const lqs::ListQueuesRequest& request) override {
+    auto url = Url(dlq);
+    if (!url.ok()) return url.status();
+    Json body = codec::EncodeListQueues(request);
+    body.erase("QueueNamePrefix");
+    body["QueueUrl"] = *url;
+    auto r = Call("ListDeadLetterSourceQueues", body);
+    if (!r.ok()) return r.status();
+    return codec::DecodeListQueues(*r, "queueUrls");
+  }
+  StatusOr<lqs::AttributeMap> GetAttributes(const std::string& queue,
+                                            const std::vector<std::string>& names) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    Json body{{"QueueUrl", *url}};
+    if (!names.empty()) body["AttributeNames"] = names;
+    auto r = Call("GetQueueAttributes", body);
+    if (!r.ok()) return r.status();
+    lqs::AttributeMap out;
+    if (auto it = r->find("Attributes"); it != r->end() && it->is_object()) {
+      for (const auto& [k, v] : it->items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    return out;
+  }
+  Status SetAttributes(const std::string& queue, const lqs::AttributeMap& attributes) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    Json attrs = Json::object();
+    for (const auto& [k, v] : attributes) attrs[k] = v;
+    return Call("SetQueueAttributes", Json{{"QueueUrl", *url}, {"Attributes", attrs}}).status();
+  }
+  Status TagQueue(const std::string& queue, const lqs::TagMap& tags) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    Json t = Json::object();
+    for (const auto& [k, v] : tags) t[k] = v;
+    return Call("TagQueue", Json{{"QueueUrl", *url}, {"Tags", t}}).status();
+  }
+  Status UntagQueue(const std::string& queue, const std::vector<std::string>& keys) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    return Call("UntagQueue", Json{{"QueueUrl", *url}, {"TagKeys", keys}}).status();
+  }
+  StatusOr<lqs::TagMap> ListQueueTags(const std::string& queue) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    auto r = Call("ListQueueTags", Json{{"QueueUrl", *url}});
+    if (!r.ok()) return r.status();
+    lqs::TagMap out;
+    if (auto it = r->find("Tags"); it != r->end() && it->is_object()) {
+      for (const auto& [k, v] : it->items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    return out;
+  }
+  StatusOr<std::string> QueueArn(const std::string& queue) override {
+    auto a = GetAttributes(queue, {"QueueArn"});
+    if (!a.ok()) return a.status();
+    auto it = a->find("QueueArn");
+    if (it == a->end()) return Status(ErrorCode::kInternal, "the server returned no QueueArn");
+    return it->second;
+  }
+
+  StatusOr<lqs::SendMessageResult> SendMessage(const std::string& queue,
+                                               const lqs::SendMessageRequest& request) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    auto r = Call("SendMessage", codec::EncodeSendMessage(*url, request));
+    if (!r.ok()) return r.status();
+    return codec::DecodeSendMessageResult(*r);
+  }
+  StatusOr<lqs::SendMessageBatchResult> SendMessageBatch(
+      const std::string& queue, const std::vector<lqs::SendMessageBatchEntry>& entries) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    auto r = Call("SendMessageBatch", codec::EncodeSendMessageBatch(*url, entries));
+    if (!r.ok()) return r.status();
+    return codec::DecodeSendMessageBatch(*r);
+  }
+  StatusOr<lqs::ReceiveMessageResult> ReceiveMessage(
+      const std::string& queue, const lqs::ReceiveMessageRequest& request) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    auto r = Call("ReceiveMessage", codec::EncodeReceiveMessage(*url, request),
+                  request.wait_time_seconds.value_or(20));
+    if (!r.ok()) return r.status();
+    return codec::DecodeReceiveMessage(*r);
+  }
+  Status DeleteMessage(const std::string& queue, const std::string& receipt_handle) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    return Call("DeleteMessage", Json{{"QueueUrl", *url}, {"ReceiptHandle", receipt_handle}})
+        .status();
+  }
+  StatusOr<lqs::BatchResult> DeleteMessageBatch(
+      const std::string& queue, const std::vector<lqs::DeleteMessageBatchEntry>& entries) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    auto r = Call("DeleteMessageBatch", codec::EncodeDeleteMessageBatch(*url, entries));
+    if (!r.ok()) return r.status();
+    return codec::DecodeBatchResult(*r);
+  }
+  Status ChangeMessageVisibility(const std::string& queue, const std::string& receipt_handle,
+                                 int timeout) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    return Call("ChangeMessageVisibility", Json{{"QueueUrl", *url},
+                                                {"ReceiptHandle", receipt_handle},
+                                                {"VisibilityTimeout", timeout}})
+        .status();
+  }
+  Status PurgeQueue(const std::string& queue) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    return Call("PurgeQueue", Json{{"QueueUrl", *url}}).status();
+  }
+
+  // SQS exposes only the three gauges; the totals and the age of the oldest
+  // message are CloudWatch metrics, which lqsd does not serve this way.
+  StatusOr<Stats> GetStats(const std::string& queue) override {
+    auto a = GetAttributes(queue, {"ApproximateNumberOfMessages",
+                                   "ApproximateNumberOfMessagesNotVisible",
+                                   "ApproximateNumberOfMessagesDelayed"});
+    if (!a.ok()) return a.status();
+    auto num = [&](const char* name) -> int64_t {
+      auto it = a->find(name);
+      if (it == a->end()) return 0;
+      try {
+        return std::stoll(it->second);
+      } catch (...) {
+        return 0;
+      }
+    };
+    Stats s;
+    s.has_counters = false;
+    s.has_oldest_age = false;
+    s.stats.visible = num("ApproximateNumberOfMessages");
+    s.stats.in_flight = num("ApproximateNumberOfMessagesNotVisible");
+    s.stats.delayed = num("ApproximateNumberOfMessagesDelayed");
+    return s;
+  }
+  Status ScanMessages(const std::string&,
+                      const std::function<bool(const lqs::StoredMessage&)>&) override {
+    return Unsupported("looking at messages without receiving them (peek, export)");
+  }
+
+  StatusOr<std::string> StartMessageMoveTask(
+      const lqs::StartMessageMoveTaskRequest& request) override {
+    auto r = Call("StartMessageMoveTask", codec::EncodeStartMessageMoveTask(request));
+    if (!r.ok()) return r.status();
+    return r->value("TaskHandle", "");
+  }
+  StatusOr<int64_t> CancelMessageMoveTask(const std::string& task_handle) override {
+    auto r = Call("CancelMessageMoveTask", Json{{"TaskHandle", task_handle}});
+    if (!r.ok()) return r.status();
+    auto it = r->find("ApproximateNumberOfMessagesMoved");
+    return it != r->end() && it->is_number() ? it->get<int64_t>() : int64_t{0};
+  }
+  StatusOr<std::vector<lqs::MessageMoveTask>> ListMessageMoveTasks(const std::string& source_arn,
+                                                                  int max_results) override {
+    auto r = Call("ListMessageMoveTasks",
+                  Json{{"SourceArn", source_arn}, {"MaxResults", max_results}});
+    if (!r.ok()) return r.status();
+    return codec::DecodeListMessageMoveTasks(*r);
+  }
+
+  StatusOr<std::vector<std::string>> Verify() override {
+    return Unsupported("verify");
+  }
+  Status CompactAll() override { return Unsupported("compact"); }
+  Status Close() override {
+    beast::error_code ec;
+    if (connected_) stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.close();
+    connected_ = false;
+    return Status::OK();
+  }
+
+ private:
+  static Status Unsupported(const std::string& what) {
+    return Status(ErrorCode::kUnsupportedOperation,
+                  what + " is not available over --endpoint: the SQS protocol has no such "
+                         "action. Stop lqsd and run lqs with --data DIR on its database.");
+  }
+
+  StatusOr<std::string> Url(const std::string& name) {
+    if (name.rfind("http://", 0) == 0 || name.rfind("https://", 0) == 0) return name;
+    auto it = urls_.find(name);
+    if (it != urls_.end()) return it->second;
+    auto r = Call("GetQueueUrl", Json{{"QueueName", name}});
+    if (!r.ok()) return r.status();
+    std::string url = r->value("QueueUrl", "");
+    urls_[name] = url;
+    return url;
+  }
+
+  Status Connect() {
+    beast::error_code ec;
+    tcp::resolver resolver(ioc_);
+    auto results = resolver.resolve(endpoint_.host, endpoint_.port, ec);
+    if (ec) return Status(ErrorCode::kIOError, "cannot resolve " + endpoint_.host + ": " + ec.message());
+    stream_.expires_after(std::chrono::seconds(10));
+    stream_.connect(results, ec);
+    if (ec) {
+      return Status(ErrorCode::kIOError,
+                    "cannot connect to " + options_.endpoint + ": " + ec.message() +
+                        " (is lqsd running?)");
+    }
+    connected_ = true;
+    return Status::OK();
+  }
+
+  // One request/response exchange; `retry_ok` when a failure may be a stale
+  // keep-alive connection (nothing was read back).
+  StatusOr<Json> Call(const std::string& action, const Json& body, int wait_seconds = 0) {
+    const std::string payload = body.dump();
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const bool reused = connected_;
+      if (!connected_) {
+        Status s = Connect();
+        if (!s.ok()) return s;
+      }
+      http::request<http::string_body> req{http::verb::post, "/", 11};
+      req.set(http::field::host, endpoint_.host_header);
+      req.set(http::field::content_type, "application/x-amz-json-1.0");
+      req.set("X-Amz-Target", "AmazonSQS." + action);
+      req.set("x-amzn-query-mode", "true");
+      req.set(http::field::user_agent, "lqs-cli");
+      req.keep_alive(true);
+      req.body() = payload;
+      req.prepare_payload();
+
+      beast::error_code ec;
+      stream_.expires_after(std::chrono::seconds(options_.timeout_seconds + wait_seconds));
+      http::write(stream_, req, ec);
+      http::response<http::string_body> res;
+      if (!ec) {
+        beast::flat_buffer buffer;
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(64 << 20);
+        http::read(stream_, buffer, parser, ec);
+        if (!ec) res = parser.release();
+      }
+      if (ec) {
+        Close().IgnoreError();
+        // A keep-alive connection the server closed in the meantime: retry once.
+        if (reused && attempt == 0 &&
+            (ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
+             ec == asio::error::broken_pipe || ec == asio::error::eof)) {
+          continue;
+        }
+        return Status(ErrorCode::kIOError,
+                      action + " to " + options_.endpoint + " failed: " + ec.message());
+      }
+      if (!res.keep_alive()) Close().IgnoreError();
+      const int status = static_cast<int>(res.result_int());
+      if (status != 200) {
+        std::string query_error;
+        if (auto it = res.find("x-amzn-query-error"); it != res.end()) {
+          query_error = std::string(it->value());
+        }
+        return codec::DecodeError(status, query_error, res.body());
+      }
+      if (res.body().empty()) return Json::object();
+      Json j = Json::parse(res.body(), nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded() || !j.is_object()) {
+        return Status(ErrorCode::kInternal,
+                      action + ": the server's answer is not a JSON object: " +
+                          res.body().substr(0, 200));
+      }
+      return j;
+    }
+    return Status(ErrorCode::kIOError, action + " to " + options_.endpoint + " failed");
+  }
+
+  RemoteOptions options_;
+  Endpoint endpoint_;
+  asio::io_context ioc_;
+  beast::tcp_stream stream_;
+  bool connected_ = false;
+  std::map<std::string, std::string> urls_;  // queue name -> URL
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Backend>> OpenRemote(const RemoteOptions& options) {
+  auto endpoint = ParseEndpoint(options.endpoint);
+  if (!endpoint) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "--endpoint must look like http://HOST:PORT (https is not supported), got \"" +
+                      options.endpoint + "\"");
+  }
+  return std::unique_ptr<Backend>(new RemoteBackend(options, std::move(*endpoint)));
+}
+
+}  // namespace lqs_cli

@@ -1,0 +1,418 @@
+// tools/sqs_codec.cc — see sqs_codec.h.
+
+#include "tools/sqs_codec.h"
+
+#include <cstdint>
+#include <string>
+
+namespace lqs_cli::codec {
+namespace {
+
+using lqs::ErrorCode;
+using lqs::Status;
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string Str(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return "";
+  return it->get<std::string>();
+}
+
+std::optional<std::string> OptStr(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+int64_t Int(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) return 0;
+  if (it->is_number()) return it->get<int64_t>();
+  if (it->is_string()) {
+    try {
+      return std::stoll(it->get<std::string>());
+    } catch (...) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+Json StringMap(const std::map<std::string, std::string>& m) {
+  Json out = Json::object();
+  for (const auto& [k, v] : m) out[k] = v;
+  return out;
+}
+
+std::map<std::string, std::string> DecodeStringMap(const Json& j, const char* key) {
+  std::map<std::string, std::string> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_object()) return out;
+  for (const auto& [k, v] : it->items()) {
+    out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  return out;
+}
+
+void EncodeSendFields(const lqs::SendMessageRequest& r, Json& out) {
+  out["MessageBody"] = r.body;
+  if (r.delay_seconds) out["DelaySeconds"] = *r.delay_seconds;
+  if (!r.message_attributes.empty()) {
+    out["MessageAttributes"] = EncodeMessageAttributes(r.message_attributes);
+  }
+  if (!r.message_system_attributes.empty()) {
+    out["MessageSystemAttributes"] = EncodeMessageAttributes(r.message_system_attributes);
+  }
+  if (r.message_group_id) out["MessageGroupId"] = *r.message_group_id;
+  if (r.message_deduplication_id) out["MessageDeduplicationId"] = *r.message_deduplication_id;
+}
+
+lqs::BatchResultError DecodeFailed(const Json& e) {
+  lqs::BatchResultError f;
+  f.id = Str(e, "Id");
+  auto it = e.find("SenderFault");
+  f.sender_fault = it == e.end() || !it->is_boolean() || it->get<bool>();
+  f.code = Str(e, "Code");
+  f.message = Str(e, "Message");
+  return f;
+}
+
+std::vector<lqs::BatchResultError> DecodeFailedList(const Json& j) {
+  std::vector<lqs::BatchResultError> out;
+  auto it = j.find("Failed");
+  if (it != j.end() && it->is_array()) {
+    for (const auto& e : *it) out.push_back(DecodeFailed(e));
+  }
+  return out;
+}
+
+constexpr ErrorCode kAllCodes[] = {
+    ErrorCode::kInvalidParameterValue, ErrorCode::kMissingParameter,
+    ErrorCode::kInvalidAttributeName, ErrorCode::kInvalidAttributeValue,
+    ErrorCode::kQueueDoesNotExist, ErrorCode::kQueueNameExists,
+    ErrorCode::kQueueDeletedRecently, ErrorCode::kPurgeQueueInProgress,
+    ErrorCode::kReceiptHandleIsInvalid, ErrorCode::kInvalidMessageContents,
+    ErrorCode::kEmptyBatchRequest, ErrorCode::kTooManyEntriesInBatchRequest,
+    ErrorCode::kBatchEntryIdsNotDistinct, ErrorCode::kInvalidBatchEntryId,
+    ErrorCode::kBatchRequestTooLong, ErrorCode::kOverLimit, ErrorCode::kResourceNotFound,
+    ErrorCode::kUnsupportedOperation, ErrorCode::kMessageNotInflight, ErrorCode::kIOError,
+    ErrorCode::kCorruption, ErrorCode::kDatabaseLocked, ErrorCode::kClosed,
+    ErrorCode::kInternal};
+
+}  // namespace
+
+std::string Base64Encode(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const uint32_t n = (static_cast<uint8_t>(in[i]) << 16) |
+                       (static_cast<uint8_t>(in[i + 1]) << 8) | static_cast<uint8_t>(in[i + 2]);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += kAlphabet[(n >> 6) & 63];
+    out += kAlphabet[n & 63];
+  }
+  if (i + 1 == in.size()) {
+    const uint32_t n = static_cast<uint8_t>(in[i]) << 16;
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == in.size()) {
+    const uint32_t n = (static_cast<uint8_t>(in[i]) << 16) | (static_cast<uint8_t>(in[i + 1]) << 8);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += kAlphabet[(n >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::string> Base64Decode(std::string_view in) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    return -1;
+  };
+  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
+  if (in.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    const int v = value(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+Json EncodeMessageAttributes(const lqs::MessageAttributeMap& attributes) {
+  Json out = Json::object();
+  for (const auto& [name, v] : attributes) {
+    Json j = Json::object();
+    j["DataType"] = v.data_type;
+    if (v.IsBinary()) {
+      j["BinaryValue"] = Base64Encode(v.binary_value);
+    } else {
+      j["StringValue"] = v.string_value;
+    }
+    out[name] = std::move(j);
+  }
+  return out;
+}
+
+lqs::StatusOr<lqs::MessageAttributeMap> DecodeMessageAttributes(const Json& json) {
+  lqs::MessageAttributeMap out;
+  if (json.is_null()) return out;
+  if (!json.is_object()) {
+    return Status(ErrorCode::kInvalidParameterValue, "MessageAttributes must be a JSON object");
+  }
+  for (const auto& [name, v] : json.items()) {
+    if (!v.is_object() || !v.contains("DataType") || !v["DataType"].is_string()) {
+      return Status(ErrorCode::kInvalidParameterValue,
+                    "message attribute " + name + " needs a string DataType");
+    }
+    lqs::MessageAttributeValue value;
+    value.data_type = v["DataType"].get<std::string>();
+    if (value.IsBinary()) {
+      auto b = OptStr(v, "BinaryValue");
+      auto bytes = b ? Base64Decode(*b) : std::nullopt;
+      if (!bytes) {
+        return Status(ErrorCode::kInvalidParameterValue,
+                      "message attribute " + name + " needs a base64 BinaryValue");
+      }
+      value.binary_value = std::move(*bytes);
+    } else {
+      auto s = OptStr(v, "StringValue");
+      if (!s) {
+        return Status(ErrorCode::kInvalidParameterValue,
+                      "message attribute " + name + " needs a string StringValue");
+      }
+      value.string_value = std::move(*s);
+    }
+    out[name] = std::move(value);
+  }
+  return out;
+}
+
+Json EncodeCreateQueue(const std::string& name, const lqs::AttributeMap& attributes,
+                       const lqs::TagMap& tags) {
+  Json out = Json::object();
+  out["QueueName"] = name;
+  if (!attributes.empty()) out["Attributes"] = StringMap(attributes);
+  if (!tags.empty()) out["tags"] = StringMap(tags);  // lower-case in the model
+  return out;
+}
+
+Json EncodeListQueues(const lqs::ListQueuesRequest& r) {
+  Json out = Json::object();
+  if (!r.queue_name_prefix.empty()) out["QueueNamePrefix"] = r.queue_name_prefix;
+  if (r.max_results) out["MaxResults"] = *r.max_results;
+  if (!r.next_token.empty()) out["NextToken"] = r.next_token;
+  return out;
+}
+
+Json EncodeSendMessage(const std::string& queue_url, const lqs::SendMessageRequest& request) {
+  Json out = Json::object();
+  out["QueueUrl"] = queue_url;
+  EncodeSendFields(request, out);
+  return out;
+}
+
+Json EncodeSendMessageBatch(const std::string& queue_url,
+                            const std::vector<lqs::SendMessageBatchEntry>& entries) {
+  Json out = Json::object();
+  out["QueueUrl"] = queue_url;
+  Json list = Json::array();
+  for (const auto& e : entries) {
+    Json j = Json::object();
+    j["Id"] = e.id;
+    EncodeSendFields(e.request, j);
+    list.push_back(std::move(j));
+  }
+  out["Entries"] = std::move(list);
+  return out;
+}
+
+Json EncodeReceiveMessage(const std::string& queue_url, const lqs::ReceiveMessageRequest& r) {
+  Json out = Json::object();
+  out["QueueUrl"] = queue_url;
+  if (!r.message_system_attribute_names.empty()) {
+    out["MessageSystemAttributeNames"] = r.message_system_attribute_names;
+  }
+  if (!r.message_attribute_names.empty()) out["MessageAttributeNames"] = r.message_attribute_names;
+  out["MaxNumberOfMessages"] = r.max_number_of_messages;
+  if (r.wait_time_seconds) out["WaitTimeSeconds"] = *r.wait_time_seconds;
+  if (r.visibility_timeout) out["VisibilityTimeout"] = *r.visibility_timeout;
+  if (r.receive_request_attempt_id) out["ReceiveRequestAttemptId"] = *r.receive_request_attempt_id;
+  return out;
+}
+
+Json EncodeDeleteMessageBatch(const std::string& queue_url,
+                              const std::vector<lqs::DeleteMessageBatchEntry>& entries) {
+  Json out = Json::object();
+  out["QueueUrl"] = queue_url;
+  Json list = Json::array();
+  for (const auto& e : entries) list.push_back(Json{{"Id", e.id}, {"ReceiptHandle", e.receipt_handle}});
+  out["Entries"] = std::move(list);
+  return out;
+}
+
+Json EncodeStartMessageMoveTask(const lqs::StartMessageMoveTaskRequest& r) {
+  Json out = Json::object();
+  out["SourceArn"] = r.source_arn;
+  if (r.destination_arn) out["DestinationArn"] = *r.destination_arn;
+  if (r.max_number_of_messages_per_second) {
+    out["MaxNumberOfMessagesPerSecond"] = *r.max_number_of_messages_per_second;
+  }
+  return out;
+}
+
+std::string QueueNameFromUrl(const std::string& url) {
+  std::string u = url;
+  while (!u.empty() && u.back() == '/') u.pop_back();
+  const size_t slash = u.rfind('/');
+  return slash == std::string::npos ? u : u.substr(slash + 1);
+}
+
+lqs::ListQueuesResult DecodeListQueues(const Json& json, const char* member) {
+  lqs::ListQueuesResult out;
+  auto it = json.find(member);
+  if (it != json.end() && it->is_array()) {
+    for (const auto& u : *it) {
+      if (u.is_string()) out.queue_names.push_back(QueueNameFromUrl(u.get<std::string>()));
+    }
+  }
+  out.next_token = Str(json, "NextToken");
+  return out;
+}
+
+lqs::SendMessageResult DecodeSendMessageResult(const Json& j) {
+  lqs::SendMessageResult r;
+  r.message_id = Str(j, "MessageId");
+  r.md5_of_message_body = Str(j, "MD5OfMessageBody");
+  r.md5_of_message_attributes = OptStr(j, "MD5OfMessageAttributes");
+  r.md5_of_message_system_attributes = OptStr(j, "MD5OfMessageSystemAttributes");
+  r.sequence_number = OptStr(j, "SequenceNumber");
+  return r;
+}
+
+lqs::SendMessageBatchResult DecodeSendMessageBatch(const Json& json) {
+  lqs::SendMessageBatchResult out;
+  auto it = json.find("Successful");
+  if (it != json.end() && it->is_array()) {
+    for (const auto& e : *it) out.successful.push_back({Str(e, "Id"), DecodeSendMessageResult(e)});
+  }
+  out.failed = DecodeFailedList(json);
+  return out;
+}
+
+lqs::StatusOr<lqs::ReceiveMessageResult> DecodeReceiveMessage(const Json& json) {
+  lqs::ReceiveMessageResult out;
+  auto it = json.find("Messages");
+  if (it == json.end() || !it->is_array()) return out;
+  for (const auto& m : *it) {
+    lqs::ReceivedMessage r;
+    r.message_id = Str(m, "MessageId");
+    r.receipt_handle = Str(m, "ReceiptHandle");
+    r.body = Str(m, "Body");
+    r.md5_of_body = Str(m, "MD5OfBody");
+    r.attributes = DecodeStringMap(m, "Attributes");
+    if (m.contains("MessageAttributes")) {
+      auto attrs = DecodeMessageAttributes(m["MessageAttributes"]);
+      if (!attrs.ok()) return attrs.status();
+      r.message_attributes = std::move(*attrs);
+    }
+    r.md5_of_message_attributes = OptStr(m, "MD5OfMessageAttributes");
+    out.messages.push_back(std::move(r));
+  }
+  return out;
+}
+
+lqs::BatchResult DecodeBatchResult(const Json& json) {
+  lqs::BatchResult out;
+  auto it = json.find("Successful");
+  if (it != json.end() && it->is_array()) {
+    for (const auto& e : *it) out.successful.push_back(Str(e, "Id"));
+  }
+  out.failed = DecodeFailedList(json);
+  return out;
+}
+
+std::vector<lqs::MessageMoveTask> DecodeListMessageMoveTasks(const Json& json) {
+  std::vector<lqs::MessageMoveTask> out;
+  auto it = json.find("Results");
+  if (it == json.end() || !it->is_array()) return out;
+  for (const auto& e : *it) {
+    lqs::MessageMoveTask t;
+    t.task_handle = Str(e, "TaskHandle");
+    t.status = Str(e, "Status");
+    t.source_arn = Str(e, "SourceArn");
+    t.destination_arn = OptStr(e, "DestinationArn");
+    if (e.contains("MaxNumberOfMessagesPerSecond")) {
+      t.max_number_of_messages_per_second = static_cast<int>(Int(e, "MaxNumberOfMessagesPerSecond"));
+    }
+    t.approximate_number_of_messages_moved = Int(e, "ApproximateNumberOfMessagesMoved");
+    t.approximate_number_of_messages_to_move = Int(e, "ApproximateNumberOfMessagesToMove");
+    t.failure_reason = OptStr(e, "FailureReason");
+    t.started_timestamp = Int(e, "StartedTimestamp");
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::optional<ErrorCode> ErrorCodeFromName(std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  for (ErrorCode c : kAllCodes) {
+    if (lqs::ErrorCodeName(c) == name) return c;
+  }
+  for (ErrorCode c : kAllCodes) {
+    const lqs::ErrorInfo& info = lqs::ErrorInfoFor(c);
+    if (info.shape == name || info.query_code == name) return c;
+  }
+  // Unprefixed spellings of the AWS.SimpleQueueService.* codes.
+  constexpr std::string_view kPrefix = "AWS.SimpleQueueService.";
+  for (ErrorCode c : kAllCodes) {
+    std::string_view q = lqs::ErrorInfoFor(c).query_code;
+    if (q.substr(0, kPrefix.size()) == kPrefix && q.substr(kPrefix.size()) == name) return c;
+  }
+  if (name == "NonExistentQueue") return ErrorCode::kQueueDoesNotExist;
+  return std::nullopt;
+}
+
+lqs::Status DecodeError(int http_status, const std::string& query_error_header,
+                        const std::string& body) {
+  std::string type;
+  std::string message;
+  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object()) {
+    type = Str(j, "__type");
+    message = Str(j, "message");
+    if (message.empty()) message = Str(j, "Message");
+  }
+  if (const size_t hash = type.find('#'); hash != std::string::npos) type = type.substr(hash + 1);
+  if (const size_t colon = type.find(':'); colon != std::string::npos) type.resize(colon);
+  std::string query_code = query_error_header;
+  if (const size_t semi = query_code.find(';'); semi != std::string::npos) query_code.resize(semi);
+
+  std::optional<ErrorCode> code = ErrorCodeFromName(query_code);
+  if (!code) code = ErrorCodeFromName(type);
+  if (code) return Status(*code, message);
+  std::string raw = !query_code.empty() ? query_code : type;
+  if (raw.empty()) raw = "HTTP " + std::to_string(http_status);
+  if (message.empty() && !j.is_object()) message = body.substr(0, 200);
+  return Status(http_status >= 500 ? ErrorCode::kIOError : ErrorCode::kInternal,
+                raw + (message.empty() ? "" : ": " + message));
+}
+
+}  // namespace lqs_cli::codec

@@ -1,0 +1,68 @@
+// tools/sqs_codec.h — lqs types to and from the SQS JSON 1.0 protocol
+// (awsJson1_0, sqs-api.md §11), for RemoteBackend. Pure functions, no I/O, so
+// they are unit-tested against the protocol's examples.
+//
+// Also the message-attribute JSON shape shared with `lqs export`:
+//   {"name": {"DataType": "String", "StringValue": "x"},
+//    "bin":  {"DataType": "Binary", "BinaryValue": "<base64>"}}
+
+#ifndef LQS_TOOLS_SQS_CODEC_H_
+#define LQS_TOOLS_SQS_CODEC_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lqs/status.h"
+#include "lqs/types.h"
+
+namespace lqs_cli::codec {
+
+using Json = nlohmann::ordered_json;
+
+std::string Base64Encode(std::string_view bytes);
+// nullopt when `text` is not valid base64.
+std::optional<std::string> Base64Decode(std::string_view text);
+
+// ---- Message attributes (also the export format) ----------------------------------
+Json EncodeMessageAttributes(const lqs::MessageAttributeMap& attributes);
+// Fails with InvalidParameterValue on a malformed value.
+lqs::StatusOr<lqs::MessageAttributeMap> DecodeMessageAttributes(const Json& json);
+
+// ---- Requests: the JSON body of AmazonSQS.<Action> ---------------------------------
+Json EncodeCreateQueue(const std::string& name, const lqs::AttributeMap& attributes,
+                       const lqs::TagMap& tags);
+Json EncodeListQueues(const lqs::ListQueuesRequest& request);
+Json EncodeSendMessage(const std::string& queue_url, const lqs::SendMessageRequest& request);
+Json EncodeSendMessageBatch(const std::string& queue_url,
+                            const std::vector<lqs::SendMessageBatchEntry>& entries);
+Json EncodeReceiveMessage(const std::string& queue_url, const lqs::ReceiveMessageRequest& request);
+Json EncodeDeleteMessageBatch(const std::string& queue_url,
+                              const std::vector<lqs::DeleteMessageBatchEntry>& entries);
+Json EncodeStartMessageMoveTask(const lqs::StartMessageMoveTaskRequest& request);
+
+// ---- Responses -----------------------------------------------------------------------
+// The last path segment of a queue URL ("http://h:1/123/jobs" -> "jobs").
+std::string QueueNameFromUrl(const std::string& url);
+lqs::ListQueuesResult DecodeListQueues(const Json& json, const char* member = "QueueUrls");
+lqs::SendMessageResult DecodeSendMessageResult(const Json& json);
+lqs::SendMessageBatchResult DecodeSendMessageBatch(const Json& json);
+lqs::StatusOr<lqs::ReceiveMessageResult> DecodeReceiveMessage(const Json& json);
+lqs::BatchResult DecodeBatchResult(const Json& json);
+std::vector<lqs::MessageMoveTask> DecodeListMessageMoveTasks(const Json& json);
+
+// The Status of an error response: `__type` (text after '#'), else the
+// x-amzn-query-error header's code, mapped back to lqs::ErrorCode; codes lqs
+// does not know become kInternal with the server's code in the message.
+lqs::Status DecodeError(int http_status, const std::string& query_error_header,
+                        const std::string& body);
+
+// ErrorCode from any of its spellings (enumerator name, JSON shape, query code).
+std::optional<lqs::ErrorCode> ErrorCodeFromName(std::string_view name);
+
+}  // namespace lqs_cli::codec
+
+#endif  // LQS_TOOLS_SQS_CODEC_H_
