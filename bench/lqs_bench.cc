@@ -14,8 +14,11 @@
 // --quick divides them by ~25 (fsync ones by 5), --scale=X multiplies them.
 //
 //   kind  batch body    threads durability            messages
+//   life  10    100B    1       process               200k  (+ FIFO, 1 and 1,000 groups)
+//   life  1     100B    1       process               50k
 //   send  1     100B    1       none process fsync    50k 50k 500
 //   send  10    100B    1       none process fsync    200k 200k 5k
+//   send  10    100B    1       process FIFO 1, 1000g 200k each
 //   send  1     100B    2, 8    process               50k each
 //   send  1     100B    8       fsync (group commit)  2k
 //   send  10    4KiB    1       process               50k
@@ -29,6 +32,14 @@
 //   mixed 10    100B    1p1c    process               200k
 //   mixed 10    100B    4p4c    process fsync         200k 5k
 //
+// life  = the issue's "lifecycle": each thread sends a batch, then receives
+//         and deletes that many (batches of up to `batch`), with a standing
+//         backlog of 1,000 messages (FIFO: spread round-robin over the
+//         groups, so 1,000 groups each hold one); msgs/s counts lifecycles;
+//         latency is per send+receive+delete round.
+// FIFO rows ("fifoNg"): a FIFO queue, message n in group n % N, a unique
+//         MessageDeduplicationId each; the ceiling issues the FIFO writes
+//         (bench/rocksdb_ceiling.h); SQLite has no FIFO model ("-").
 // send  = SendMessage(Batch) calls; msgs/s counts messages sent.
 // drain = ReceiveMessage + DeleteMessage(Batch) of a prefilled backlog
 //         (prefilled in process mode, then reopened in the workload's mode).
@@ -43,18 +54,26 @@
 //   memory      peak RSS (VmHWM) filling a 1M (--long: 10M, --quick: 100k)
 //               backlog with 10k in flight, and Broker::Open time and peak RSS
 //               of reopening it, each in its own child process
-//   fifo        TODO hook: FIFO queues are not implemented yet (CreateQueue
-//               with FifoQueue=true returns UnsupportedOperation); reported as
-//               skipped, never with numbers.
+//   fifo        the FIFO rows above, and idle group memory: live heap
+//               (mallinfo2 after malloc_trim) after sending 100k (--quick:
+//               20k) messages over 100k groups and draining them, against a
+//               control with the same messages in one group (child processes)
+//   targets     each target of issue #3 evaluated from this run: MET / NOT MET
 //
 // Flags:
-//   --workloads=a,b   groups (send, drain, mixed, backlog, tombstones, memory,
-//                     fifo) or workload-name prefixes ("send b10"); default all
+//   --workloads=a,b   groups (life, send, drain, mixed, backlog, tombstones,
+//                     memory, fifo) or workload-name prefixes ("send b10");
+//                     default all. "fifo" selects every FIFO row.
 //   --systems=a,b     lqs, ceiling, sqlite (default all three)
 //   --quick | --long  --scale=X   --db=DIR (default: a temp dir removed at exit)
 //   --json            print the JSON document on stdout (table goes to stderr)
+//   --tombstone_lifecycles=N  the tombstones run's length (default by mode)
+//   --keep_dirs       with --db: leave the last run of each directory (run-lqs,
+//                     tombstones-lqs, ...) in place, e.g. to read RocksDB's LOG
 //   --table_out=FILE  also write the human table to FILE
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -78,6 +97,8 @@ struct Flags {
   bool quick = false;
   bool long_run = false;
   bool json = false;
+  bool keep_dirs = false;
+  int64_t tombstone_lifecycles = 0;  // 0: by mode  // leave each run's directory (RocksDB LOG files) under --db
   double scale = 1.0;
   std::string db;
   std::string table_out;
@@ -113,8 +134,9 @@ int64_t Scaled(const Flags& f, int64_t count, bool fsync) {
 std::vector<Workload> Matrix(const Flags& f) {
   using D = Durability;
   std::vector<Workload> m;
-  auto add = [&](Kind k, int batch, size_t body, int threads, D d, int64_t count) {
+  auto add = [&](Kind k, int batch, size_t body, int threads, D d, int64_t count, int groups = 0) {
     Workload w;
+    w.groups = groups;
     w.kind = k;
     w.batch = batch;
     w.body = body;
@@ -126,14 +148,22 @@ std::vector<Workload> Matrix(const Flags& f) {
     m.push_back(w);
   };
   constexpr size_t k100 = 100, k4K = 4096, k256K = 262144;
+  // The lifecycle targets of issue #3, and FIFO beside the same shape.
+  add(Kind::kLifecycle, 10, k100, 1, D::kProcess, 200000);
+  add(Kind::kLifecycle, 10, k100, 1, D::kProcess, 200000, 1);
+  add(Kind::kLifecycle, 10, k100, 1, D::kProcess, 200000, 1000);
+  add(Kind::kLifecycle, 1, k100, 1, D::kProcess, 50000);
   add(Kind::kSend, 1, k100, 1, D::kNone, 50000);
   add(Kind::kSend, 1, k100, 1, D::kProcess, 50000);
   add(Kind::kSend, 1, k100, 1, D::kFsync, 500);
   add(Kind::kSend, 10, k100, 1, D::kNone, 200000);
   add(Kind::kSend, 10, k100, 1, D::kProcess, 200000);
+  add(Kind::kSend, 10, k100, 1, D::kProcess, 200000, 1);
+  add(Kind::kSend, 10, k100, 1, D::kProcess, 200000, 1000);
   add(Kind::kSend, 10, k100, 1, D::kFsync, 5000);
   add(Kind::kSend, 1, k100, 2, D::kProcess, 50000);
   add(Kind::kSend, 1, k100, 8, D::kProcess, 50000);
+  // With send b1 t1 fsync above: the group-commit ratio (t8 / t1).
   add(Kind::kSend, 1, k100, 8, D::kFsync, 2000);
   add(Kind::kSend, 10, k4K, 1, D::kProcess, 50000);
   add(Kind::kSend, 1, k256K, 1, D::kProcess, 1000);
@@ -154,37 +184,16 @@ std::vector<Workload> Matrix(const Flags& f) {
   return m;
 }
 
+bool g_keep_dirs = false;
+
 void RemoveDir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
 
-// TODO(fifo): FIFO workloads. When lib/fifo lands, add to Matrix(): fifo send
-// and mixed with 1, 10 and 100 message groups, with and without
-// ContentBasedDeduplication, and a receive that respects group locks; the
-// ceiling then also needs the dedup-index writes FIFO sends make. Until then
-// this hook only records why nothing was measured.
-void FifoHook(const std::string& dir, Report* report) {
-  Options options;
-  options.path = dir;
-  auto broker = Broker::Open(options);
-  if (!broker.ok()) {
-    report->notes.push_back("fifo: skipped (could not open: " + broker.status().ToString() + ")");
-    return;
-  }
-  auto q = (*broker)->CreateQueue("bench.fifo", {{std::string(attr::kFifoQueue), "true"}}, {});
-  if (!q.ok() && q.status().code() == ErrorCode::kUnsupportedOperation) {
-    report->notes.push_back(
-        "fifo: skipped, not measured: CreateQueue(FifoQueue=true) returns UnsupportedOperation "
-        "(FIFO is not implemented yet; see the TODO(fifo) hook in bench/lqs_bench.cc)");
-  } else if (!q.ok()) {
-    report->notes.push_back("fifo: skipped: " + q.status().ToString());
-  } else {
-    report->notes.push_back(
-        "fifo: FIFO queues can now be created, but lqs_bench has no FIFO workloads yet "
-        "(TODO(fifo) in bench/lqs_bench.cc)");
-  }
-  (*broker)->Close().IgnoreError();
+// After a run: removed unless --keep_dirs.
+void Cleanup(const std::string& dir) {
+  if (!g_keep_dirs) RemoveDir(dir);
 }
 
 std::string Short(double v) {
@@ -210,6 +219,10 @@ int Main(int argc, char** argv) {
       f.long_run = true;
     } else if (a == "--json") {
       f.json = true;
+    } else if (const char* v9 = value("--tombstone_lifecycles")) {
+      f.tombstone_lifecycles = std::atoll(v9);
+    } else if (a == "--keep_dirs") {
+      f.keep_dirs = true;
     } else if (const char* v = value("--scale")) {
       f.scale = std::atof(v);
     } else if (const char* v2 = value("--db")) {
@@ -246,6 +259,11 @@ int Main(int argc, char** argv) {
     }
   }
   if (!child.empty()) return RunChild(child, f.db, child_backlog, child_inflight);
+  if (f.keep_dirs && f.db.empty()) {
+    std::fprintf(stderr, "--keep_dirs needs --db=DIR\n");
+    return 2;
+  }
+  g_keep_dirs = f.keep_dirs;
 
   bool temp = false;
   if (f.db.empty()) {
@@ -259,6 +277,7 @@ int Main(int argc, char** argv) {
   }
   std::filesystem::create_directories(f.db);
 
+  const auto run_start = std::chrono::steady_clock::now();
   Report report;
   report.machine = MachineInfo(f.db);
   report.config = {{"mode", f.quick ? "quick" : (f.long_run ? "long" : "default")},
@@ -283,10 +302,11 @@ int Main(int argc, char** argv) {
     std::string line = "[" + std::to_string(index) + "/" + std::to_string(matrix.size()) + "] " +
                        w.Name() + " (" + std::to_string(w.count) + " msgs):";
     for (SystemKind k : f.systems) {
+      if (w.groups > 0 && k == SystemKind::kSqlite) continue;  // no FIFO model in SQLite
       const std::string dir = f.db + "/run-" + SystemName(k);
       RemoveDir(dir);
       Measurement m = RunWorkload(k, w, dir);
-      RemoveDir(dir);
+      Cleanup(dir);
       line += std::string(" ") + SystemName(k) + " " + (m.ok ? Short(m.MsgsPerSec()) : "FAILED");
       row.by_system[k] = std::move(m);
     }
@@ -312,7 +332,7 @@ int Main(int argc, char** argv) {
         const std::string dir = f.db + "/backlog-" + SystemName(k);
         RemoveDir(dir);
         BacklogResult r = RunBacklog(k, b, ops, dir);
-        RemoveDir(dir);
+        Cleanup(dir);
         line += std::string(" ") + SystemName(k) + " p50 " +
                 Short(r.latency.PercentileNanos(50) / 1e3) + "us p99 " +
                 Short(r.latency.PercentileNanos(99) / 1e3) + "us";
@@ -324,14 +344,15 @@ int Main(int argc, char** argv) {
   }
 
   if (Selected(f, "tombstones")) {
-    const int64_t n = f.long_run ? 1000000 : (f.quick ? 10000 : 100000);
+    const int64_t n = f.tombstone_lifecycles > 0 ? f.tombstone_lifecycles
+                                                 : (f.long_run ? 1000000 : (f.quick ? 10000 : 100000));
     TombstoneRow row;
     std::string line = "tombstones " + std::to_string(n) + ":";
     for (SystemKind k : f.systems) {
       const std::string dir = f.db + "/tombstones-" + SystemName(k);
       RemoveDir(dir);
       TombstoneResult r = RunTombstones(k, n, dir);
-      RemoveDir(dir);
+      Cleanup(dir);
       if (r.ok && !r.tenth_per_sec.empty()) {
         line += std::string(" ") + SystemName(k) + " " + Short(r.tenth_per_sec.front()) + "->" +
                 Short(r.tenth_per_sec.back()) + "/s";
@@ -349,7 +370,7 @@ int Main(int argc, char** argv) {
       RemoveDir(dir);
       const int64_t inflight = std::min<int64_t>(10000, b / 2);
       MemoryResult r = RunMemory(b, inflight, dir);
-      RemoveDir(dir);
+      Cleanup(dir);
       std::fprintf(stderr, "memory %lld: fill peak %.1f MB, open %.1f ms, open peak %.1f MB\n",
                    static_cast<long long>(b), r.fill_hwm_kb / 1024.0, r.open_ms,
                    r.open_hwm_kb / 1024.0);
@@ -358,12 +379,23 @@ int Main(int argc, char** argv) {
   }
 
   if (Selected(f, "fifo") && has(SystemKind::kLqs)) {
-    const std::string dir = f.db + "/fifo";
-    FifoHook(dir, &report);
-    RemoveDir(dir);
+    // Idle group memory: one group per message vs all in one group.
+    const int64_t n = f.quick ? 20000 : 100000;
+    for (int64_t groups : {n, int64_t{1}}) {
+      const std::string dir = f.db + "/fifo-idle";
+      RemoveDir(dir);
+      FifoIdleResult r = RunFifoIdle(n, groups, dir);
+      Cleanup(dir);
+      std::fprintf(stderr, "fifo idle %lld msgs, %lld groups: live heap %.2f -> %.2f -> %.2f MB\n",
+                   static_cast<long long>(n), static_cast<long long>(groups), r.heap_before / 1048576.0,
+                   r.heap_queued / 1048576.0, r.heap_drained / 1048576.0);
+      report.fifo_idle.push_back(r);
+    }
   }
 
   if (temp) RemoveDir(f.db);
+  report.elapsed_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   {
     std::ifstream load("/proc/loadavg");
     std::string line;

@@ -6,6 +6,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <thread>
 
@@ -36,7 +38,159 @@ double TenthAvg(const std::vector<double>& v, bool last) {
   return last ? v.back() : v.front();
 }
 
+const Row* FindRow(const Report& r, const std::string& name) {
+  for (const Row& row : r.rows) {
+    if (row.workload.Name() == name) return &row;
+  }
+  return nullptr;
+}
+
+double RateOf(const Report& r, const std::string& name, SystemKind k) {
+  const Row* row = FindRow(r, name);
+  if (row == nullptr) return 0;
+  const Measurement* m = Find(*row, k);
+  return m ? m->MsgsPerSec() : 0;
+}
+
+Target Check(std::string name, double value, const char* fmt, std::string threshold, bool met,
+             bool measured, std::string why_not = "not run") {
+  Target t;
+  t.name = std::move(name);
+  t.threshold = std::move(threshold);
+  if (!measured) {
+    t.value = "-";
+    t.status = "n/a (" + why_not + ")";
+    return t;
+  }
+  t.value = Fmt(fmt, value);
+  t.status = met ? "MET" : "NOT MET";
+  return t;
+}
+
 }  // namespace
+
+std::vector<Target> Targets(const Report& r) {
+  std::vector<Target> out;
+  const SystemKind L = SystemKind::kLqs, C = SystemKind::kCeiling, S = SystemKind::kSqlite;
+  {
+    const std::string n = "life b10 100B t1 process";
+    const double l = RateOf(r, n, L), c = RateOf(r, n, C);
+    out.push_back(Check("lifecycle (" + n + ") lqs/ceiling", Ratio(l, c), "%.2f", ">= 0.50",
+                        Ratio(l, c) >= 0.5, l > 0 && c > 0));
+  }
+  {
+    const std::string n = "life b1 100B t1 process";
+    const double l = RateOf(r, n, L), c = RateOf(r, n, C);
+    out.push_back(Check("single-message lifecycle (" + n + ") lqs/ceiling", Ratio(l, c), "%.2f",
+                        ">= 0.40", Ratio(l, c) >= 0.4, l > 0 && c > 0));
+  }
+  {
+    const double t8 = RateOf(r, "send b1 100B t8 fsync", L), t1 = RateOf(r, "send b1 100B t1 fsync", L);
+    const double c8 = RateOf(r, "send b1 100B t8 fsync", C), c1 = RateOf(r, "send b1 100B t1 fsync", C);
+    Target t = Check("fsync group commit: send b1 t8 fsync / t1 fsync (lqs)", Ratio(t8, t1), "%.2f",
+                     ">= 4", Ratio(t8, t1) >= 4, t8 > 0 && t1 > 0);
+    if (c8 > 0 && c1 > 0) t.name += " [ceiling: " + Fmt("%.2f", Ratio(c8, c1)) + "]";
+    out.push_back(t);
+  }
+  {
+    double worst = 0;
+    std::string worst_name;
+    int rows = 0, below = 0;
+    for (const Row& row : r.rows) {
+      const Measurement* l = Find(row, L);
+      const Measurement* s = Find(row, S);
+      if (!l || !s) continue;
+      const double q = Ratio(l->MsgsPerSec(), s->MsgsPerSec());
+      ++rows;
+      if (q < 2) ++below;
+      if (worst_name.empty() || q < worst) {
+        worst = q;
+        worst_name = row.workload.Name();
+      }
+    }
+    Target t = Check("lqs/sqlite in every workload (minimum)", worst, "%.2f", ">= 2", below == 0,
+                     rows > 0);
+    if (rows > 0) {
+      t.name += " [" + std::to_string(below) + " of " + std::to_string(rows) + " rows below 2; worst: " +
+                worst_name + "]";
+    }
+    out.push_back(t);
+  }
+  {
+    const std::string s = "life b10 100B t1 process";
+    const double std_rate = RateOf(r, s, L);
+    const double g1 = RateOf(r, s + " fifo1g", L), g1000 = RateOf(r, s + " fifo1000g", L);
+    Target t = Check("FIFO lifecycle 1,000 groups / standard (" + s + ")", Ratio(g1000, std_rate),
+                     "%.2f", ">= 0.70", Ratio(g1000, std_rate) >= 0.7, g1000 > 0 && std_rate > 0);
+    if (g1 > 0 && std_rate > 0) t.name += " [1 group: " + Fmt("%.2f", Ratio(g1, std_rate)) + "]";
+    out.push_back(t);
+  }
+  if (r.fifo_idle.size() == 2 && r.fifo_idle[0].ok && r.fifo_idle[1].ok) {
+    const FifoIdleResult& g = r.fifo_idle[0];
+    const FifoIdleResult& c = r.fifo_idle[1];
+    const double per = static_cast<double>(g.heap_drained - c.heap_drained) /
+                       static_cast<double>(std::max<int64_t>(1, g.groups));
+    out.push_back(Check("memory per idle FIFO group (live heap after draining " +
+                            std::to_string(g.groups) + " groups, minus 1-group control), bytes",
+                        per, "%.1f", "0 (|x| <= 16: allocator noise)", std::abs(per) <= 16, true));
+  } else {
+    out.push_back(Check("memory per idle FIFO group", 0, "%.1f", "0", false, false));
+  }
+  {
+    std::vector<double> p50, p99;
+    int64_t lo = 0, hi = 0;
+    for (const BacklogRow& b : r.backlog) {
+      auto it = b.by_system.find(L);
+      if (it == b.by_system.end() || !it->second.ok) continue;
+      p50.push_back(it->second.latency.PercentileNanos(50));
+      p99.push_back(it->second.latency.PercentileNanos(99));
+      if (lo == 0) lo = b.backlog;
+      hi = b.backlog;
+    }
+    auto spread = [](const std::vector<double>& v) {
+      if (v.empty()) return 0.0;
+      const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+      return *mn > 0 ? *mx / *mn : 0.0;
+    };
+    const std::string range = " from " + std::to_string(lo) + " to " + std::to_string(hi);
+    out.push_back(Check("backlog p50 max/min" + range, spread(p50), "%.2f", "<= 2 (1k to 10M)",
+                        spread(p50) <= 2, p50.size() > 1));
+    out.push_back(Check("backlog p99 max/min" + range, spread(p99), "%.2f", "<= 2 (1k to 10M)",
+                        spread(p99) <= 2, p99.size() > 1));
+  }
+  if (r.tombstones) {
+    auto it = r.tombstones->by_system.find(L);
+    const bool ok = it != r.tombstones->by_system.end() && it->second.ok &&
+                    !it->second.tenth_per_sec.empty();
+    const double q = ok ? Ratio(TenthAvg(it->second.tenth_per_sec, true),
+                                TenthAvg(it->second.tenth_per_sec, false))
+                        : 0;
+    out.push_back(Check("tombstones: last 10% / first 10% (" +
+                            (ok ? std::to_string(it->second.lifecycles) : std::string("?")) +
+                            " lifecycles)",
+                        q, "%.2f", ">= 0.90", q >= 0.9, ok));
+  } else {
+    out.push_back(Check("tombstones: last 10% / first 10%", 0, "%.2f", ">= 0.90", false, false));
+  }
+  {
+    const MemoryResult* big = nullptr;
+    for (const MemoryResult& m : r.memory) {
+      if (m.ok && (big == nullptr || m.backlog > big->backlog)) big = &m;
+    }
+    const std::string at = big ? " with " + std::to_string(big->backlog) + " waiting" : "";
+    const double peak = big ? std::max(big->fill_hwm_kb, big->open_hwm_kb) / 1024.0 : 0;
+    out.push_back(Check("peak RSS (MiB)" + at, peak, "%.1f", "<= 256 with 10M", peak <= 256,
+                        big != nullptr));
+    out.push_back(Check("Broker::Open time (ms)" + at, big ? big->open_ms : 0, "%.1f",
+                        "< 1000 with 10M", big && big->open_ms < 1000, big != nullptr));
+  }
+  {
+    const bool quick = r.config.value("mode", "") == "quick";
+    out.push_back(Check("--quick run time (s)", r.elapsed_seconds, "%.0f", "about 60",
+                        r.elapsed_seconds <= 90, quick, "not a --quick run"));
+  }
+  return out;
+}
 
 nlohmann::json MachineInfo(const std::string& db_dir) {
   nlohmann::json m;
@@ -133,6 +287,12 @@ void PrintTable(std::FILE* out, const Report& r) {
       std::fprintf(out, "%-8s %10lld %10.0f %10.0f %8.2f  %s\n", SystemName(k),
                    static_cast<long long>(t.lifecycles), first, last, Ratio(last, first),
                    tenths.c_str());
+      if (!t.tenth_cpu_us.empty()) {
+        std::string cpu;
+        for (double v : t.tenth_cpu_us) cpu += Fmt("%.1f ", v);
+        std::fprintf(out, "         process CPU us per lifecycle by tenth: %s(last/first %.2f)\n",
+                     cpu.c_str(), Ratio(t.tenth_cpu_us.back(), t.tenth_cpu_us.front()));
+      }
       if (t.reopen_ms >= 0) {
         std::fprintf(out, "         reopen after the run: Broker::Open %.1f ms, first receive %.1f us\n",
                      t.reopen_ms, t.first_receive_after_reopen_us);
@@ -157,6 +317,28 @@ void PrintTable(std::FILE* out, const Report& r) {
                    m.open_hwm_kb / 1024.0, m.first_receive_us, m.disk_bytes / 1048576.0);
     }
   }
+  if (!r.fifo_idle.empty()) {
+    std::fprintf(out,
+                 "\nFIFO idle groups (lqs; child process; live heap = mallinfo2 after malloc_trim)\n");
+    std::fprintf(out, "%-9s %9s %13s %13s %14s %11s %9s\n", "messages", "groups", "heap_before_MB",
+                 "heap_queued_MB", "heap_drained_MB", "rss_drn_MB", "seconds");
+    for (const FifoIdleResult& f : r.fifo_idle) {
+      if (!f.ok) {
+        std::fprintf(out, "%-9lld failed\n", static_cast<long long>(f.messages));
+        continue;
+      }
+      std::fprintf(out, "%-9lld %9lld %13.2f %13.2f %14.2f %11.1f %9.1f\n",
+                   static_cast<long long>(f.messages), static_cast<long long>(f.groups),
+                   f.heap_before / 1048576.0, f.heap_queued / 1048576.0, f.heap_drained / 1048576.0,
+                   f.rss_drained_kb / 1024.0, f.seconds);
+    }
+  }
+  std::fprintf(out, "\nTargets (issue #3; ratios within this run)\n");
+  for (const Target& t : Targets(r)) {
+    std::fprintf(out, "  %-7s %s = %s (need %s)\n", t.status.c_str(), t.name.c_str(),
+                 t.value.c_str(), t.threshold.c_str());
+  }
+  std::fprintf(out, "\nelapsed: %.0f s\n", r.elapsed_seconds);
   for (const std::string& n : r.notes) std::fprintf(out, "\nnote: %s\n", n.c_str());
   std::fprintf(out, "\n");
 }
@@ -170,7 +352,8 @@ nlohmann::json ToJson(const Report& r) {
     const Measurement* s = Find(row, SystemKind::kSqlite);
     nlohmann::json j;
     j["workload"] = row.workload.Name();
-    j["kind"] = row.workload.Group();
+    j["kind"] = row.workload.KindName();
+    j["fifo_groups"] = row.workload.groups;
     j["batch"] = row.workload.batch;
     j["body_bytes"] = row.workload.body;
     j["threads"] = row.workload.threads;
@@ -211,6 +394,7 @@ nlohmann::json ToJson(const Report& r) {
       nlohmann::json j;
       j["lifecycles"] = x.lifecycles;
       j["tenths_per_sec"] = x.tenth_per_sec;
+      j["tenths_cpu_us_per_lifecycle"] = x.tenth_cpu_us;
       j["first_10pct_per_sec"] = TenthAvg(x.tenth_per_sec, false);
       j["last_10pct_per_sec"] = TenthAvg(x.tenth_per_sec, true);
       j["last_over_first"] = Ratio(TenthAvg(x.tenth_per_sec, true), TenthAvg(x.tenth_per_sec, false));
@@ -236,6 +420,25 @@ nlohmann::json ToJson(const Report& r) {
                              {"first_receive_us", m.first_receive_us},
                              {"disk_bytes", m.disk_bytes}});
   }
+  doc["fifo_idle"] = nlohmann::json::array();
+  for (const FifoIdleResult& f : r.fifo_idle) {
+    if (!f.ok) continue;
+    doc["fifo_idle"].push_back({{"messages", f.messages},
+                                {"groups", f.groups},
+                                {"heap_before_bytes", f.heap_before},
+                                {"heap_queued_bytes", f.heap_queued},
+                                {"heap_drained_bytes", f.heap_drained},
+                                {"rss_before_kb", f.rss_before_kb},
+                                {"rss_queued_kb", f.rss_queued_kb},
+                                {"rss_drained_kb", f.rss_drained_kb},
+                                {"seconds", f.seconds}});
+  }
+  doc["targets"] = nlohmann::json::array();
+  for (const Target& t : Targets(r)) {
+    doc["targets"].push_back(
+        {{"name", t.name}, {"value", t.value}, {"threshold", t.threshold}, {"status", t.status}});
+  }
+  doc["elapsed_seconds"] = r.elapsed_seconds;
   doc["notes"] = r.notes;
   doc["machine"] = r.machine;
   doc["config"] = r.config;

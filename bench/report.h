@@ -31,11 +31,21 @@ struct TombstoneRow {
   std::map<SystemKind, TombstoneResult> by_system;
 };
 
+// One of the targets of issue #3, evaluated from this run's rows.
+struct Target {
+  std::string name;       // what is compared
+  std::string value;      // measured (formatted)
+  std::string threshold;  // required
+  std::string status;     // "MET", "NOT MET", or "n/a (...)" when not measured
+};
+
 struct Report {
   std::vector<Row> rows;
   std::vector<BacklogRow> backlog;
   std::optional<TombstoneRow> tombstones;
   std::vector<MemoryResult> memory;
+  std::vector<FifoIdleResult> fifo_idle;  // [0]: one group per message, [1]: control
+  double elapsed_seconds = 0;
   std::vector<std::string> notes;  // skipped workloads (FIFO) and other remarks
   nlohmann::json machine;
   nlohmann::json config;
@@ -43,6 +53,8 @@ struct Report {
 
 // Facts about this machine and build (CPU, cores, memory, kernel, versions).
 nlohmann::json MachineInfo(const std::string& db_dir);
+
+std::vector<Target> Targets(const Report& r);
 
 void PrintTable(std::FILE* out, const Report& r);
 nlohmann::json ToJson(const Report& r);

@@ -15,6 +15,7 @@
 
 #include "lib/storage/counters.h"
 #include "lib/storage/keys.h"
+#include "lib/fifo/dedup_table.h"
 #include "lib/storage/records.h"
 
 namespace lqs::bench {
@@ -90,9 +91,20 @@ class Ceiling final : public QueueSystem {
     m.md5_of_body = std::string(32, 'f');
     m.sent_timestamp_ms = now;
     m.sender_id = defaults.sender_id;
+    groups_ = config.fifo_groups;
+    if (groups_ > 0) {
+      // FIFO messages also carry their group, dedup id and sequence number.
+      m.message_group_id = GroupName(0);
+      m.message_deduplication_id = "1234567890123456789-1234567";
+      m.sequence_number = fifo::FormatSequenceNumber(1);
+      dedup_value_.first_ms = now;
+      dedup_value_.message_id = m.message_id;
+      dedup_value_.sequence_number = m.sequence_number;
+    }
     message_value_ = storage::EncodeMessage(m);
     storage::VisibleEntry v;
     v.sent_ms = now;
+    v.has_expiry_entry = groups_ > 0;
     visible_value_ = storage::EncodeVisible(v);
     storage::LeaseEntry lease;
     lease.visible_at_ms = now + 30000;
@@ -100,6 +112,7 @@ class Ceiling final : public QueueSystem {
     lease.first_receive_ms = now;
     lease.sent_ms = now;
     lease.lease_start_ms = now;
+    if (groups_ > 0) lease.group = GroupName(0);
     lease_value_ = storage::EncodeLease(lease);
 
     // Bench bookkeeping (not part of the measured shape): where a previous
@@ -127,7 +140,18 @@ class Ceiling final : public QueueSystem {
     for (int i = 0; i < n; ++i) {
       const uint64_t seq = first + static_cast<uint64_t>(i);
       batch.Put(cf(Cf::kMessages), storage::MessageKey(kQid, seq), message_value_);
-      batch.Put(cf(Cf::kVisible), storage::TimeKey(kQid, time_ms_, seq), visible_value_);
+      if (groups_ > 0) {
+        // The FIFO send: grouped index, expiry index, dedup record.
+        const std::string group = GroupOf(seq);
+        batch.Put(cf(Cf::kGrouped), storage::GroupedKey(kQid, group, seq), visible_value_);
+        batch.Put(cf(Cf::kExpiry), storage::TimeKey(kQid, time_ms_, seq),
+                  storage::ExpiryValueGrouped(group));
+        batch.Put(cf(Cf::kDedup),
+                  storage::DedupKey(kQid, "1234567890123456789-" + std::to_string(seq)),
+                  storage::EncodeDedup(dedup_value_));
+      } else {
+        batch.Put(cf(Cf::kVisible), storage::TimeKey(kQid, time_ms_, seq), visible_value_);
+      }
     }
     batch.Merge(cf(Cf::kCounters), storage::CounterKey(kQid), delta.Encode());
     if (!Write(sync_, &batch)) return false;
@@ -152,7 +176,12 @@ class Ceiling final : public QueueSystem {
     rocksdb::WriteBatch batch;
     for (uint64_t i = 0; i < k; ++i) {
       const uint64_t seq = first + i;
-      batch.Delete(cf(Cf::kVisible), storage::TimeKey(kQid, time_ms_, seq));
+      if (groups_ > 0) {
+        batch.Delete(cf(Cf::kGrouped), storage::GroupedKey(kQid, GroupOf(seq), seq));
+        batch.Delete(cf(Cf::kExpiry), storage::TimeKey(kQid, time_ms_, seq));
+      } else {
+        batch.Delete(cf(Cf::kVisible), storage::TimeKey(kQid, time_ms_, seq));
+      }
       batch.Put(cf(Cf::kInflight), storage::MessageKey(kQid, seq), lease_value_);
       std::string h(sizeof(seq), '\0');
       std::memcpy(h.data(), &seq, sizeof(seq));
@@ -186,11 +215,12 @@ class Ceiling final : public QueueSystem {
                                  rocksdb::Slice(reinterpret_cast<const char*>(v), sizeof(v)));
     if (!s.ok()) {
       std::fprintf(stderr, "ceiling: meta: %s\n", s.ToString().c_str());
-    } else if (config_.durability == Durability::kNone) {
+    } else {
+      // As lqs's Close: flush the memtables in every mode, sync the log
+      // unless the WAL is off.
       std::vector<rocksdb::ColumnFamilyHandle*> all(cf_.begin(), cf_.end());
       s = db_->Flush(rocksdb::FlushOptions(), all);
-    } else {
-      s = db_->FlushWAL(true);
+      if (s.ok() && config_.durability != Durability::kNone) s = db_->FlushWAL(true);
     }
     for (auto* h : cf_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
     rocksdb::Status c = db_->Close();
@@ -206,6 +236,9 @@ class Ceiling final : public QueueSystem {
 
  private:
   rocksdb::ColumnFamilyHandle* cf(Cf which) const { return cf_[static_cast<int>(which)]; }
+  std::string GroupOf(uint64_t seq) const {
+    return GroupName(static_cast<int64_t>(seq % static_cast<uint64_t>(groups_)));
+  }
   bool Write(const rocksdb::WriteOptions& wo, rocksdb::WriteBatch* batch) {
     rocksdb::Status s = db_->Write(wo, batch);
     if (!s.ok()) {
@@ -221,6 +254,8 @@ class Ceiling final : public QueueSystem {
   rocksdb::WriteOptions plain_, sync_;
   int64_t time_ms_ = 0;
   std::string message_value_, visible_value_, lease_value_;
+  int groups_ = 0;
+  storage::DedupEntry dedup_value_;
   std::atomic<uint64_t> next_seq_{1};
   std::atomic<uint64_t> sent_{1};       // seqs [1, sent_) are written (approx.)
   std::atomic<uint64_t> next_recv_{1};

@@ -1,6 +1,6 @@
 // bench/rocksdb_ceiling.h — the raw RocksDB ceiling for a message lifecycle.
 //
-// A separate RocksDB instance with the same column families (6) and the same
+// A separate RocksDB instance with the same column families (storage::Cf) and the same
 // per-family options as lib/storage/database.cc (write buffer, block cache,
 // bloom filters, the counters merge operator, compact-on-deletion), WAL off
 // for Durability::kNone, WAL on otherwise, and sync=true on sends only in
@@ -13,6 +13,13 @@
 //   receive of n  : 1 batch = n x (Delete visible + Put inflight) + 1 Merge
 //   delete of n   : 1 batch = n x (Delete messages + Delete inflight) + 1 Merge
 // "Receiving" claims the next n sequence numbers already sent (an atomic).
+//
+// FIFO (SystemConfig::fifo_groups > 0), the writes lib/engine/fifo_queue.cc
+// makes, with the group of seq s = GroupName(s % groups) and no group locks:
+//   send of n     : n x (Put messages + Put grouped + Put expiry + Put dedup) + Merge
+//   receive of n  : n x (Delete grouped + Delete expiry + Put inflight) + Merge
+//   delete of n   : as standard
+// Close flushes the memtables in every mode, as lqs's Broker::Close does.
 
 #ifndef LQS_BENCH_ROCKSDB_CEILING_H_
 #define LQS_BENCH_ROCKSDB_CEILING_H_

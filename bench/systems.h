@@ -33,7 +33,15 @@ struct SystemConfig {
   std::string dir;  // a directory owned by this system (created if missing)
   Durability durability = Durability::kProcess;
   size_t body_bytes = 100;
+  // > 0: a FIFO queue whose messages are spread round-robin over this many
+  // message groups (group of the n-th message sent = n % fifo_groups), each
+  // with a unique MessageDeduplicationId. lqs and ceiling only.
+  int fifo_groups = 0;
 };
+
+// The name of group `i` of a FIFO workload: fixed width, so that runs with 1
+// and with 100,000 groups write keys of the same size.
+std::string GroupName(int64_t i);
 
 class QueueSystem {
  public:

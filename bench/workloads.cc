@@ -1,5 +1,7 @@
 #include "bench/workloads.h"
 
+#include <malloc.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -7,10 +9,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 #include <thread>
 
 #include "lqs/lqs.h"
@@ -27,6 +32,12 @@ uint64_t NanosSince(Clock::time_point t0) {
 
 double SecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -129,12 +140,46 @@ double RunThreads(int n, Body body) {
 }
 
 std::unique_ptr<QueueSystem> Open(SystemKind kind, const std::string& dir, Durability d,
-                                  size_t body) {
+                                  size_t body, int groups = 0) {
   SystemConfig c;
   c.dir = dir;
   c.durability = d;
   c.body_bytes = body;
+  c.fifo_groups = groups;
   return OpenSystem(kind, c);
+}
+
+// One lifecycle unit: send `batch`, then receive+delete `batch` messages.
+// False on error or when nothing could be received for 10 s.
+bool LifecycleOnce(QueueSystem* sys, int batch, std::vector<std::string>* handles) {
+  if (!sys->Send(batch)) return false;
+  int need = batch;
+  int idle = 0;
+  Clock::time_point idle_since;
+  while (need > 0) {
+    handles->clear();
+    const int r = sys->Receive(need, handles);
+    if (r < 0) return false;
+    if (r == 0) {
+      // Only with several threads on few FIFO groups (groups locked by
+      // another thread's lease): back off as ConsumerLoop does.
+      if (idle++ == 0) idle_since = Clock::now();
+      if (SecondsSince(idle_since) > 10) {
+        std::fprintf(stderr, "bench: lifecycle: nothing receivable for 10 s\n");
+        return false;
+      }
+      if (idle > 16) {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      } else {
+        std::this_thread::yield();
+      }
+      continue;
+    }
+    idle = 0;
+    if (!sys->Delete(*handles)) return false;
+    need -= r;
+  }
+  return true;
 }
 
 int64_t WarmCount(const Workload& w) {
@@ -144,14 +189,17 @@ int64_t WarmCount(const Workload& w) {
 
 }  // namespace
 
-std::string Workload::Group() const {
+std::string Workload::KindName() const {
   switch (kind) {
     case Kind::kSend: return "send";
     case Kind::kDrain: return "drain";
     case Kind::kMixed: return "mixed";
+    case Kind::kLifecycle: return "life";
   }
   return "?";
 }
+
+std::string Workload::Group() const { return groups > 0 ? "fifo" : KindName(); }
 
 std::string Workload::Name() const {
   std::string size = body >= 1024 ? std::to_string(body / 1024) + "KiB" : std::to_string(body) + "B";
@@ -160,8 +208,8 @@ std::string Workload::Name() const {
     const int p = std::max(1, threads / 2);
     t = std::to_string(p) + "p" + std::to_string(std::max(1, threads - p)) + "c";
   }
-  return Group() + " b" + std::to_string(batch) + " " + size + " " + t + " " +
-         DurabilityName(durability);
+  return KindName() + " b" + std::to_string(batch) + " " + size + " " + t + " " +
+         DurabilityName(durability) + (groups > 0 ? " fifo" + std::to_string(groups) + "g" : "");
 }
 
 Measurement RunWorkload(SystemKind kind, const Workload& w, const std::string& dir) {
@@ -170,9 +218,51 @@ Measurement RunWorkload(SystemKind kind, const Workload& w, const std::string& d
   const int64_t warm = WarmCount(w);
   std::atomic<bool> ok{true};
 
+  if (w.kind == Kind::kLifecycle) {
+    const int64_t count = RoundUp(w.count, int64_t{w.batch} * threads);
+    auto sys = Open(kind, dir, w.durability, w.body, w.groups);
+    if (!sys || !Fill(sys.get(), kLifeStanding, 10, 1)) return m;
+    std::vector<std::string> handles;
+    for (int64_t i = 0; i < warm; i += w.batch) {
+      if (!LifecycleOnce(sys.get(), w.batch, &handles)) return m;
+    }
+    std::vector<Histogram> hists(threads);
+    const int64_t calls = count / w.batch / threads;
+    // LQS_BENCH_PERF_CONTEXT=1 (diagnosis, 1 thread): RocksDB's per-thread
+    // perf counters over the timed phase, per message, on stderr.
+    const bool perf = std::getenv("LQS_BENCH_PERF_CONTEXT") != nullptr && threads == 1;
+    m.seconds = RunThreads(threads, [&](int i) {
+      if (perf) {
+        rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+        rocksdb::get_perf_context()->Reset();
+      }
+      std::vector<std::string> h;
+      for (int64_t c = 0; c < calls && ok.load(std::memory_order_relaxed); ++c) {
+        const auto t0 = Clock::now();
+        if (!LifecycleOnce(sys.get(), w.batch, &h)) ok = false;
+        hists[i].Record(NanosSince(t0));
+        if (perf && (c + 1) % (calls / 4 > 0 ? calls / 4 : 1) == 0) {
+          const auto* pc = rocksdb::get_perf_context();
+          const double n = static_cast<double>((c + 1) * w.batch);
+          std::fprintf(stderr,
+                       "perf_context %s %s after %lld msgs, per msg: internal_key_skipped %.1f "
+                       "internal_delete_skipped %.1f memtable seeks %.2f memtable nexts %.1f\n",
+                       SystemName(kind), w.Name().c_str(), static_cast<long long>((c + 1) * w.batch),
+                       pc->internal_key_skipped_count / n, pc->internal_delete_skipped_count / n,
+                       pc->seek_on_memtable_count / n, pc->next_on_memtable_count / n);
+        }
+      }
+      if (perf) rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+    });
+    for (const auto& h : hists) m.latency.Merge(h);
+    m.msgs = count;
+    m.ok = ok.load() && sys->Close();
+    return m;
+  }
+
   if (w.kind == Kind::kSend) {
     const int64_t count = RoundUp(w.count, int64_t{w.batch} * threads);
-    auto sys = Open(kind, dir, w.durability, w.body);
+    auto sys = Open(kind, dir, w.durability, w.body, w.groups);
     if (!sys || !Fill(sys.get(), warm, w.batch, 1)) return m;
     std::vector<Histogram> hists(threads);
     const int64_t calls = count / w.batch / threads;
@@ -194,12 +284,12 @@ Measurement RunWorkload(SystemKind kind, const Workload& w, const std::string& d
     {
       // Prefill in the default mode (an fsync'ed prefill would dominate the
       // run); the drain itself runs in the workload's mode after a reopen.
-      auto fill = Open(kind, dir, Durability::kProcess, w.body);
+      auto fill = Open(kind, dir, Durability::kProcess, w.body, w.groups);
       if (!fill || !Fill(fill.get(), count + warm, PrefillBatch(w.body), 2) || !fill->Close()) {
         return m;
       }
     }
-    auto sys = Open(kind, dir, w.durability, w.body);
+    auto sys = Open(kind, dir, w.durability, w.body, w.groups);
     if (!sys || !DrainExactly(sys.get(), warm, w.batch)) return m;
     std::vector<Histogram> hists(threads);
     std::atomic<int64_t> total{0};
@@ -216,7 +306,7 @@ Measurement RunWorkload(SystemKind kind, const Workload& w, const std::string& d
   const int producers = std::max(1, threads / 2);
   const int consumers = std::max(1, threads - producers);
   const int64_t count = RoundUp(w.count, int64_t{w.batch} * producers);
-  auto sys = Open(kind, dir, w.durability, w.body);
+  auto sys = Open(kind, dir, w.durability, w.body, w.groups);
   if (!sys || !Fill(sys.get(), warm, w.batch, 1) || !DrainExactly(sys.get(), warm, w.batch)) {
     return m;
   }
@@ -285,6 +375,7 @@ TombstoneResult RunTombstones(SystemKind kind, int64_t lifecycles, const std::st
     }
     const int64_t tenth = std::max<int64_t>(1, lifecycles / 10);
     auto t0 = Clock::now();
+    double cpu0 = ProcessCpuSeconds();
     for (int64_t i = 1; i <= lifecycles; ++i) {
       handles.clear();
       if (!sys->Send(1) || sys->Receive(1, &handles) != 1 || !sys->Delete(handles)) {
@@ -293,6 +384,9 @@ TombstoneResult RunTombstones(SystemKind kind, int64_t lifecycles, const std::st
       }
       if (i % tenth == 0) {
         r.tenth_per_sec.push_back(static_cast<double>(tenth) / SecondsSince(t0));
+        const double cpu = ProcessCpuSeconds();
+        r.tenth_cpu_us.push_back((cpu - cpu0) * 1e6 / static_cast<double>(tenth));
+        cpu0 = cpu;
         t0 = Clock::now();
       }
     }
@@ -397,10 +491,100 @@ MemoryResult RunMemory(int64_t backlog, int64_t inflight, const std::string& dir
   return r;
 }
 
+FifoIdleResult RunFifoIdle(int64_t messages, int64_t groups, const std::string& dir) {
+  FifoIdleResult r;
+  r.messages = messages;
+  r.groups = groups;
+  nlohmann::json j;
+  if (!RunChildProcess({"--child=fifo_idle", "--db=" + dir, "--child_backlog=" + std::to_string(messages),
+                        "--child_inflight=" + std::to_string(groups)},
+                       &j)) {
+    std::fprintf(stderr, "fifo idle: the child process failed\n");
+    return r;
+  }
+  r.heap_before = j.value("heap_before", int64_t{0});
+  r.heap_queued = j.value("heap_queued", int64_t{0});
+  r.heap_drained = j.value("heap_drained", int64_t{0});
+  r.rss_before_kb = j.value("rss_before_kb", int64_t{0});
+  r.rss_queued_kb = j.value("rss_queued_kb", int64_t{0});
+  r.rss_drained_kb = j.value("rss_drained_kb", int64_t{0});
+  r.seconds = j.value("seconds", 0.0);
+  r.ok = true;
+  return r;
+}
+
+namespace {
+
+// Live heap bytes after returning free memory to the system.
+int64_t LiveHeap() {
+  malloc_trim(0);
+  const struct mallinfo2 mi = mallinfo2();
+  return static_cast<int64_t>(mi.uordblks + mi.hblkhd);
+}
+
+int FifoIdleChild(const Options& options, int64_t messages, int64_t groups) {
+  nlohmann::json out;
+  auto broker = Broker::Open(options);
+  if (!broker.ok()) return 2;
+  auto queue = (*broker)->CreateQueue("idle.fifo", {{std::string(attr::kFifoQueue), "true"}}, {});
+  if (!queue.ok()) return 2;
+  const auto t0 = Clock::now();
+  out["heap_before"] = LiveHeap();
+  out["rss_before_kb"] = ReadProcStatusKb("VmRSS");
+  const std::string body = MakeBody(100);
+  std::vector<SendMessageBatchEntry> entries(10);
+  for (int j = 0; j < 10; ++j) {
+    entries[j].id = std::to_string(j);
+    entries[j].request.body = body;
+  }
+  for (int64_t i = 0; i < messages; i += 10) {
+    entries.resize(static_cast<size_t>(std::min<int64_t>(10, messages - i)));
+    for (size_t j = 0; j < entries.size(); ++j) {
+      const int64_t n = i + static_cast<int64_t>(j);
+      entries[j].request.message_group_id = GroupName(n % groups);
+      entries[j].request.message_deduplication_id = "d" + std::to_string(n);
+    }
+    auto res = (*queue)->SendMessageBatch(entries);
+    if (!res.ok() || !res->failed.empty()) return 3;
+  }
+  out["heap_queued"] = LiveHeap();
+  out["rss_queued_kb"] = ReadProcStatusKb("VmRSS");
+  int64_t left = messages;
+  int idle = 0;
+  while (left > 0) {
+    ReceiveMessageRequest req;
+    req.max_number_of_messages = 10;
+    req.wait_time_seconds = 0;
+    auto res = (*queue)->ReceiveMessage(req);
+    if (!res.ok()) return 4;
+    if (res->messages.empty()) {
+      if (++idle > 1000) return 4;
+      continue;
+    }
+    std::vector<DeleteMessageBatchEntry> del;
+    for (size_t j = 0; j < res->messages.size(); ++j) {
+      del.push_back({std::to_string(j), res->messages[j].receipt_handle});
+    }
+    auto d = (*queue)->DeleteMessageBatch(del);
+    if (!d.ok() || !d->failed.empty()) return 5;
+    left -= static_cast<int64_t>(res->messages.size());
+  }
+  out["heap_drained"] = LiveHeap();
+  out["rss_drained_kb"] = ReadProcStatusKb("VmRSS");
+  out["seconds"] = SecondsSince(t0);
+  queue->reset();
+  if (!(*broker)->Close().ok()) return 6;
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}
+
+}  // namespace
+
 int RunChild(const std::string& mode, const std::string& dir, int64_t backlog, int64_t inflight) {
   Options options;
   options.path = dir;
   nlohmann::json out;
+  if (mode == "fifo_idle") return FifoIdleChild(options, backlog, std::max<int64_t>(1, inflight));
   if (mode == "fill") {
     auto broker = Broker::Open(options);
     if (!broker.ok()) return 2;

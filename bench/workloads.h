@@ -19,7 +19,12 @@
 
 namespace lqs::bench {
 
-enum class Kind { kSend, kDrain, kMixed };
+// life = lifecycles from each thread: send a batch, then receive and delete
+// that many messages (any messages, in batches of up to `batch`), with a
+// standing backlog of kLifeStanding messages waiting throughout.
+enum class Kind { kSend, kDrain, kMixed, kLifecycle };
+
+inline constexpr int64_t kLifeStanding = 1000;
 
 struct Workload {
   Kind kind = Kind::kSend;
@@ -28,8 +33,10 @@ struct Workload {
   int threads = 1;        // mixed: half producers, half consumers (>= 1 each)
   Durability durability = Durability::kProcess;
   int64_t count = 0;      // messages in the timed phase
-  std::string Name() const;   // "send b10 100B t1 process"
-  std::string Group() const;  // "send" | "drain" | "mixed"
+  int groups = 0;         // > 0: a FIFO queue with this many message groups
+  std::string Name() const;   // "send b10 100B t1 process", "life b10 100B t1 process fifo1000g"
+  std::string Group() const;  // "send" | "drain" | "mixed" | "life" | "fifo" (any FIFO row)
+  std::string KindName() const;  // "send" | "drain" | "mixed" | "life"
 };
 
 struct Measurement {
@@ -62,6 +69,9 @@ struct TombstoneResult {
   bool ok = false;
   int64_t lifecycles = 0;
   std::vector<double> tenth_per_sec;  // lifecycles/s of each tenth, in order
+  // Process CPU time (all threads, incl. RocksDB's background ones) per
+  // lifecycle in each tenth, us: robust to other load on a shared machine.
+  std::vector<double> tenth_cpu_us;
   double reopen_ms = -1;              // lqs only: Broker::Open after the run
   double first_receive_after_reopen_us = -1;
 };
@@ -84,6 +94,23 @@ struct MemoryResult {
   int64_t disk_bytes = 0;
 };
 MemoryResult RunMemory(int64_t backlog, int64_t inflight, const std::string& dir);
+
+// Idle FIFO group memory, in a child process: send `messages` (100 B, batch
+// 10) round-robin over `groups` message groups, receive and delete them all,
+// then read the live heap (mallinfo2) and RSS after malloc_trim. Run with
+// groups = messages and with groups = 1 (the control: same messages, same
+// dedup ids, same keys sizes), the difference is what idle groups keep.
+struct FifoIdleResult {
+  bool ok = false;
+  int64_t messages = 0;
+  int64_t groups = 0;
+  int64_t heap_before = 0;   // bytes in use (mallinfo2 uordblks + hblkhd)
+  int64_t heap_queued = 0;   // all messages sent, none received
+  int64_t heap_drained = 0;  // all received and deleted
+  int64_t rss_before_kb = 0, rss_queued_kb = 0, rss_drained_kb = 0;
+  double seconds = 0;
+};
+FifoIdleResult RunFifoIdle(int64_t messages, int64_t groups, const std::string& dir);
 
 // Entry point of the child processes RunMemory starts (lqs_bench --child=...).
 int RunChild(const std::string& mode, const std::string& dir, int64_t backlog, int64_t inflight);

@@ -5,11 +5,13 @@
 // Members of QueueImpl.
 
 #include <rocksdb/iterator.h>
+#include <rocksdb/snapshot.h>
 
 #include <limits>
 
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
+#include "lib/storage/range_iterator.h"
 
 namespace lqs::engine {
 
@@ -23,26 +25,25 @@ std::string_view View(const rocksdb::Slice& s) { return std::string_view(s.data(
 
 }  // namespace
 
-std::unique_ptr<rocksdb::Iterator> QueueImpl::SnapshotGroupsLocked(
+std::unique_ptr<rocksdb::ManagedSnapshot> QueueImpl::SnapshotGroupsLocked(
     absl::flat_hash_map<std::string, uint64_t>* pending_floor) {
-  storage::Database* db = core_->db();
-  rocksdb::ReadOptions ro;  // bounds are checked per group by the callers
   std::lock_guard<std::mutex> lock(pending_mu_);
   for (const auto& [group, seq] : fifo_new_) groups_.MarkQueued(group, seq);
   fifo_new_.clear();
   for (const auto& [group, seqs] : fifo_pending_) {
     if (!seqs.empty()) (*pending_floor)[group] = *seqs.begin();
   }
-  return std::unique_ptr<rocksdb::Iterator>(db->db()->NewIterator(ro, db->cf(Cf::kGrouped)));
+  return std::make_unique<rocksdb::ManagedSnapshot>(core_->db()->db());
 }
 
 Status QueueImpl::TakeFromGroupsRoundLocked(
-    ReceiveContext* ctx, rocksdb::Iterator* it,
+    ReceiveContext* ctx, const rocksdb::Snapshot* snapshot,
     const absl::flat_hash_map<std::string, uint64_t>& pending_floor, bool* progress) {
-  for (const std::string& group : groups_.Rotation(kMaxGroupsPerRound)) {
-    if (ctx->full()) break;
+  Status result;
+  groups_.VisitRotation(kMaxGroupsPerRound, [&](const std::string& group) {
+    if (ctx->full()) return false;
     fifo::GroupState* g = groups_.Find(group);
-    if (g == nullptr || !g->may_have_queued || ctx->group_exhausted.contains(group)) continue;
+    if (g == nullptr || !g->may_have_queued || ctx->group_exhausted.contains(group)) return true;
     // Earlier rounds of this receive may have moved the group on; its state
     // changes only once the receive's batch is written (ApplyPlans).
     auto seen = ctx->group_cursor.find(group);
@@ -50,24 +51,29 @@ Status QueueImpl::TakeFromGroupsRoundLocked(
     const auto floor_it = pending_floor.find(group);
     const uint64_t floor =
         floor_it == pending_floor.end() ? std::numeric_limits<uint64_t>::max() : floor_it->second;
-    const std::string end = storage::GroupEnd(id_, group);
     bool exhausted = true, served = false, advanced = false;
     uint64_t new_cursor = cursor;
-    for (it->Seek(storage::GroupedKey(id_, group, cursor)); it->Valid(); it->Next()) {
-      if (View(it->key()) >= std::string_view(end)) break;
+    storage::RangeIterator it(core_->db(), Cf::kGrouped, storage::GroupedKey(id_, group, cursor),
+                              storage::GroupEnd(id_, group), snapshot);
+    for (; it.Valid(); it.Next()) {
       uint64_t qid = 0, seq = 0;
       std::string key_group;
       storage::VisibleEntry e;
-      if (!storage::DecodeGroupedKey(View(it->key()), &qid, &key_group, &seq) ||
-          !storage::DecodeVisible(View(it->value()), &e)) {
-        return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
+      if (!storage::DecodeGroupedKey(it.key(), &qid, &key_group, &seq) ||
+          !storage::DecodeVisible(it.value(), &e)) {
+        result = Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
+        return false;
       }
       if (seq > floor || served || ctx->full()) {
         exhausted = false;
         break;
       }
-      StatusOr<EntryOutcome> outcome = TakeQueuedLocked(ctx, Cf::kGrouped, it->key(), seq, e, group);
-      if (!outcome.ok()) return outcome.status();
+      StatusOr<EntryOutcome> outcome =
+          TakeQueuedLocked(ctx, Cf::kGrouped, it.key_slice(), seq, e, group);
+      if (!outcome.ok()) {
+        result = outcome.status();
+        return false;
+      }
       if (*outcome == EntryOutcome::kBlocked) {
         exhausted = false;
         break;
@@ -76,13 +82,17 @@ Status QueueImpl::TakeFromGroupsRoundLocked(
       new_cursor = seq + 1;
       advanced = true;
     }
-    if (!it->status().ok()) return storage::FromRocks(it->status(), "receiving");
+    if (Status st = it.status("receiving"); !st.ok()) {
+      result = st;
+      return false;
+    }
     if (advanced) ctx->group_cursor[group] = new_cursor;
     if (exhausted) ctx->group_exhausted.insert(group);
     groups_.Plan(group, new_cursor, exhausted, served);
     if (served) *progress = true;
-  }
-  return Status::OK();
+    return true;
+  });
+  return result;
 }
 
 Status QueueImpl::LoadGroups() {

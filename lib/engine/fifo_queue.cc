@@ -5,6 +5,7 @@
 // families.
 
 #include <rocksdb/iterator.h>
+#include <rocksdb/snapshot.h>
 
 #include <algorithm>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "lib/engine/ids.h"
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
+#include "lib/storage/range_iterator.h"
 #include "lqs/attributes.h"
 
 namespace lqs::engine {
@@ -245,9 +247,15 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
   // Learn of groups written to since the last receive, and take the
   // iterator's snapshot together with the pending sends it cannot see yet.
   absl::flat_hash_map<std::string, uint64_t> pending_floor;
-  std::unique_ptr<rocksdb::Iterator> it = SnapshotGroupsLocked(&pending_floor);
+  std::unique_ptr<rocksdb::ManagedSnapshot> snapshot = SnapshotGroupsLocked(&pending_floor);
+  std::vector<const std::string*> rotation;  // the list is not changed until ApplyPlans
+  groups_.VisitRotation(kMaxGroupsPerReceive, [&rotation](const std::string& group) {
+    rotation.push_back(&group);
+    return true;
+  });
 
-  for (const std::string& group : groups_.Rotation(kMaxGroupsPerReceive)) {
+  for (const std::string* group_ptr : rotation) {
+    const std::string& group = *group_ptr;
     if (ctx.full()) break;
     fifo::GroupState* g = groups_.Find(group);
     if (g == nullptr) continue;
@@ -298,22 +306,25 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
       const auto floor_it = pending_floor.find(group);
       const uint64_t floor =
           floor_it == pending_floor.end() ? std::numeric_limits<uint64_t>::max() : floor_it->second;
-      const std::string end = storage::GroupEnd(id_, group);
       exhausted = true;
-      for (it->Seek(storage::GroupedKey(id_, group, g->cursor)); it->Valid(); it->Next()) {
-        if (View(it->key()) >= std::string_view(end)) break;
+      // Bounded to the group: the scan never runs into the next group's
+      // consumed (deleted) entries.
+      storage::RangeIterator it(db, Cf::kGrouped, storage::GroupedKey(id_, group, g->cursor),
+                                storage::GroupEnd(id_, group), snapshot->snapshot());
+      for (; it.Valid(); it.Next()) {
         uint64_t qid = 0, seq = 0;
         std::string key_group;
         VisibleEntry e;
-        if (!storage::DecodeGroupedKey(View(it->key()), &qid, &key_group, &seq) ||
-            !storage::DecodeVisible(View(it->value()), &e)) {
+        if (!storage::DecodeGroupedKey(it.key(), &qid, &key_group, &seq) ||
+            !storage::DecodeVisible(it.value(), &e)) {
           return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
         }
         if (seq > floor || e.sent_ms + delay_ms > now || ctx.full()) {
           exhausted = false;
           break;
         }
-        StatusOr<EntryOutcome> outcome = TakeQueuedLocked(&ctx, Cf::kGrouped, it->key(), seq, e, group);
+        StatusOr<EntryOutcome> outcome =
+            TakeQueuedLocked(&ctx, Cf::kGrouped, it.key_slice(), seq, e, group);
         if (!outcome.ok()) return outcome.status();
         if (*outcome == EntryOutcome::kBlocked) {
           exhausted = false;
@@ -322,7 +333,7 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
         if (*outcome == EntryOutcome::kTaken) served = true;
         new_cursor = seq + 1;
       }
-      if (!it->status().ok()) return storage::FromRocks(it->status(), "receiving");
+      if (Status st = it.status("receiving"); !st.ok()) return st;
     }
     groups_.Plan(group, new_cursor, exhausted, served);
   }

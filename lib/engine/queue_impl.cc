@@ -1,6 +1,7 @@
 #include "lib/engine/queue_impl.h"
 
 #include <rocksdb/iterator.h>
+#include <rocksdb/snapshot.h>
 
 #include <algorithm>
 #include <limits>
@@ -636,7 +637,7 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
     std::unique_ptr<rocksdb::Iterator> it;
     std::pair<int64_t, uint64_t> floor{std::numeric_limits<int64_t>::max(), 0};
     absl::flat_hash_map<std::string, uint64_t> group_floor;
-    std::unique_ptr<rocksdb::Iterator> groups_it;
+    std::unique_ptr<rocksdb::ManagedSnapshot> groups_snapshot;
     {
       // Sends not yet written must not be passed by the cursor: take the
       // lowest pending key at the moment the iterator's snapshot is made.
@@ -644,8 +645,8 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
       if (!pending_.empty()) floor = *pending_.begin();
       it.reset(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
     }
-    if (uses_groups_.load()) groups_it = SnapshotGroupsLocked(&group_floor);
-    const bool fair = groups_it != nullptr && !groups_.empty_rotation();
+    if (uses_groups_.load()) groups_snapshot = SnapshotGroupsLocked(&group_floor);
+    const bool fair = groups_snapshot != nullptr && !groups_.empty_rotation();
     size_t scanned = 0;
     bool visible_done = false;
     it->Seek(lo_s);
@@ -681,7 +682,8 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
       }
       if (!it->status().ok()) return storage::FromRocks(it->status(), "receiving");
       if (fair && !ctx.full()) {
-        Status st = TakeFromGroupsRoundLocked(&ctx, groups_it.get(), group_floor, &progress);
+        Status st = TakeFromGroupsRoundLocked(&ctx, groups_snapshot->snapshot(), group_floor,
+                                              &progress);
         if (!st.ok()) return st;
       }
       if (!fair || !progress) break;

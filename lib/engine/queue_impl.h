@@ -45,6 +45,8 @@
 
 namespace rocksdb {
 class Iterator;
+class ManagedSnapshot;
+class Snapshot;
 }
 
 namespace lqs::engine {
@@ -231,13 +233,14 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
                                           const storage::VisibleEntry& e, const std::string& group);
   // Fair queues: takes at most one message from each group in the rotation
   // (standard queues with MessageGroupId). REQUIRES mu_.
-  Status TakeFromGroupsRoundLocked(ReceiveContext* ctx, rocksdb::Iterator* it,
+  Status TakeFromGroupsRoundLocked(ReceiveContext* ctx, const rocksdb::Snapshot* snapshot,
                                    const absl::flat_hash_map<std::string, uint64_t>& pending_floor,
                                    bool* progress);
   // Moves groups written to since the last receive into groups_, captures
-  // pending sends per group and makes an iterator over `grouped` whose
-  // snapshot is consistent with them. REQUIRES mu_.
-  std::unique_ptr<rocksdb::Iterator> SnapshotGroupsLocked(
+  // pending sends per group, and takes a snapshot consistent with them (each
+  // group is then read through its own bounded iterator, so no scan runs
+  // into the next group's deleted entries). REQUIRES mu_.
+  std::unique_ptr<rocksdb::ManagedSnapshot> SnapshotGroupsLocked(
       absl::flat_hash_map<std::string, uint64_t>* pending_floor);
   Status LoadGroups();
 

@@ -38,14 +38,6 @@ void GroupTable::RemoveLeased(const std::string& group, uint64_t seq) {
   DropIfIdle(group);
 }
 
-std::vector<std::string> GroupTable::Rotation(size_t limit) const {
-  std::vector<std::string> out;
-  for (auto it = rotation_.begin(); it != rotation_.end() && out.size() < limit; ++it) {
-    out.push_back(*it);
-  }
-  return out;
-}
-
 void GroupTable::MoveToBack(const std::string& group) {
   auto it = position_.find(group);
   if (it == position_.end()) return;
@@ -61,6 +53,11 @@ void GroupTable::DropIfIdle(const std::string& group) {
     position_.erase(pos);
   }
   groups_.erase(it);
+  // Give memory back after a burst of groups: idle groups cost nothing.
+  if (groups_.bucket_count() > 64 && groups_.size() * 4 < groups_.bucket_count()) {
+    groups_.rehash(0);
+    position_.rehash(0);
+  }
 }
 
 void GroupTable::Plan(const std::string& group, uint64_t new_cursor, bool exhausted,

@@ -37,8 +37,15 @@ class GroupTable {
   void MarkQueued(const std::string& group, uint64_t first_seq);
   void AddLeased(const std::string& group, uint64_t seq);
   void RemoveLeased(const std::string& group, uint64_t seq);
-  // Up to `limit` groups in rotation order.
-  std::vector<std::string> Rotation(size_t limit) const;
+  // Calls fn(group) for up to `limit` groups in rotation order, until fn
+  // returns false. fn must not change the rotation (plans apply later).
+  template <typename Fn>
+  void VisitRotation(size_t limit, Fn fn) const {
+    size_t n = 0;
+    for (auto it = rotation_.begin(); it != rotation_.end() && n < limit; ++it, ++n) {
+      if (!fn(*it)) break;
+    }
+  }
   // Moves a group that was just served to the back of the rotation.
   void MoveToBack(const std::string& group);
   // Forgets a group with nothing queued and nothing leased.

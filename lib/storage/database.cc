@@ -42,7 +42,14 @@ rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   }
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  if (which == Cf::kCounters) cf.merge_operator = NewCounterMergeOperator();
+  if (which == Cf::kCounters) {
+    cf.merge_operator = NewCounterMergeOperator();
+    // Every state change merges into its queue's counter key: fold operands
+    // in the memtable so that flushes do not replay hundreds of thousands.
+    cf.max_successive_merges = 64;
+  }
+  // A spare memtable lets writes continue while one is being flushed.
+  cf.max_write_buffer_number = 3;
   if (which != Cf::kCatalog && which != Cf::kCounters) {
     // Queues delete what they insert: files dense with tombstones are
     // compacted early so that range scans do not wade through them.
