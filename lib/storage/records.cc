@@ -2,6 +2,8 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <cstdint>
+
 #include "lib/storage/keys.h"
 #include "lib/storage/records_generated.h"
 
@@ -20,8 +22,15 @@ std::string Finish(flatbuffers::FlatBufferBuilder& fbb) {
                      fbb.GetSize());
 }
 
+// Flatbuffers read scalars in place, so a buffer must be 8-byte aligned;
+// RocksDB's value buffers need not be. Misaligned input is copied into
+// `*aligned` (std::string storage is at least 8-byte aligned) first.
 template <typename T>
-const T* VerifiedRoot(std::string_view data) {
+const T* VerifiedRoot(std::string_view data, std::string* aligned) {
+  if (reinterpret_cast<uintptr_t>(data.data()) % 8 != 0) {
+    aligned->assign(data.data(), data.size());
+    data = *aligned;
+  }
   flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(data.data()),
                                  data.size());
   if (!verifier.VerifyBuffer<T>(nullptr)) return nullptr;
@@ -89,7 +98,8 @@ std::string EncodeMessage(const Message& m) {
 }
 
 Status DecodeMessage(std::string_view data, std::string_view where, Message* out) {
-  const fb::MessageRecord* r = VerifiedRoot<fb::MessageRecord>(data);
+  std::string aligned;
+  const fb::MessageRecord* r = VerifiedRoot<fb::MessageRecord>(data, &aligned);
   if (r == nullptr || r->message_id() == nullptr || r->body() == nullptr) {
     return Status(ErrorCode::kCorruption,
                   "stored message " + std::string(where) + " failed verification");
@@ -140,7 +150,8 @@ std::string EncodeQueueRecord(const QueueRecord& q) {
 }
 
 Status DecodeQueueRecord(std::string_view data, QueueRecord* out) {
-  const fb::QueueRecord* r = VerifiedRoot<fb::QueueRecord>(data);
+  std::string aligned;
+  const fb::QueueRecord* r = VerifiedRoot<fb::QueueRecord>(data, &aligned);
   if (r == nullptr || r->name() == nullptr) {
     return Status(ErrorCode::kCorruption, "stored queue record failed verification");
   }
@@ -177,7 +188,8 @@ std::string EncodeMoveTask(const MoveTaskRecord& t) {
 }
 
 Status DecodeMoveTask(std::string_view data, MoveTaskRecord* out) {
-  const fb::MoveTaskRecord* r = VerifiedRoot<fb::MoveTaskRecord>(data);
+  std::string aligned;
+  const fb::MoveTaskRecord* r = VerifiedRoot<fb::MoveTaskRecord>(data, &aligned);
   if (r == nullptr || r->task_id() == nullptr) {
     return Status(ErrorCode::kCorruption, "stored move task failed verification");
   }

@@ -1,0 +1,632 @@
+"""lqs -- an embedded, persistent message queue with Amazon SQS semantics.
+
+Two APIs over the same database:
+
+* the Pythonic one::
+
+      import lqs
+      with lqs.open("/var/lib/myapp/queues") as db:
+          jobs = db.create_queue("jobs", attributes={"VisibilityTimeout": "60"})
+          jobs.send("resize photo 42", message_attributes={"size": 1024})
+          for msg in jobs.messages(wait_time_seconds=20):
+              handle(msg.body)
+              msg.delete()
+
+* a boto3-shaped client, for tests and for code written against boto3::
+
+      sqs = lqs.client()            # a temporary database, removed on close()
+      url = sqs.create_queue(QueueName="jobs")["QueueUrl"]
+      sqs.send_message(QueueUrl=url, MessageBody="hello")
+
+Errors are exceptions under :class:`lqs.Error`, one class per SQS error code
+(:class:`QueueDoesNotExist`, :class:`InvalidParameterValue`, ...), each with
+``.code`` (the SQS error code boto3 reports), ``.http_status`` and ``.message``.
+
+Every call that touches the database releases the GIL, so a long poll blocks
+only its own thread. Database, Queue and ManualClock objects may be shared
+between threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
+                    Tuple, Union)
+
+from . import _errors
+from ._errors import (BatchEntryIdsNotDistinct, BatchRequestTooLong, Closed, Corruption,
+                      DatabaseLocked, EmptyBatchRequest, Error, InternalError,
+                      InvalidAttributeName, InvalidAttributeValue, InvalidBatchEntryId,
+                      InvalidMessageContents, InvalidParameterValue, MessageNotInflight,
+                      MissingParameter, OverLimit, PurgeQueueInProgress,
+                      QueueDeletedRecently, QueueDoesNotExist, QueueNameExists,
+                      ReceiptHandleIsInvalid, ResourceNotFound, StorageIOError,
+                      TooManyEntriesInBatchRequest, UnsupportedOperation, error_class)
+from . import _lqs
+from ._lqs import ManualClock
+
+_errors._install_table(_lqs.error_table())
+
+__version__: str = _lqs.version()
+
+__all__ = [
+    "open", "client", "Database", "Queue", "Message", "MessageAttribute", "SendResult",
+    "BatchResult", "BatchResultError", "MoveTask", "ManualClock", "DURABILITY_NONE",
+    "DURABILITY_PROCESS", "DURABILITY_FSYNC", "Error", "error_class",
+    "InvalidParameterValue", "MissingParameter", "InvalidAttributeName",
+    "InvalidAttributeValue", "QueueDoesNotExist", "QueueNameExists", "QueueDeletedRecently",
+    "PurgeQueueInProgress", "ReceiptHandleIsInvalid", "InvalidMessageContents",
+    "EmptyBatchRequest", "TooManyEntriesInBatchRequest", "BatchEntryIdsNotDistinct",
+    "InvalidBatchEntryId", "BatchRequestTooLong", "OverLimit", "ResourceNotFound",
+    "UnsupportedOperation", "MessageNotInflight", "StorageIOError", "Corruption",
+    "DatabaseLocked", "Closed", "InternalError",
+]
+
+DURABILITY_NONE = "none"
+DURABILITY_PROCESS = "process"
+DURABILITY_FSYNC = "fsync"
+_DURABILITY = {"none": 0, "process": 1, "fsync": 2}
+
+
+# ---- Values ---------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class MessageAttribute:
+    """A user message attribute. ``data_type`` is "String", "Number" or "Binary"
+    (optionally with a ".label"); ``value`` is str, or bytes for Binary types."""
+
+    data_type: str
+    value: Union[str, bytes]
+
+
+AttributeValue = Union[str, bytes, int, float, MessageAttribute, Tuple[str, Union[str, bytes]],
+                       Mapping[str, Any]]
+
+
+def _attribute(name: str, v: Any) -> Tuple[str, Union[str, bytes]]:
+    """Accepts str (String), bytes (Binary), int/float (Number), a MessageAttribute,
+    a (data_type, value) pair, or a boto3-style {"DataType", "StringValue" |
+    "BinaryValue"} dict."""
+    if isinstance(v, MessageAttribute):
+        return (v.data_type, v.value)
+    if isinstance(v, bool):
+        raise TypeError(f"message attribute {name!r}: bool is not an SQS type; use a str")
+    if isinstance(v, str):
+        return ("String", v)
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return ("Binary", bytes(v))
+    if isinstance(v, (int, float)):
+        return ("Number", repr(v) if isinstance(v, float) else str(v))
+    if isinstance(v, tuple) and len(v) == 2:
+        return (str(v[0]), v[1])
+    if isinstance(v, Mapping):
+        data_type = v.get("DataType", "")
+        if "BinaryValue" in v:
+            b = v["BinaryValue"]
+            return (data_type, b.encode() if isinstance(b, str) else bytes(b))
+        return (data_type, v.get("StringValue", ""))
+    raise TypeError(f"message attribute {name!r}: unsupported value {v!r}")
+
+
+def _attributes(attrs: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Tuple[str, Any]]]:
+    if not attrs:
+        return None
+    return {k: _attribute(k, v) for k, v in attrs.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class SendResult:
+    """What a send returns. Digests are SQS's (hex MD5)."""
+
+    message_id: str
+    md5_of_message_body: str
+    md5_of_message_attributes: Optional[str] = None
+    md5_of_message_system_attributes: Optional[str] = None
+    sequence_number: Optional[str] = None  # FIFO queues only
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchResultError:
+    """A failed batch entry: ``code`` is the SQS code (e.g. "ReceiptHandleIsInvalid")."""
+
+    id: str
+    code: str
+    message: str
+    sender_fault: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchResult:
+    """Per-entry outcome of a batch call. ``successful`` maps each successful entry id to
+    its SendResult (send batches) or None (delete and change-visibility batches)."""
+
+    successful: Dict[str, Optional[SendResult]]
+    failed: List[BatchResultError]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveTask:
+    """A message move task (ListMessageMoveTasks)."""
+
+    status: str
+    source_arn: str
+    approximate_number_of_messages_moved: int
+    approximate_number_of_messages_to_move: int
+    started_timestamp: int  # epoch milliseconds
+    task_handle: Optional[str] = None  # only while RUNNING
+    destination_arn: Optional[str] = None
+    max_number_of_messages_per_second: Optional[int] = None
+    failure_reason: Optional[str] = None
+
+
+def _failed(rows: Iterable[Mapping[str, Any]]) -> List[BatchResultError]:
+    return [BatchResultError(id=r["id"], code=r["code"], message=r["message"],
+                             sender_fault=r["sender_fault"]) for r in rows]
+
+
+class Message:
+    """A received message. ``attributes`` holds the requested system attributes
+    (e.g. "ApproximateReceiveCount" -> "1"), ``message_attributes`` the requested
+    user attributes as :class:`MessageAttribute` values."""
+
+    __slots__ = ("queue", "message_id", "receipt_handle", "body", "md5_of_body",
+                 "attributes", "message_attributes", "md5_of_message_attributes")
+
+    def __init__(self, queue: "Queue", row: Mapping[str, Any]) -> None:
+        self.queue = queue
+        self.message_id: str = row["message_id"]
+        self.receipt_handle: str = row["receipt_handle"]
+        self.body: str = row["body"]
+        self.md5_of_body: str = row["md5_of_body"]
+        self.attributes: Dict[str, str] = row["attributes"]
+        self.message_attributes: Dict[str, MessageAttribute] = {
+            k: MessageAttribute(t, v) for k, (t, v) in row["message_attributes"].items()}
+        self.md5_of_message_attributes: Optional[str] = row["md5_of_message_attributes"]
+
+    @property
+    def receive_count(self) -> Optional[int]:
+        """ApproximateReceiveCount, when it was requested."""
+        v = self.attributes.get("ApproximateReceiveCount")
+        return int(v) if v is not None else None
+
+    @property
+    def sent_timestamp(self) -> Optional[int]:
+        """SentTimestamp (epoch ms), when it was requested."""
+        v = self.attributes.get("SentTimestamp")
+        return int(v) if v is not None else None
+
+    def delete(self) -> None:
+        """Deletes this message (its queue's DeleteMessage with this receipt handle)."""
+        self.queue.delete(self.receipt_handle)
+
+    def change_visibility(self, visibility_timeout: int) -> None:
+        """Ends this message's lease ``visibility_timeout`` seconds from now."""
+        self.queue.change_visibility(self.receipt_handle, visibility_timeout)
+
+    def __repr__(self) -> str:
+        body = self.body if len(self.body) <= 40 else self.body[:37] + "..."
+        return f"<lqs.Message {self.message_id} body={body!r}>"
+
+
+HandleLike = Union[str, Message]
+
+
+def _handle(h: HandleLike) -> str:
+    return h.receipt_handle if isinstance(h, Message) else h
+
+
+# ---- Queue ----------------------------------------------------------------------------
+
+class Queue:
+    """One queue of a :class:`Database`. Obtained from Database.create_queue /
+    get_queue; valid until the queue is deleted (then calls raise QueueDoesNotExist)
+    or the database is closed (then they raise Closed)."""
+
+    def __init__(self, db: "Database", rep: Any) -> None:
+        self._db = db
+        self._rep = rep
+
+    @property
+    def name(self) -> str:
+        return self._rep.name
+
+    @property
+    def arn(self) -> str:
+        return self._rep.arn
+
+    @property
+    def is_fifo(self) -> bool:
+        return self._rep.is_fifo
+
+    @property
+    def database(self) -> "Database":
+        return self._db
+
+    def __repr__(self) -> str:
+        return f"<lqs.Queue {self.name!r}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Queue) and other._db is self._db and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((id(self._db), self.name))
+
+    # -- sending
+
+    def send(self, body: str, *, delay_seconds: Optional[int] = None,
+             message_attributes: Optional[Mapping[str, AttributeValue]] = None,
+             message_system_attributes: Optional[Mapping[str, AttributeValue]] = None,
+             message_group_id: Optional[str] = None,
+             message_deduplication_id: Optional[str] = None) -> SendResult:
+        """Sends one message; durable when this returns.
+
+        ``message_attributes`` values may be str (String), int/float (Number), bytes
+        (Binary), a MessageAttribute or a (data_type, value) pair.
+        ``message_system_attributes`` accepts only "AWSTraceHeader".
+        ``message_group_id`` / ``message_deduplication_id``: FIFO queues.
+        Raises MissingParameter (empty body), InvalidMessageContents,
+        InvalidParameterValue (size, delay, attributes), QueueDoesNotExist."""
+        r = self._rep.send_message(body, delay_seconds, _attributes(message_attributes),
+                                   _attributes(message_system_attributes), message_group_id,
+                                   message_deduplication_id)
+        return SendResult(**r)
+
+    def send_batch(self, entries: Iterable[Union[str, Mapping[str, Any]]]) -> BatchResult:
+        """Sends 1..10 messages; each succeeds or fails on its own.
+
+        Each entry is a body string (its id is its position, "0", "1", ...) or a dict
+        with "body" and optionally "id" and the keyword arguments of :meth:`send`.
+        Raises EmptyBatchRequest, TooManyEntriesInBatchRequest, InvalidBatchEntryId,
+        BatchEntryIdsNotDistinct, BatchRequestTooLong for the request as a whole."""
+        rows = []
+        for i, e in enumerate(entries):
+            if isinstance(e, str):
+                e = {"body": e}
+            unknown = set(e) - {"id", "body", "delay_seconds", "message_attributes",
+                                "message_system_attributes", "message_group_id",
+                                "message_deduplication_id"}
+            if unknown:
+                raise TypeError(f"unknown batch entry keys: {sorted(unknown)}")
+            rows.append((str(e.get("id", i)), e["body"], e.get("delay_seconds"),
+                         _attributes(e.get("message_attributes")),
+                         _attributes(e.get("message_system_attributes")),
+                         e.get("message_group_id"), e.get("message_deduplication_id")))
+        r = self._rep.send_message_batch(rows)
+        return BatchResult(successful={i: SendResult(**s) for i, s in r["successful"]},
+                           failed=_failed(r["failed"]))
+
+    # -- receiving
+
+    def receive(self, *, max_number_of_messages: int = 1,
+                wait_time_seconds: Optional[int] = None,
+                visibility_timeout: Optional[int] = None,
+                message_system_attribute_names: Sequence[str] = ("All",),
+                message_attribute_names: Sequence[str] = ("All",),
+                receive_request_attempt_id: Optional[str] = None) -> List[Message]:
+        """Leases up to ``max_number_of_messages`` (1..10) messages.
+
+        ``wait_time_seconds`` (0..20; default: the queue's
+        ReceiveMessageWaitTimeSeconds) > 0 long-polls: the call blocks this thread
+        (never others: the GIL is released) until a message is available or the
+        wait ends, and returns [] when it ends with nothing. Unlike SQS, all system
+        and user attributes are returned by default. Raises InvalidParameterValue,
+        OverLimit, QueueDoesNotExist, Closed."""
+        rows = self._rep.receive_message(max_number_of_messages, visibility_timeout,
+                                         wait_time_seconds,
+                                         list(message_system_attribute_names),
+                                         list(message_attribute_names),
+                                         receive_request_attempt_id)
+        return [Message(self, row) for row in rows]
+
+    @contextlib.contextmanager
+    def receive_one(self, *, wait_time_seconds: Optional[int] = None,
+                    visibility_timeout: Optional[int] = None) -> Iterator[Optional[Message]]:
+        """Receives at most one message for a ``with`` block: the message is deleted
+        when the block ends normally and made visible again at once when it raises.
+        Yields None when nothing arrived in the wait time."""
+        got = self.receive(wait_time_seconds=wait_time_seconds,
+                           visibility_timeout=visibility_timeout)
+        msg = got[0] if got else None
+        try:
+            yield msg
+        except BaseException:
+            if msg is not None:
+                with contextlib.suppress(Error):
+                    msg.change_visibility(0)
+            raise
+        if msg is not None:
+            msg.delete()
+
+    def messages(self, *, wait_time_seconds: int = 20, max_number_of_messages: int = 10,
+                 visibility_timeout: Optional[int] = None,
+                 stop_when_empty: bool = False,
+                 message_system_attribute_names: Sequence[str] = ("All",),
+                 message_attribute_names: Sequence[str] = ("All",)) -> Iterator[Message]:
+        """Iterates over messages as they arrive, long-polling in between. Runs until
+        the database is closed (the iterator then ends) or, with
+        ``stop_when_empty=True``, until a receive returns nothing. The caller deletes
+        each message it has processed."""
+        while True:
+            try:
+                batch = self.receive(max_number_of_messages=max_number_of_messages,
+                                     wait_time_seconds=wait_time_seconds,
+                                     visibility_timeout=visibility_timeout,
+                                     message_system_attribute_names=message_system_attribute_names,
+                                     message_attribute_names=message_attribute_names)
+            except Closed:
+                return
+            if not batch and stop_when_empty:
+                return
+            yield from batch
+
+    def __iter__(self) -> Iterator[Message]:
+        """``for msg in queue``: the messages currently available (short polls until
+        one returns nothing)."""
+        return self.messages(wait_time_seconds=0, stop_when_empty=True)
+
+    # -- deleting and visibility
+
+    def delete(self, receipt_handle: HandleLike) -> None:
+        """Deletes a message by receipt handle (or Message). Deleting an already
+        deleted message succeeds. Raises ReceiptHandleIsInvalid."""
+        self._rep.delete_message(_handle(receipt_handle))
+
+    def delete_batch(self, handles: Union[Sequence[HandleLike], Mapping[str, HandleLike]]
+                     ) -> BatchResult:
+        """Deletes 1..10 messages. ``handles``: a list (ids "0", "1", ...) or a dict
+        id -> receipt handle (or Message)."""
+        items = handles.items() if isinstance(handles, Mapping) else enumerate(handles)
+        r = self._rep.delete_message_batch([(str(i), _handle(h)) for i, h in items])
+        return BatchResult(successful={i: None for i in r["successful"]},
+                           failed=_failed(r["failed"]))
+
+    def change_visibility(self, receipt_handle: HandleLike, visibility_timeout: int) -> None:
+        """Ends the message's lease ``visibility_timeout`` (0..43200) seconds from now;
+        0 makes it visible at once."""
+        self._rep.change_message_visibility(_handle(receipt_handle), visibility_timeout)
+
+    def change_visibility_batch(
+            self, entries: Union[Sequence[Tuple[HandleLike, Optional[int]]],
+                                 Mapping[str, Tuple[HandleLike, Optional[int]]]]
+    ) -> BatchResult:
+        """Changes 1..10 leases: a list of (handle, timeout) pairs (ids "0", "1", ...)
+        or a dict id -> (handle, timeout). A None timeout leaves that lease as is."""
+        items = entries.items() if isinstance(entries, Mapping) else enumerate(entries)
+        rows = [(str(i), _handle(h), t) for i, (h, t) in items]
+        r = self._rep.change_message_visibility_batch(rows)
+        return BatchResult(successful={i: None for i in r["successful"]},
+                           failed=_failed(r["failed"]))
+
+    def purge(self) -> None:
+        """Deletes every message. Raises PurgeQueueInProgress within 60 s of the last."""
+        self._rep.purge()
+
+    # -- attributes, tags, permissions
+
+    def get_attributes(self, *names: str) -> Dict[str, str]:
+        """The named attributes (default: "All") as SQS strings."""
+        return self._rep.get_attributes(list(names) or ["All"])
+
+    @property
+    def attributes(self) -> Dict[str, str]:
+        """All attributes (GetQueueAttributes "All")."""
+        return self.get_attributes("All")
+
+    def set_attributes(self, attributes: Optional[Mapping[str, Any]] = None,
+                       **kwargs: Any) -> None:
+        """Sets attributes given as a dict and/or keywords
+        (``q.set_attributes(VisibilityTimeout=60)``). Values are converted with str()
+        (bools to "true"/"false"). All are validated before any is applied."""
+        merged = dict(attributes or {})
+        merged.update(kwargs)
+        self._rep.set_attributes(_attr_strings(merged))
+
+    def tag(self, tags: Optional[Mapping[str, str]] = None, **kwargs: str) -> None:
+        """Adds or overwrites tags."""
+        merged = dict(tags or {})
+        merged.update(kwargs)
+        self._rep.tag(merged)
+
+    def untag(self, *keys: str) -> None:
+        """Removes tags; unknown keys are ignored."""
+        self._rep.untag(list(keys))
+
+    @property
+    def tags(self) -> Dict[str, str]:
+        return self._rep.list_tags()
+
+    def add_permission(self, label: str, account_ids: Sequence[str],
+                       actions: Sequence[str]) -> None:
+        """Adds a Policy statement ``label`` granting ``actions`` to ``account_ids``."""
+        self._rep.add_permission(label, list(account_ids), list(actions))
+
+    def remove_permission(self, label: str) -> None:
+        self._rep.remove_permission(label)
+
+
+def _attr_strings(attrs: Mapping[str, Any]) -> Dict[str, str]:
+    out = {}
+    for k, v in attrs.items():
+        if isinstance(v, bool):
+            out[k] = "true" if v else "false"
+        else:
+            out[k] = str(v)
+    return out
+
+
+# ---- Database -------------------------------------------------------------------------
+
+class Database:
+    """An open lqs database (a directory). Use as a context manager or call close().
+    Safe to share between threads; close() must not race with other calls."""
+
+    def __init__(self, rep: Any, clock: Optional[ManualClock] = None) -> None:
+        self._rep = rep
+        self.clock = clock
+
+    # lifetime
+
+    def close(self) -> None:
+        """Flushes and closes the database. Idempotent. Long-polling receivers wake
+        and raise Closed; later calls on this database and its queues raise Closed."""
+        if not self._rep.closed:
+            self._rep.close()
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._rep.closed)
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<lqs.Database {self.path!r} {state}>"
+
+    @property
+    def path(self) -> str:
+        return self._rep.path
+
+    @property
+    def region(self) -> str:
+        return self._rep.region
+
+    @property
+    def account_id(self) -> str:
+        return self._rep.account_id
+
+    def arn_for(self, name: str) -> str:
+        """arn:aws:sqs:<region>:<account_id>:<name>"""
+        return self._rep.arn_for(name)
+
+    # catalogue
+
+    def create_queue(self, name: str, *, attributes: Optional[Mapping[str, Any]] = None,
+                     tags: Optional[Mapping[str, str]] = None) -> Queue:
+        """Creates queue ``name``, or returns the existing one when every given attribute
+        equals its current value (SQS's rule). Attribute values are converted with
+        str() (bools to "true"/"false"). Raises InvalidParameterValue (bad name),
+        InvalidAttributeName, InvalidAttributeValue, QueueNameExists,
+        QueueDeletedRecently, UnsupportedOperation."""
+        return Queue(self, self._rep.create_queue(name, _attr_strings(attributes or {}),
+                                                  dict(tags or {})))
+
+    def get_queue(self, name: str) -> Queue:
+        """The queue called ``name``. Raises QueueDoesNotExist."""
+        return Queue(self, self._rep.get_queue(name))
+
+    def __getitem__(self, name: str) -> Queue:
+        return self.get_queue(name)
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        try:
+            self._rep.get_queue(name)
+        except QueueDoesNotExist:
+            return False
+        return True
+
+    def get_queue_by_arn(self, arn: str) -> Queue:
+        return Queue(self, self._rep.get_queue_by_arn(arn))
+
+    def delete_queue(self, name: Union[str, Queue]) -> None:
+        """Deletes a queue and its messages. Raises QueueDoesNotExist."""
+        self._rep.delete_queue(name.name if isinstance(name, Queue) else name)
+
+    def list_queues(self, prefix: str = "", *, max_results: Optional[int] = None,
+                    next_token: Optional[str] = None) -> Tuple[List[str], Optional[str]]:
+        """One page of queue names in name order, and the next token (None at the end).
+        Without max_results: at most 1000 names and no token (SQS's rule)."""
+        r = self._rep.list_queues(prefix, max_results, next_token)
+        return r["queue_names"], r["next_token"]
+
+    def queue_names(self, prefix: str = "") -> Iterator[str]:
+        """Every queue name with ``prefix``, paging through all of them."""
+        token: Optional[str] = None
+        while True:
+            names, token = self.list_queues(prefix, max_results=1000, next_token=token)
+            yield from names
+            if token is None:
+                return
+
+    def queues(self, prefix: str = "") -> Iterator[Queue]:
+        """Every queue with ``prefix`` (skipping any deleted meanwhile)."""
+        for name in self.queue_names(prefix):
+            try:
+                yield self.get_queue(name)
+            except QueueDoesNotExist:
+                continue
+
+    def list_dead_letter_source_queues(self, dlq: Union[str, Queue], *,
+                                       max_results: Optional[int] = None,
+                                       next_token: Optional[str] = None
+                                       ) -> Tuple[List[str], Optional[str]]:
+        """Names of the queues whose RedrivePolicy targets ``dlq``, paginated."""
+        r = self._rep.list_dead_letter_source_queues(
+            dlq.name if isinstance(dlq, Queue) else dlq, max_results, next_token)
+        return r["queue_names"], r["next_token"]
+
+    # move tasks
+
+    def start_message_move_task(self, source_arn: str, *, destination_arn: Optional[str] = None,
+                                max_number_of_messages_per_second: Optional[int] = None) -> str:
+        """Starts moving a dead-letter queue's messages back to their sources (or to
+        ``destination_arn``); returns the task handle. Raises ResourceNotFound,
+        InvalidParameterValue."""
+        return self._rep.start_message_move_task(source_arn, destination_arn,
+                                                 max_number_of_messages_per_second)
+
+    def cancel_message_move_task(self, task_handle: str) -> int:
+        """Cancels a running task; returns the number of messages moved so far."""
+        return self._rep.cancel_message_move_task(task_handle)
+
+    def list_message_move_tasks(self, source_arn: str, *, max_results: int = 1) -> List[MoveTask]:
+        """The most recent tasks of ``source_arn``, newest first (max_results 1..10)."""
+        return [MoveTask(**t) for t in self._rep.list_message_move_tasks(source_arn, max_results)]
+
+    # maintenance
+
+    def run_maintenance(self) -> None:
+        """One pass of the background work: retention, move tasks, space reclaim."""
+        self._rep.run_maintenance()
+
+    def compact_all(self) -> None:
+        self._rep.compact_all()
+
+    def verify(self) -> List[str]:
+        """Checks every invariant; returns the problems found (empty = consistent)."""
+        return list(self._rep.verify())
+
+
+def open(path: str, *, create_if_missing: bool = True, durability: str = "process",
+         clock: Optional[ManualClock] = None, region: str = "us-east-1",
+         account_id: str = "123456789012", sender_id: str = "AIDAIT2UOQQY3AUEKVGXU",
+         enforce_queue_name_reuse_delay: bool = True, enforce_purge_interval: bool = True,
+         max_inflight_per_queue: int = 120000, background_maintenance: bool = True,
+         maintenance_interval_ms: int = 1000, block_cache_bytes: int = 32 << 20,
+         write_buffer_bytes: int = 16 << 20) -> Database:
+    """Opens (or creates) the database in directory ``path``; use it as a context
+    manager. ``durability`` is "none", "process" (default; survives kill -9) or
+    "fsync" (survives power loss). ``clock``: a :class:`ManualClock` for tests.
+    The other keywords are lqs::Options fields. Raises DatabaseLocked (another
+    process holds it), StorageIOError, Corruption."""
+    if durability not in _DURABILITY:
+        raise ValueError(f"durability must be one of {sorted(_DURABILITY)}, not {durability!r}")
+    rep = _lqs.Broker.open(str(path), create_if_missing, _DURABILITY[durability], clock, region,
+                           account_id, sender_id, enforce_queue_name_reuse_delay,
+                           enforce_purge_interval, max_inflight_per_queue,
+                           background_maintenance, maintenance_interval_ms, block_cache_bytes,
+                           write_buffer_bytes)
+    return Database(rep, clock)
+
+
+from ._client import client  # noqa: E402  (needs the names above)

@@ -1,0 +1,310 @@
+"""lqs.client(): boto3's SQS client shape, checked against botocore's service model."""
+
+import hashlib
+import os
+
+import pytest
+
+import lqs
+
+botocore = pytest.importorskip("botocore")
+import botocore.exceptions  # noqa: E402
+import botocore.session  # noqa: E402
+from botocore import xform_name  # noqa: E402
+
+MODEL = botocore.session.get_session().get_service_model("sqs")
+
+
+# ---- Checking a response against the model ---------------------------------------------
+
+def check_shape(value, shape, path):
+    t = shape.type_name
+    if t == "structure":
+        assert isinstance(value, dict), path
+        for key in value:
+            assert key in shape.members, f"{path}: {key} is not in the model's {shape.name}"
+            check_shape(value[key], shape.members[key], f"{path}.{key}")
+        for key in shape.required_members:
+            assert key in value, f"{path}: required {key} missing"
+    elif t == "list":
+        assert isinstance(value, list), path
+        for i, item in enumerate(value):
+            check_shape(item, shape.member, f"{path}[{i}]")
+    elif t == "map":
+        assert isinstance(value, dict), path
+        for k, v in value.items():
+            check_shape(k, shape.key, f"{path} key")
+            check_shape(v, shape.value, f"{path}[{k}]")
+    elif t == "string":
+        assert isinstance(value, str), f"{path}: {value!r} is not a string"
+        if shape.enum:
+            assert value in shape.enum, path
+    elif t in ("integer", "long"):
+        assert isinstance(value, int) and not isinstance(value, bool), path
+    elif t == "boolean":
+        assert isinstance(value, bool), path
+    elif t == "blob":
+        assert isinstance(value, bytes), f"{path}: {value!r} is not bytes"
+    else:  # pragma: no cover
+        raise AssertionError(f"{path}: unexpected model type {t}")
+
+
+def check(op_name, response):
+    """Every key of the response is declared by the model's output shape for op_name
+    (plus ResponseMetadata), with the model's types; required members are present."""
+    meta = response["ResponseMetadata"]
+    assert meta["HTTPStatusCode"] == 200
+    assert isinstance(meta["RequestId"], str) and meta["RequestId"]
+    assert meta["RetryAttempts"] == 0 and isinstance(meta["HTTPHeaders"], dict)
+    body = {k: v for k, v in response.items() if k != "ResponseMetadata"}
+    if op_name not in MODEL.operation_names:
+        pytest.skip(f"{op_name} is not in this botocore's model ({botocore.__version__})")
+    output = MODEL.operation_model(op_name).output_shape
+    if output is None:
+        assert body == {}, op_name
+    else:
+        check_shape(body, output, op_name)
+    return response
+
+
+def md5(s):
+    return hashlib.md5(s.encode()).hexdigest()
+
+
+# ---- The scenario ---------------------------------------------------------------------
+
+def test_every_action_matches_the_service_model(sqs, clock):
+    checked = set()
+
+    def call(method, **kwargs):
+        op = sqs.meta.method_to_api_mapping[method]
+        response = getattr(sqs, method)(**kwargs)
+        if op in MODEL.operation_names:
+            check(op, response)
+            checked.add(op)
+        return response
+
+    url = call("create_queue", QueueName="jobs",
+               Attributes={"VisibilityTimeout": "30"}, tags={"team": "core"})["QueueUrl"]
+    assert url == "http://localhost:9324/123456789012/jobs"
+    dlq_url = call("create_queue", QueueName="jobs-dlq")["QueueUrl"]
+    assert call("get_queue_url", QueueName="jobs")["QueueUrl"] == url
+    assert call("list_queues")["QueueUrls"] == [url, dlq_url]
+    page = call("list_queues", QueueNamePrefix="jobs", MaxResults=1)
+    assert page["QueueUrls"] == [url] and "NextToken" in page
+    assert "QueueUrls" not in call("list_queues", QueueNamePrefix="zzz")
+
+    dlq_arn = call("get_queue_attributes", QueueUrl=dlq_url,
+                   AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    call("set_queue_attributes", QueueUrl=url, Attributes={
+        "RedrivePolicy": f'{{"deadLetterTargetArn":"{dlq_arn}","maxReceiveCount":"2"}}'})
+    attrs = call("get_queue_attributes", QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    assert attrs["VisibilityTimeout"] == "30"
+    assert "Attributes" not in call("get_queue_attributes", QueueUrl=url)
+    assert call("list_dead_letter_source_queues", QueueUrl=dlq_url)["queueUrls"] == [url]
+    assert call("list_dead_letter_source_queues", QueueUrl=url)["queueUrls"] == []
+
+    sent = call("send_message", QueueUrl=url, MessageBody="test", DelaySeconds=0,
+                MessageAttributes={
+                    "timestamp": {"DataType": "Number", "StringValue": "1493147359900"},
+                    "blob": {"DataType": "Binary", "BinaryValue": b"\x00\x01"}},
+                MessageSystemAttributes={
+                    "AWSTraceHeader": {"DataType": "String", "StringValue": "Root=1-abc"}})
+    assert sent["MD5OfMessageBody"] == md5("test")
+    assert "MD5OfMessageAttributes" in sent and "MD5OfMessageSystemAttributes" in sent
+    assert "SequenceNumber" not in sent
+    plain = call("send_message", QueueUrl=url, MessageBody="plain")
+    assert "MD5OfMessageAttributes" not in plain
+    # The digest SQS documents for one Number attribute (sqs-api.md C.5).
+    one = call("send_message", QueueUrl=url, MessageBody="test", MessageAttributes={
+        "timestamp": {"DataType": "Number", "StringValue": "1493147359900"}})
+    assert one["MD5OfMessageAttributes"] == "235c5c510d26fb653d073faed50ae77c"
+
+    batch = call("send_message_batch", QueueUrl=url, Entries=[
+        {"Id": "a", "MessageBody": "one"},
+        {"Id": "b", "MessageBody": "\x01"},
+        {"Id": "c", "MessageBody": "three", "DelaySeconds": 0,
+         "MessageAttributes": {"k": {"DataType": "String", "StringValue": "v"}}}])
+    assert [e["Id"] for e in batch["Successful"]] == ["a", "c"]
+    assert batch["Failed"] == [{"Id": "b", "SenderFault": True,
+                                "Code": "InvalidMessageContents",
+                                "Message": batch["Failed"][0]["Message"]}]
+
+    got = call("receive_message", QueueUrl=url, MaxNumberOfMessages=10,
+               AttributeNames=["All"], MessageAttributeNames=["All"], VisibilityTimeout=60,
+               WaitTimeSeconds=0)
+    msgs = got["Messages"]
+    assert len(msgs) == 5
+    first = next(m for m in msgs if m["MessageId"] == sent["MessageId"])
+    assert first["Body"] == "test" and first["MD5OfBody"] == md5("test")
+    assert first["MessageAttributes"]["blob"] == {"BinaryValue": b"\x00\x01",
+                                                  "DataType": "Binary"}
+    assert first["MD5OfMessageAttributes"] == sent["MD5OfMessageAttributes"]
+    assert first["Attributes"]["ApproximateReceiveCount"] == "1"
+    assert first["Attributes"]["SentTimestamp"] == str(clock.now_millis())
+    assert "MessageAttributes" not in next(m for m in msgs if m["Body"] == "plain")
+    assert set(call("receive_message", QueueUrl=url)) == {"ResponseMetadata"}  # no Messages
+
+    handles = [m["ReceiptHandle"] for m in msgs]
+    call("change_message_visibility", QueueUrl=url, ReceiptHandle=handles[0],
+         VisibilityTimeout=0)
+    vis = call("change_message_visibility_batch", QueueUrl=url, Entries=[
+        {"Id": "x", "ReceiptHandle": handles[1], "VisibilityTimeout": 10},
+        {"Id": "y", "ReceiptHandle": handles[2]},
+        {"Id": "z", "ReceiptHandle": "garbage", "VisibilityTimeout": 10}])
+    assert vis["Successful"] == [{"Id": "x"}, {"Id": "y"}]
+    assert vis["Failed"][0]["Code"] == "ReceiptHandleIsInvalid"
+    call("delete_message", QueueUrl=url, ReceiptHandle=handles[0])
+    deleted = call("delete_message_batch", QueueUrl=url, Entries=[
+        {"Id": str(i), "ReceiptHandle": h} for i, h in enumerate(handles[1:])])
+    assert len(deleted["Successful"]) == 4 and deleted["Failed"] == []
+
+    call("tag_queue", QueueUrl=url, Tags={"env": "test"})
+    assert call("list_queue_tags", QueueUrl=url)["Tags"] == {"team": "core", "env": "test"}
+    call("untag_queue", QueueUrl=url, TagKeys=["team", "env"])
+    assert "Tags" not in call("list_queue_tags", QueueUrl=url)
+    call("add_permission", QueueUrl=url, Label="p1", AWSAccountIds=["111122223333"],
+         Actions=["SendMessage"])
+    call("remove_permission", QueueUrl=url, Label="p1")
+
+    # Dead-letter: two receives past maxReceiveCount=2 move the message.
+    call("send_message", QueueUrl=url, MessageBody="poison")
+    for _ in range(2):
+        assert len(call("receive_message", QueueUrl=url, VisibilityTimeout=1)["Messages"]) == 1
+        clock.advance_seconds(2)
+    assert "Messages" not in call("receive_message", QueueUrl=url)
+    handle = call("start_message_move_task", SourceArn=dlq_arn,
+                  MaxNumberOfMessagesPerSecond=5)["TaskHandle"]
+    tasks = call("list_message_move_tasks", SourceArn=dlq_arn, MaxResults=10)["Results"]
+    assert tasks[0]["Status"] == "RUNNING" and tasks[0]["TaskHandle"] == handle
+    assert tasks[0]["MaxNumberOfMessagesPerSecond"] == 5
+    assert call("cancel_message_move_task",
+                TaskHandle=handle)["ApproximateNumberOfMessagesMoved"] >= 0
+
+    call("purge_queue", QueueUrl=url)
+    call("delete_queue", QueueUrl=dlq_url)
+    call("delete_queue", QueueUrl=url)
+    assert "QueueUrls" not in call("list_queues")
+
+    # Every operation of this botocore's model was exercised and checked.
+    assert checked == set(MODEL.operation_names)
+
+
+def test_client_has_every_boto3_method(sqs):
+    for op in MODEL.operation_names:
+        assert callable(getattr(sqs, xform_name(op))), op
+    # ... and matches a real boto3 client's SQS methods, when boto3 is installed.
+    boto3 = pytest.importorskip("boto3")
+    real = boto3.client("sqs", region_name="us-east-1", aws_access_key_id="x",
+                        aws_secret_access_key="x")
+    for op in real.meta.service_model.operation_names:
+        assert callable(getattr(sqs, xform_name(op)))
+    assert sqs.can_paginate("list_queues") == real.can_paginate("list_queues")
+
+
+@pytest.mark.parametrize("call,code,status,exc_name", [
+    (lambda s, u: s.get_queue_url(QueueName="nope"),
+     "AWS.SimpleQueueService.NonExistentQueue", 400, "QueueDoesNotExist"),
+    (lambda s, u: s.send_message(QueueUrl=u.replace("/q", "/nope"), MessageBody="x"),
+     "AWS.SimpleQueueService.NonExistentQueue", 400, "QueueDoesNotExist"),
+    (lambda s, u: s.receive_message(QueueUrl=u, MaxNumberOfMessages=11),
+     "InvalidParameterValue", 400, None),
+    (lambda s, u: s.send_message(QueueUrl=u, MessageBody=""),
+     "MissingParameter", 400, None),
+    (lambda s, u: s.delete_message(QueueUrl=u, ReceiptHandle="garbage"),
+     "ReceiptHandleIsInvalid", 404, "ReceiptHandleIsInvalid"),
+    (lambda s, u: s.send_message_batch(QueueUrl=u, Entries=[]),
+     "AWS.SimpleQueueService.EmptyBatchRequest", 400, "EmptyBatchRequest"),
+    (lambda s, u: s.create_queue(QueueName="q", Attributes={"VisibilityTimeout": "31"}),
+     "QueueAlreadyExists", 400, "QueueNameExists"),
+    (lambda s, u: s.get_queue_attributes(QueueUrl=u, AttributeNames=["Bogus"]),
+     "InvalidAttributeName", 400, "InvalidAttributeName"),
+    (lambda s, u: s.cancel_message_move_task(TaskHandle="bad"),
+     "InvalidParameterValue", 400, None),
+])
+def test_errors_are_client_errors_shaped_like_boto3(sqs, call, code, status, exc_name):
+    url = sqs.create_queue(QueueName="q", Attributes={"VisibilityTimeout": "30"})["QueueUrl"]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        call(sqs, url)
+    err = e.value.response["Error"]
+    assert err["Code"] == code
+    assert err["Type"] == "Sender"
+    assert isinstance(err["Message"], str) and err["Message"]
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == status
+    assert e.value.operation_name
+    assert str(e.value).startswith(f"An error occurred ({code})")
+    if exc_name is not None and hasattr(sqs.exceptions, exc_name):
+        assert isinstance(e.value, getattr(sqs.exceptions, exc_name))
+
+
+def test_purge_twice_is_403(sqs):
+    url = sqs.create_queue(QueueName="q")["QueueUrl"]
+    sqs.purge_queue(QueueUrl=url)
+    with pytest.raises(sqs.exceptions.PurgeQueueInProgress) as e:
+        sqs.purge_queue(QueueUrl=url)
+    assert e.value.response["Error"]["Code"] == "AWS.SimpleQueueService.PurgeQueueInProgress"
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+
+
+def test_parameter_validation_like_botocore(sqs):
+    with pytest.raises(botocore.exceptions.ParamValidationError):
+        sqs.send_message(MessageBody="x")  # no QueueUrl
+    with pytest.raises(botocore.exceptions.ParamValidationError):
+        sqs.send_message(QueueUrl="u", MessageBody="x", Bogus=1)
+    with pytest.raises(botocore.exceptions.ParamValidationError):
+        sqs.send_message(QueueUrl="u", MessageBody="x", DelaySeconds="5")
+    with pytest.raises(botocore.exceptions.ParamValidationError):
+        sqs.delete_message_batch(QueueUrl="u", Entries=[{"Id": "a"}])
+    with pytest.raises(TypeError):
+        sqs.list_queues("positional")
+
+
+def test_queue_urls_and_paginators(tmp_path, clock):
+    sqs = lqs.client(str(tmp_path / "db"), endpoint_url="http://example:1234/", clock=clock,
+                     account_id="000000000000")
+    urls = [sqs.create_queue(QueueName=f"q{i}")["QueueUrl"] for i in range(5)]
+    assert urls[0] == "http://example:1234/000000000000/q0"
+    # Any URL whose path ends in /<account>/<name> addresses the queue.
+    sqs.send_message(QueueUrl="https://sqs.us-east-1.amazonaws.com/000000000000/q1",
+                     MessageBody="x")
+    with pytest.raises(botocore.exceptions.ClientError):
+        sqs.send_message(QueueUrl="http://example:1234/111111111111/q1", MessageBody="x")
+    pages = list(sqs.get_paginator("list_queues").paginate(PaginationConfig={"PageSize": 2}))
+    assert [len(p["QueueUrls"]) for p in pages] == [2, 2, 1]
+    full = sqs.get_paginator("list_queues").paginate().build_full_result()
+    assert full["QueueUrls"] == urls
+    sqs.close()
+    assert os.path.isdir(tmp_path / "db")  # a given path is kept
+
+
+def test_temporary_database_is_removed_on_close():
+    sqs = lqs.client()
+    path = sqs.database.path
+    assert os.path.isdir(path)
+    sqs.close()
+    sqs.close()
+    assert not os.path.exists(path)
+
+
+def code_written_for_boto3(client, queue_name):
+    """A consumer written against boto3, unchanged."""
+    url = client.create_queue(QueueName=queue_name)["QueueUrl"]
+    client.send_message_batch(QueueUrl=url, Entries=[
+        {"Id": str(i), "MessageBody": f"job {i}"} for i in range(3)])
+    done = []
+    while True:
+        resp = client.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0)
+        if "Messages" not in resp:
+            break
+        for m in resp["Messages"]:
+            done.append(m["Body"])
+            client.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    try:
+        client.get_queue_url(QueueName="missing")
+    except client.exceptions.QueueDoesNotExist:
+        done.append("missing")
+    return sorted(done)
+
+
+def test_boto3_code_runs_unchanged(sqs):
+    assert code_written_for_boto3(sqs, "work") == ["job 0", "job 1", "job 2", "missing"]

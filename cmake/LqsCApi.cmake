@@ -1,0 +1,64 @@
+# The C API (include/lqs/c.h, lib/c.cc) and its C11 test.
+#
+# lqs_c is a static library with the C shim; link it (it brings lqs along).
+# c_api_test is plain C11, registered with CTest. When the build is not
+# sanitized already (LQS_SANITIZE), LQS_C_API_ASAN (off by default) also
+# builds c_api_test_asan: the shim, the library and the test compiled with
+# AddressSanitizer and UndefinedBehaviorSanitizer, so that the ordinary test
+# command (scripts/test.sh, which CI runs) checks the C API's ownership rules.
+
+add_library(lqs_c STATIC lib/c.cc)
+add_library(lqs::lqs_c ALIAS lqs_c)
+target_include_directories(lqs_c PUBLIC
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<INSTALL_INTERFACE:include>)
+target_link_libraries(lqs_c PUBLIC lqs)
+target_compile_options(lqs_c PRIVATE ${LQS_WARNINGS})
+install(TARGETS lqs_c EXPORT lqsTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+if(LQS_BUILD_TESTS)
+  set(_lqs_c_test_flags -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes)
+  if(LQS_WERROR)
+    list(APPEND _lqs_c_test_flags -Werror)
+  endif()
+
+  add_executable(c_api_test tests/c_api_test.c)
+  set_target_properties(c_api_test PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
+                                              C_EXTENSIONS OFF LINKER_LANGUAGE CXX)
+  target_compile_options(c_api_test PRIVATE ${_lqs_c_test_flags})
+  target_link_libraries(c_api_test PRIVATE lqs_c Threads::Threads)
+  add_test(NAME c_api_test COMMAND c_api_test)
+
+  # Off by default: scripts/sanitize.sh (run by CI) builds everything,
+  # c_api_test included, with ASan+UBSan; this option adds a sanitized copy
+  # of the library to an ordinary build instead.
+  option(LQS_C_API_ASAN "Also build and run the C API test under ASan+UBSan" OFF)
+  if(LQS_C_API_ASAN AND NOT LQS_SANITIZE
+     AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    set(_asan -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+    # The same sources as lqs, lqs_api and lqs_c, compiled with sanitizers.
+    get_target_property(_lqs_sources lqs SOURCES)
+    get_target_property(_lqs_api_sources lqs_api SOURCES)
+    add_library(lqs_c_asan STATIC lib/c.cc ${_lqs_sources}
+                ${_lqs_api_sources})
+    add_dependencies(lqs_c_asan lqs_generated)
+    target_include_directories(lqs_c_asan
+      PUBLIC ${PROJECT_SOURCE_DIR}/include
+      PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+    target_compile_options(lqs_c_asan PRIVATE ${_asan})
+    target_link_libraries(lqs_c_asan
+      PUBLIC Threads::Threads
+      PRIVATE RocksDB::rocksdb flatbuffers::flatbuffers OpenSSL::Crypto
+              nlohmann_json::nlohmann_json absl::synchronization
+              absl::flat_hash_map absl::btree)
+    add_executable(c_api_test_asan tests/c_api_test.c)
+    set_target_properties(c_api_test_asan PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
+                                                   C_EXTENSIONS OFF LINKER_LANGUAGE CXX)
+    target_compile_options(c_api_test_asan PRIVATE ${_lqs_c_test_flags} ${_asan})
+    target_link_options(c_api_test_asan PRIVATE -fsanitize=address,undefined)
+    target_link_libraries(c_api_test_asan PRIVATE lqs_c_asan Threads::Threads)
+    add_test(NAME c_api_test_asan COMMAND c_api_test_asan)
+    set_tests_properties(c_api_test_asan PROPERTIES
+      ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0;UBSAN_OPTIONS=print_stacktrace=1")
+  endif()
+endif()

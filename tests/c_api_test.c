@@ -1,0 +1,605 @@
+/* c_api_test.c — the C API (include/lqs/c.h), compiled as C11 and run by
+ * ctest. Exercises every group of functions on a temporary database with a
+ * manual clock, and checks ownership rules by running under AddressSanitizer
+ * (-DLQS_SANITIZE=address, and the c_api_test_asan build).
+ *
+ * Usage: c_api_test [SCRATCH_DIR]   (default: a fresh directory under /tmp) */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lqs/c.h"
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond)                                                       \
+  do {                                                                    \
+    ++checks;                                                             \
+    if (!(cond)) {                                                        \
+      ++failures;                                                         \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                     \
+  } while (0)
+
+#define CHECK_OK(expr)                                                       \
+  do {                                                                       \
+    char* err_ = NULL;                                                       \
+    int rc_ = (expr);                                                        \
+    ++checks;                                                                \
+    if (rc_ != LQS_OK) {                                                     \
+      ++failures;                                                            \
+      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #expr, \
+              lqs_error_name(rc_), err_ ? err_ : "(no message)");            \
+    }                                                                        \
+    lqs_free(err_);                                                          \
+  } while (0)
+
+static int streq(const char* a, const char* b) {
+  return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+static char dir_template[] = "/tmp/lqs_c_api_test_XXXXXX";
+
+static void remove_tree(const char* path) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", path);
+}
+
+static void test_errors_and_version(void) {
+  CHECK(streq(lqs_error_name(LQS_QUEUE_DOES_NOT_EXIST), "QueueDoesNotExist"));
+  CHECK(streq(lqs_error_query_code(LQS_QUEUE_DOES_NOT_EXIST),
+              "AWS.SimpleQueueService.NonExistentQueue"));
+  CHECK(streq(lqs_error_shape(LQS_QUEUE_DOES_NOT_EXIST), "QueueDoesNotExist"));
+  CHECK(lqs_error_http_status(LQS_QUEUE_DOES_NOT_EXIST) == 400);
+  CHECK(lqs_error_http_status(LQS_PURGE_QUEUE_IN_PROGRESS) == 403);
+  CHECK(lqs_error_http_status(LQS_RESOURCE_NOT_FOUND) == 404);
+  CHECK(lqs_error_is_sender_fault(LQS_INVALID_PARAMETER_VALUE) == 1);
+  CHECK(lqs_error_is_sender_fault(LQS_IO_ERROR) == 0);
+  CHECK(streq(lqs_error_name(9999), "Internal"));
+  CHECK(streq(lqs_error_query_code(LQS_OK), ""));
+  CHECK(lqs_c_api_version() == LQS_C_API_VERSION);
+  CHECK(lqs_version() != NULL && lqs_version()[0] != '\0');
+  CHECK(lqs_version_major() >= 0);
+  lqs_free(NULL); /* allowed */
+}
+
+static lqs_t* open_db(const char* path, lqs_clock_t* clock) {
+  lqs_options_t* opts = lqs_options_create();
+  lqs_options_set_clock(opts, clock);
+  lqs_options_set_background_maintenance(opts, 0);
+  lqs_options_set_durability(opts, LQS_DURABILITY_PROCESS);
+  lqs_t* db = NULL;
+  char* err = NULL;
+  int rc = lqs_open(path, opts, &db, &err);
+  lqs_options_destroy(opts); /* the database keeps what it needs */
+  if (rc != LQS_OK) {
+    fprintf(stderr, "lqs_open: %s\n", err);
+    lqs_free(err);
+    return NULL;
+  }
+  return db;
+}
+
+static void test_open_errors(const char* base) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/missing", base);
+  lqs_options_t* opts = lqs_options_create();
+  lqs_options_set_create_if_missing(opts, 0);
+  lqs_t* db = NULL;
+  char* err = NULL;
+  int rc = lqs_open(path, opts, &db, &err);
+  CHECK(rc == LQS_IO_ERROR);
+  CHECK(db == NULL);
+  CHECK(err != NULL);
+  /* A second failure frees and replaces the earlier message. */
+  lqs_options_set_create_if_missing(opts, 1);
+  lqs_options_set_durability(opts, 7);
+  rc = lqs_open(path, opts, &db, &err);
+  CHECK(rc == LQS_INVALID_PARAMETER_VALUE);
+  CHECK(err != NULL && strstr(err, "durability") != NULL);
+  lqs_free(err);
+  lqs_options_destroy(opts);
+  CHECK(lqs_close(NULL, NULL) == LQS_OK); /* no-op */
+}
+
+static void test_catalogue(lqs_t* db) {
+  char* err = NULL;
+  const char* attr_names[] = {"VisibilityTimeout", "DelaySeconds"};
+  const char* attr_values[] = {"60", "0"};
+  const char* tag_keys[] = {"team"};
+  const char* tag_values[] = {"core"};
+  lqs_queue_t* q = NULL;
+  CHECK(lqs_create_queue(db, "alpha", attr_names, attr_values, 2, tag_keys, tag_values, 1,
+                         &q, &err) == LQS_OK);
+  CHECK(q != NULL);
+  CHECK(streq(lqs_queue_name(q), "alpha"));
+  CHECK(streq(lqs_queue_arn(q), "arn:aws:sqs:us-east-1:123456789012:alpha"));
+  CHECK(lqs_queue_is_fifo(q) == 0);
+  char* arn = lqs_arn_for(db, "alpha");
+  CHECK(streq(arn, lqs_queue_arn(q)));
+  lqs_free(arn);
+  CHECK(streq(lqs_region(db), "us-east-1"));
+  CHECK(streq(lqs_account_id(db), "123456789012"));
+
+  /* Idempotent create; a different value is QueueNameExists. */
+  lqs_queue_t* again = NULL;
+  CHECK(lqs_create_queue(db, "alpha", attr_names, attr_values, 1, NULL, NULL, 0, &again,
+                         &err) == LQS_OK);
+  lqs_queue_destroy(again);
+  const char* other[] = {"90"};
+  CHECK(lqs_create_queue(db, "alpha", attr_names, other, 1, NULL, NULL, 0, &again, &err) ==
+        LQS_QUEUE_NAME_EXISTS);
+  CHECK(err != NULL);
+  CHECK(lqs_create_queue(db, "bad name!", NULL, NULL, 0, NULL, NULL, 0, &again, &err) ==
+        LQS_INVALID_PARAMETER_VALUE);
+
+  lqs_queue_t* beta = NULL;
+  CHECK(lqs_create_queue(db, "beta", NULL, NULL, 0, NULL, NULL, 0, &beta, &err) == LQS_OK);
+  lqs_queue_destroy(beta);
+
+  /* Get by name and ARN. */
+  lqs_queue_t* got = NULL;
+  CHECK(lqs_get_queue(db, "alpha", &got, &err) == LQS_OK);
+  lqs_queue_destroy(got);
+  got = NULL;
+  CHECK(lqs_get_queue(db, "nope", &got, &err) == LQS_QUEUE_DOES_NOT_EXIST);
+  CHECK(got == NULL);
+  CHECK(lqs_get_queue_by_arn(db, "arn:aws:sqs:us-east-1:123456789012:beta", &got, &err) ==
+        LQS_OK);
+  CHECK(got != NULL && streq(lqs_queue_name(got), "beta"));
+  lqs_queue_destroy(got);
+
+  /* Listing, with and without pages. */
+  lqs_strlist_t* names = NULL;
+  char* token = NULL;
+  CHECK(lqs_list_queues(db, NULL, -1, NULL, &names, &token, &err) == LQS_OK);
+  CHECK(lqs_strlist_count(names) == 2);
+  CHECK(streq(lqs_strlist_get(names, 0), "alpha"));
+  CHECK(streq(lqs_strlist_get(names, 1), "beta"));
+  CHECK(token == NULL);
+  lqs_strlist_destroy(names);
+  CHECK(lqs_list_queues(db, "", 1, NULL, &names, &token, &err) == LQS_OK);
+  CHECK(lqs_strlist_count(names) == 1);
+  CHECK(token != NULL);
+  lqs_strlist_destroy(names);
+  char* token2 = NULL;
+  CHECK(lqs_list_queues(db, "", 1, token, &names, &token2, &err) == LQS_OK);
+  CHECK(lqs_strlist_count(names) == 1 && streq(lqs_strlist_get(names, 0), "beta"));
+  CHECK(token2 == NULL);
+  lqs_strlist_destroy(names);
+  lqs_free(token);
+  CHECK(lqs_list_queues(db, "b", -1, NULL, &names, NULL, &err) == LQS_OK);
+  CHECK(lqs_strlist_count(names) == 1);
+  lqs_strlist_destroy(names);
+
+  /* Attributes. */
+  const char* want[] = {"VisibilityTimeout", "QueueArn"};
+  lqs_strmap_t* attrs = NULL;
+  CHECK(lqs_queue_get_attributes(q, want, 2, &attrs, &err) == LQS_OK);
+  CHECK(lqs_strmap_count(attrs) == 2);
+  CHECK(streq(lqs_strmap_get(attrs, "VisibilityTimeout"), "60"));
+  CHECK(streq(lqs_strmap_key(attrs, 0), "QueueArn")); /* key order */
+  CHECK(lqs_strmap_get(attrs, "Nope") == NULL);
+  lqs_strmap_destroy(attrs);
+  const char* set_names[] = {"VisibilityTimeout"};
+  const char* set_values[] = {"45"};
+  CHECK(lqs_queue_set_attributes(q, set_names, set_values, 1, &err) == LQS_OK);
+  const char* bad_values[] = {"99999"};
+  CHECK(lqs_queue_set_attributes(q, set_names, bad_values, 1, &err) ==
+        LQS_INVALID_ATTRIBUTE_VALUE);
+  const char* all[] = {"All"};
+  CHECK(lqs_queue_get_attributes(q, all, 1, &attrs, &err) == LQS_OK);
+  CHECK(streq(lqs_strmap_get(attrs, "VisibilityTimeout"), "45"));
+  CHECK(streq(lqs_strmap_get(attrs, "ApproximateNumberOfMessages"), "0"));
+  lqs_strmap_destroy(attrs);
+  const char* unknown[] = {"Bogus"};
+  CHECK(lqs_queue_get_attributes(q, unknown, 1, &attrs, &err) == LQS_INVALID_ATTRIBUTE_NAME);
+
+  /* Tags. */
+  lqs_strmap_t* tags = NULL;
+  CHECK(lqs_queue_list_tags(q, &tags, &err) == LQS_OK);
+  CHECK(lqs_strmap_count(tags) == 1 && streq(lqs_strmap_get(tags, "team"), "core"));
+  lqs_strmap_destroy(tags);
+  const char* more_keys[] = {"env", "team"};
+  const char* more_values[] = {"test", "edge"};
+  CHECK(lqs_queue_tag(q, more_keys, more_values, 2, &err) == LQS_OK);
+  const char* drop[] = {"env", "unknown"};
+  CHECK(lqs_queue_untag(q, drop, 2, &err) == LQS_OK);
+  CHECK(lqs_queue_list_tags(q, &tags, &err) == LQS_OK);
+  CHECK(lqs_strmap_count(tags) == 1 && streq(lqs_strmap_get(tags, "team"), "edge"));
+  lqs_strmap_destroy(tags);
+
+  /* Permissions. */
+  const char* accounts[] = {"111122223333"};
+  const char* actions[] = {"SendMessage"};
+  CHECK(lqs_queue_add_permission(q, "p1", accounts, 1, actions, 1, &err) == LQS_OK);
+  CHECK(lqs_queue_add_permission(q, "p1", accounts, 1, actions, 1, &err) ==
+        LQS_INVALID_PARAMETER_VALUE);
+  CHECK(lqs_queue_remove_permission(q, "p1", &err) == LQS_OK);
+  CHECK(lqs_queue_remove_permission(q, "p1", &err) == LQS_INVALID_PARAMETER_VALUE);
+
+  /* Delete: the old handle now fails, the name is blocked for 60 s. */
+  CHECK(lqs_delete_queue(db, "beta", &err) == LQS_OK);
+  CHECK(lqs_delete_queue(db, "beta", &err) == LQS_QUEUE_DOES_NOT_EXIST);
+  CHECK(lqs_create_queue(db, "beta", NULL, NULL, 0, NULL, NULL, 0, &beta, &err) ==
+        LQS_QUEUE_DELETED_RECENTLY);
+  lqs_queue_destroy(q);
+  lqs_free(err);
+}
+
+static void test_messages(lqs_t* db, lqs_clock_t* clock) {
+  char* err = NULL;
+  lqs_queue_t* q = NULL;
+  CHECK(lqs_create_queue(db, "msgs", NULL, NULL, 0, NULL, NULL, 0, &q, &err) == LQS_OK);
+
+  /* Send with attributes (string, number, binary with a NUL byte). */
+  lqs_send_t* send = lqs_send_create("test", 4);
+  lqs_send_add_string_attribute(send, "s", "String", "x");
+  lqs_send_add_string_attribute(send, "n", "Number", "1493147359900");
+  const unsigned char bin[] = {0x00, 0x01, 0xff};
+  lqs_send_add_binary_attribute(send, "b", "Binary", bin, sizeof bin);
+  lqs_send_add_system_attribute(send, "AWSTraceHeader", "String", "Root=1-abc");
+  lqs_send_result_t* sent = NULL;
+  CHECK(lqs_queue_send_message(q, send, &sent, &err) == LQS_OK);
+  CHECK(streq(lqs_send_result_md5_of_message_body(sent), "098f6bcd4621d373cade4e832627b4f6"));
+  CHECK(strlen(lqs_send_result_message_id(sent)) == 36);
+  CHECK(lqs_send_result_md5_of_message_attributes(sent) != NULL);
+  CHECK(lqs_send_result_md5_of_message_system_attributes(sent) != NULL);
+  CHECK(lqs_send_result_sequence_number(sent) == NULL);
+  char first_id[64];
+  snprintf(first_id, sizeof first_id, "%s", lqs_send_result_message_id(sent));
+  lqs_send_result_destroy(sent);
+  lqs_send_destroy(send);
+
+  /* Send errors. */
+  send = lqs_send_create("", 0);
+  CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_MISSING_PARAMETER);
+  lqs_send_destroy(send);
+  send = lqs_send_create("\x01", 1);
+  CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_INVALID_MESSAGE_CONTENTS);
+  lqs_send_destroy(send);
+  send = lqs_send_create("late", 4);
+  lqs_send_set_delay_seconds(send, 901);
+  CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_INVALID_PARAMETER_VALUE);
+  lqs_send_set_delay_seconds(send, 5);
+  CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_OK); /* delayed 5 s */
+  lqs_send_destroy(send);
+
+  /* Receive with all attributes. */
+  lqs_receive_t* rr = lqs_receive_create();
+  lqs_receive_set_max_number_of_messages(rr, 10);
+  lqs_receive_set_visibility_timeout(rr, 30);
+  lqs_receive_set_wait_time_seconds(rr, 0);
+  lqs_receive_add_system_attribute_name(rr, "All");
+  lqs_receive_add_message_attribute_name(rr, "All");
+  lqs_messages_t* got = NULL;
+  CHECK(lqs_queue_receive_message(q, rr, &got, &err) == LQS_OK);
+  CHECK(lqs_messages_count(got) == 1);
+  if (lqs_messages_count(got) == 1) {
+    const lqs_message_t* m = lqs_messages_get(got, 0);
+    size_t len = 0;
+    CHECK(streq(lqs_message_body(m, &len), "test") && len == 4);
+    CHECK(streq(lqs_message_id(m), first_id));
+    CHECK(streq(lqs_message_md5_of_body(m), "098f6bcd4621d373cade4e832627b4f6"));
+    CHECK(lqs_message_receipt_handle(m)[0] != '\0');
+    const lqs_strmap_t* sys = lqs_message_attributes(m);
+    CHECK(streq(lqs_strmap_get(sys, "ApproximateReceiveCount"), "1"));
+    CHECK(lqs_strmap_get(sys, "SentTimestamp") != NULL);
+    CHECK(lqs_message_md5_of_message_attributes(m) != NULL);
+    CHECK(lqs_message_attribute_count(m) == 3);
+    /* name order: b, n, s */
+    CHECK(streq(lqs_message_attribute_name(m, 0), "b"));
+    CHECK(lqs_message_attribute_is_binary(m, 0) == 1);
+    size_t blen = 0;
+    const unsigned char* bv = lqs_message_attribute_binary_value(m, 0, &blen);
+    CHECK(blen == 3 && bv[0] == 0x00 && bv[2] == 0xff);
+    CHECK(streq(lqs_message_attribute_data_type(m, 1), "Number"));
+    CHECK(streq(lqs_message_attribute_string_value(m, 1), "1493147359900"));
+    CHECK(lqs_message_attribute_is_binary(m, 2) == 0);
+
+    /* Change visibility, then delete (twice: the second also succeeds). */
+    const char* handle = lqs_message_receipt_handle(m);
+    CHECK(lqs_queue_change_message_visibility(q, handle, 0, &err) == LQS_OK);
+    CHECK(lqs_queue_change_message_visibility(q, handle, 50000, &err) ==
+          LQS_INVALID_PARAMETER_VALUE);
+    CHECK(lqs_queue_delete_message(q, handle, &err) == LQS_OK);
+    CHECK(lqs_queue_delete_message(q, handle, &err) == LQS_OK);
+  }
+  lqs_messages_destroy(got);
+  CHECK(lqs_queue_delete_message(q, "garbage", &err) == LQS_RECEIPT_HANDLE_IS_INVALID);
+  CHECK(err != NULL);
+
+  /* The delayed message appears when the clock passes its delay. */
+  CHECK(lqs_queue_receive_message(q, rr, &got, &err) == LQS_OK);
+  CHECK(lqs_messages_count(got) == 0);
+  lqs_messages_destroy(got);
+  lqs_clock_advance_seconds(clock, 5);
+  CHECK(lqs_queue_receive_message(q, NULL, &got, &err) == LQS_OK); /* default request */
+  CHECK(lqs_messages_count(got) == 1);
+  if (lqs_messages_count(got) == 1) {
+    const lqs_message_t* m = lqs_messages_get(got, 0);
+    CHECK(lqs_strmap_count(lqs_message_attributes(m)) == 0);
+    CHECK(lqs_message_attribute_count(m) == 0);
+    CHECK(lqs_message_md5_of_message_attributes(m) == NULL);
+    CHECK(lqs_queue_delete_message(q, lqs_message_receipt_handle(m), &err) == LQS_OK);
+  }
+  lqs_messages_destroy(got);
+
+  lqs_receive_set_max_number_of_messages(rr, 11);
+  CHECK(lqs_queue_receive_message(q, rr, &got, &err) == LQS_INVALID_PARAMETER_VALUE);
+  lqs_receive_destroy(rr);
+
+  /* Send batch: one entry fails on its own. */
+  lqs_send_batch_t* batch = lqs_send_batch_create();
+  lqs_send_t* a = lqs_send_create("one", 3);
+  lqs_send_t* b = lqs_send_create("\x01", 1);
+  lqs_send_t* c = lqs_send_create("three", 5);
+  lqs_send_batch_add(batch, "a", a);
+  lqs_send_batch_add(batch, "b", b);
+  lqs_send_batch_add(batch, "c", c);
+  lqs_send_destroy(a);
+  lqs_send_destroy(b);
+  lqs_send_destroy(c);
+  lqs_batch_result_t* br = NULL;
+  CHECK(lqs_queue_send_message_batch(q, batch, &br, &err) == LQS_OK);
+  CHECK(lqs_batch_result_successful_count(br) == 2);
+  CHECK(streq(lqs_batch_result_successful_id(br, 0), "a"));
+  CHECK(lqs_batch_result_successful_send(br, 0) != NULL);
+  CHECK(strlen(lqs_send_result_message_id(lqs_batch_result_successful_send(br, 1))) == 36);
+  CHECK(lqs_batch_result_failed_count(br) == 1);
+  CHECK(streq(lqs_batch_result_failed_id(br, 0), "b"));
+  CHECK(streq(lqs_batch_result_failed_code(br, 0), "InvalidMessageContents"));
+  CHECK(lqs_batch_result_failed_sender_fault(br, 0) == 1);
+  CHECK(lqs_batch_result_failed_message(br, 0) != NULL);
+  lqs_batch_result_destroy(br);
+  lqs_send_batch_destroy(batch);
+
+  batch = lqs_send_batch_create();
+  CHECK(lqs_queue_send_message_batch(q, batch, &br, &err) == LQS_EMPTY_BATCH_REQUEST);
+  lqs_send_t* d = lqs_send_create("dup", 3);
+  lqs_send_batch_add(batch, "x", d);
+  lqs_send_batch_add(batch, "x", d);
+  CHECK(lqs_queue_send_message_batch(q, batch, &br, &err) == LQS_BATCH_ENTRY_IDS_NOT_DISTINCT);
+  lqs_send_destroy(d);
+  lqs_send_batch_destroy(batch);
+
+  /* Receive both, change visibility and delete in batches. */
+  rr = lqs_receive_create();
+  lqs_receive_set_max_number_of_messages(rr, 10);
+  CHECK(lqs_queue_receive_message(q, rr, &got, &err) == LQS_OK);
+  CHECK(lqs_messages_count(got) == 2);
+  if (lqs_messages_count(got) == 2) {
+    const char* ids[] = {"m0", "m1", "bad"};
+    const char* handles[] = {lqs_message_receipt_handle(lqs_messages_get(got, 0)),
+                             lqs_message_receipt_handle(lqs_messages_get(got, 1)), "garbage"};
+    const int timeouts[] = {100, -1, 10};
+    CHECK(lqs_queue_change_message_visibility_batch(q, ids, handles, timeouts, 3, &br, &err) ==
+          LQS_OK);
+    CHECK(lqs_batch_result_successful_count(br) == 2);
+    CHECK(lqs_batch_result_failed_count(br) == 1);
+    CHECK(streq(lqs_batch_result_failed_code(br, 0), "ReceiptHandleIsInvalid"));
+    CHECK(lqs_batch_result_successful_send(br, 0) == NULL);
+    lqs_batch_result_destroy(br);
+    CHECK(lqs_queue_delete_message_batch(q, ids, handles, 3, &br, &err) == LQS_OK);
+    CHECK(lqs_batch_result_successful_count(br) == 2);
+    CHECK(lqs_batch_result_failed_count(br) == 1);
+    lqs_batch_result_destroy(br);
+    CHECK(lqs_queue_delete_message_batch(q, ids, handles, 0, &br, &err) ==
+          LQS_EMPTY_BATCH_REQUEST);
+  }
+  lqs_messages_destroy(got);
+  lqs_receive_destroy(rr);
+
+  /* Purge, and the 60-second rule. */
+  send = lqs_send_create("p", 1);
+  CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_OK);
+  lqs_send_destroy(send);
+  CHECK(lqs_queue_purge(q, &err) == LQS_OK);
+  CHECK(lqs_queue_purge(q, &err) == LQS_PURGE_QUEUE_IN_PROGRESS);
+  CHECK(lqs_error_http_status(LQS_PURGE_QUEUE_IN_PROGRESS) == 403);
+  lqs_clock_advance_seconds(clock, 61);
+  CHECK(lqs_queue_purge(q, &err) == LQS_OK);
+
+  lqs_queue_destroy(q);
+  lqs_free(err);
+}
+
+/* Long polling: a receiver blocked in another thread wakes when a message
+ * arrives. */
+struct poll_arg {
+  lqs_queue_t* q;
+  int rc;
+  size_t count;
+};
+
+static void* poll_thread(void* p) {
+  struct poll_arg* arg = p;
+  lqs_receive_t* rr = lqs_receive_create();
+  lqs_receive_set_wait_time_seconds(rr, 20);
+  lqs_messages_t* got = NULL;
+  arg->rc = lqs_queue_receive_message(arg->q, rr, &got, NULL);
+  arg->count = lqs_messages_count(got);
+  lqs_messages_destroy(got);
+  lqs_receive_destroy(rr);
+  return NULL;
+}
+
+static void test_long_poll(lqs_t* db) {
+  char* err = NULL;
+  lqs_queue_t* q = NULL;
+  CHECK(lqs_create_queue(db, "poll", NULL, NULL, 0, NULL, NULL, 0, &q, &err) == LQS_OK);
+  struct poll_arg arg = {q, -1, 0};
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, poll_thread, &arg) == 0);
+  struct timespec pause = {0, 100 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  lqs_send_t* send = lqs_send_create("wake", 4);
+  CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_OK);
+  lqs_send_destroy(send);
+  pthread_join(t, NULL);
+  CHECK(arg.rc == LQS_OK);
+  CHECK(arg.count == 1);
+  lqs_queue_destroy(q);
+  lqs_free(err);
+}
+
+static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
+  char* err = NULL;
+  lqs_queue_t* dlq = NULL;
+  lqs_queue_t* src = NULL;
+  CHECK(lqs_create_queue(db, "dlq", NULL, NULL, 0, NULL, NULL, 0, &dlq, &err) == LQS_OK);
+  char policy[256];
+  snprintf(policy, sizeof policy, "{\"deadLetterTargetArn\":\"%s\",\"maxReceiveCount\":1}",
+           lqs_queue_arn(dlq));
+  const char* names[] = {"RedrivePolicy", "VisibilityTimeout"};
+  const char* values[] = {policy, "1"};
+  CHECK(lqs_create_queue(db, "src", names, values, 2, NULL, NULL, 0, &src, &err) == LQS_OK);
+
+  lqs_strlist_t* sources = NULL;
+  char* token = NULL;
+  CHECK(lqs_list_dead_letter_source_queues(db, "dlq", -1, NULL, &sources, &token, &err) ==
+        LQS_OK);
+  CHECK(lqs_strlist_count(sources) == 1 && streq(lqs_strlist_get(sources, 0), "src"));
+  CHECK(token == NULL);
+  lqs_strlist_destroy(sources);
+  CHECK(lqs_list_dead_letter_source_queues(db, "nope", -1, NULL, &sources, NULL, &err) ==
+        LQS_QUEUE_DOES_NOT_EXIST);
+
+  /* Receive once, let the lease lapse: the next receive moves it. */
+  lqs_send_t* send = lqs_send_create("poison", 6);
+  CHECK(lqs_queue_send_message(src, send, NULL, &err) == LQS_OK);
+  lqs_send_destroy(send);
+  lqs_messages_t* got = NULL;
+  CHECK(lqs_queue_receive_message(src, NULL, &got, &err) == LQS_OK);
+  CHECK(lqs_messages_count(got) == 1);
+  lqs_messages_destroy(got);
+  lqs_clock_advance_seconds(clock, 2);
+  CHECK(lqs_queue_receive_message(src, NULL, &got, &err) == LQS_OK);
+  CHECK(lqs_messages_count(got) == 0);
+  lqs_messages_destroy(got);
+  const char* count_name[] = {"ApproximateNumberOfMessages"};
+  lqs_strmap_t* attrs = NULL;
+  CHECK(lqs_queue_get_attributes(dlq, count_name, 1, &attrs, &err) == LQS_OK);
+  CHECK(streq(lqs_strmap_get(attrs, "ApproximateNumberOfMessages"), "1"));
+  lqs_strmap_destroy(attrs);
+
+  /* Move it back. */
+  char* handle = NULL;
+  CHECK(lqs_start_message_move_task(db, "arn:aws:sqs:us-east-1:123456789012:src", NULL, -1,
+                                    &handle, &err) == LQS_INVALID_PARAMETER_VALUE);
+  CHECK(lqs_start_message_move_task(db, lqs_queue_arn(dlq), NULL, 10, &handle, &err) ==
+        LQS_OK);
+  CHECK(handle != NULL && handle[0] != '\0');
+  lqs_move_tasks_t* tasks = NULL;
+  CHECK(lqs_list_message_move_tasks(db, lqs_queue_arn(dlq), 10, &tasks, &err) == LQS_OK);
+  CHECK(lqs_move_tasks_count(tasks) == 1);
+  if (lqs_move_tasks_count(tasks) == 1) {
+    CHECK(streq(lqs_move_task_status(tasks, 0), "RUNNING"));
+    CHECK(streq(lqs_move_task_handle(tasks, 0), handle));
+    CHECK(streq(lqs_move_task_source_arn(tasks, 0), lqs_queue_arn(dlq)));
+    CHECK(lqs_move_task_destination_arn(tasks, 0) == NULL);
+    CHECK(lqs_move_task_max_per_second(tasks, 0) == 10);
+    CHECK(lqs_move_task_to_move(tasks, 0) == 1);
+    CHECK(lqs_move_task_failure_reason(tasks, 0) == NULL);
+    CHECK(lqs_move_task_started_timestamp(tasks, 0) > 0);
+  }
+  lqs_move_tasks_destroy(tasks);
+  lqs_clock_advance_seconds(clock, 1);
+  CHECK(lqs_run_maintenance(db, &err) == LQS_OK);
+  CHECK(lqs_list_message_move_tasks(db, lqs_queue_arn(dlq), -1, &tasks, &err) == LQS_OK);
+  CHECK(lqs_move_tasks_count(tasks) == 1);
+  if (lqs_move_tasks_count(tasks) == 1) {
+    CHECK(streq(lqs_move_task_status(tasks, 0), "COMPLETED"));
+    CHECK(lqs_move_task_moved(tasks, 0) == 1);
+  }
+  lqs_move_tasks_destroy(tasks);
+  int64_t moved = -1;
+  CHECK(lqs_cancel_message_move_task(db, "not-a-handle", &moved, &err) ==
+        LQS_INVALID_PARAMETER_VALUE);
+  CHECK(lqs_cancel_message_move_task(db, handle, &moved, &err) != LQS_OK); /* not running */
+  lqs_free(handle);
+  CHECK(lqs_queue_receive_message(src, NULL, &got, &err) == LQS_OK);
+  CHECK(lqs_messages_count(got) == 1);
+  lqs_messages_destroy(got);
+
+  lqs_strlist_t* problems = NULL;
+  CHECK(lqs_verify(db, &problems, &err) == LQS_OK);
+  CHECK(lqs_strlist_count(problems) == 0);
+  lqs_strlist_destroy(problems);
+  CHECK(lqs_compact_all(db, &err) == LQS_OK);
+
+  lqs_queue_destroy(src);
+  lqs_queue_destroy(dlq);
+  lqs_free(err);
+}
+
+static void test_close_and_reopen(const char* path, lqs_clock_t* clock) {
+  char* err = NULL;
+  lqs_t* db = open_db(path, clock);
+  CHECK(db != NULL);
+  if (db == NULL) return;
+  lqs_queue_t* q = NULL;
+  CHECK(lqs_get_queue(db, "alpha", &q, &err) == LQS_OK);
+  /* A second open of the same directory in this process is refused. */
+  lqs_t* second = NULL;
+  CHECK(lqs_open(path, NULL, &second, &err) != LQS_OK);
+  CHECK(second == NULL);
+  CHECK(lqs_close(db, &err) == LQS_OK);
+  /* The queue handle outlives the database and fails cleanly. */
+  lqs_send_t* send = lqs_send_create("late", 4);
+  CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_CLOSED);
+  lqs_send_destroy(send);
+  lqs_queue_destroy(q);
+  lqs_free(err);
+}
+
+int main(int argc, char** argv) {
+  const char* base = argc > 1 ? argv[1] : mkdtemp(dir_template);
+  if (base == NULL) {
+    perror("mkdtemp");
+    return 2;
+  }
+  char path[512];
+  snprintf(path, sizeof path, "%s/db", base);
+
+  test_errors_and_version();
+  test_open_errors(base);
+
+  lqs_clock_t* clock = lqs_manual_clock_create(LQS_MANUAL_CLOCK_DEFAULT_START_MS);
+  CHECK(lqs_clock_now_millis(clock) == LQS_MANUAL_CLOCK_DEFAULT_START_MS);
+  lqs_t* db = open_db(path, clock);
+  CHECK(db != NULL);
+  if (db != NULL) {
+    test_catalogue(db);
+    test_messages(db, clock);
+    test_dead_letter_and_move_tasks(db, clock);
+    char* err = NULL;
+    CHECK(lqs_close(db, &err) == LQS_OK);
+    lqs_free(err);
+  }
+  test_close_and_reopen(path, clock);
+
+  /* Long polling with the system clock (real time). */
+  char path2[512];
+  snprintf(path2, sizeof path2, "%s/db2", base);
+  lqs_t* db2 = open_db(path2, NULL);
+  CHECK(db2 != NULL);
+  if (db2 != NULL) {
+    test_long_poll(db2);
+    CHECK_OK(lqs_close(db2, &err_));
+  }
+  lqs_clock_set_millis(clock, LQS_MANUAL_CLOCK_DEFAULT_START_MS + 1000000);
+  CHECK(lqs_clock_now_millis(clock) == LQS_MANUAL_CLOCK_DEFAULT_START_MS + 1000000);
+  lqs_clock_destroy(clock);
+
+  if (argc <= 1) remove_tree(base);
+  printf("c_api_test: %d checks, %d failures\n", checks, failures);
+  return failures == 0 ? 0 : 1;
+}
