@@ -223,5 +223,28 @@ TEST_F(AsyncReceiveTest, InvalidRequestAnsweredAtOnce) {
   EXPECT_CODE(o->future.get(), kInvalidParameterValue);
 }
 
+TEST_F(AsyncReceiveTest, EndsAtItsDeadlineOnTheSystemClock) {
+  // The one test here on real time: a parked receive whose queue stays
+  // quiet must end when its own (short) wait ends, even while the receiver
+  // thread was sleeping towards a later deadline.
+  ASSERT_OK(broker_->Close());
+  Options o = MakeOptions();
+  o.clock = SystemClock::Default();
+  auto b = Broker::Open(o);
+  ASSERT_OK(b);
+  broker_ = std::move(b).value();
+  auto q = MakeQueue("q");
+  auto slow = Start(*q, 20);  // the thread now sleeps towards t+20 s
+  const auto start = std::chrono::steady_clock::now();
+  auto quick = Start(*q, 1);
+  ASSERT_EQ(quick->future.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  auto r = quick->future.get();
+  ASSERT_OK(r);
+  EXPECT_TRUE(r->messages.empty());
+  Send(*q, "x");
+  ASSERT_EQ(slow->future.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+}
+
 }  // namespace
 }  // namespace lqs::testing

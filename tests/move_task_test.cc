@@ -103,5 +103,20 @@ TEST_F(MoveTaskTest, SurvivesRestart) {
   EXPECT_EQ(Counts(*src_)[0], 5);
 }
 
+TEST_F(MoveTaskTest, MovesMessagesWhoseLeaseEndedInTheDlq) {
+  // A consumer of the DLQ received two messages and let their leases end:
+  // they are available again, so a move task takes them too.
+  ASSERT_EQ(Receive(*dlq_, 2, 5).size(), 2u);
+  clock_->AdvanceSeconds(5);
+  StartMessageMoveTaskRequest r;
+  r.source_arn = dlq_->arn();
+  r.max_number_of_messages_per_second = 100;
+  ASSERT_OK(broker_->StartMessageMoveTask(r));
+  clock_->AdvanceSeconds(1);
+  ASSERT_OK(broker_->RunMaintenance());
+  EXPECT_EQ(Counts(*dlq_), (std::array<int64_t, 3>{0, 0, 0}));
+  EXPECT_EQ(Counts(*src_)[0], 10);
+}
+
 }  // namespace
 }  // namespace lqs::testing

@@ -1284,40 +1284,22 @@ StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t lim
   if (!live.ok()) return live;
   const int64_t now = core_->NowMillis();
   storage::Database* db = core_->db();
-  // Standard queues: the visible index from the cursor up to now. FIFO
-  // queues: the grouped index, group by group.
-  std::string lo = fifo_ ? storage::QueuePrefix(id_) : storage::TimeKey(id_, cursor_ms_, cursor_seq_);
-  std::string hi = fifo_ ? storage::QueueEnd(id_) : storage::TimeKey(id_, now + 1, 0);
-  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db->db()->NewIterator(ro, db->cf(fifo_ ? Cf::kGrouped : Cf::kVisible)));
   int64_t moved = 0;
-  for (it->Seek(lo_s); it->Valid() && moved < limit; it->Next()) {
-    storage::DecodedTimeKey k;
-    VisibleEntry e;
-    bool decoded = false;
-    if (fifo_) {
-      uint64_t qid = 0;
-      std::string group;
-      decoded = storage::DecodeGroupedKey(std::string_view(it->key().data(), it->key().size()),
-                                          &qid, &group, &k.seq);
-    } else {
-      decoded = storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k);
-    }
-    if (!decoded ||
-        !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()), &e)) {
-      return Status(ErrorCode::kCorruption, "index entry of queue " + name_ + " is corrupt");
-    }
+
+  // Moves message `seq` to its destination as a new message, then removes it
+  // here with `remove` (which deletes its index or lease entry). A crash
+  // between the two writes leaves a duplicate, never a loss. False: stop
+  // (*failure says why).
+  auto move_one = [&](uint64_t seq,
+                      const std::function<void(rocksdb::WriteBatch*, CounterDelta*)>& remove)
+      -> StatusOr<bool> {
     std::string raw;
     bool found = false;
-    Status st = db->Get(Cf::kMessages, storage::MessageKey(id_, k.seq), &raw, &found);
+    Status st = db->Get(Cf::kMessages, storage::MessageKey(id_, seq), &raw, &found);
     if (!st.ok()) return st;
-    if (!found) continue;
+    if (!found) return true;
     storage::Message m;
-    st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(k.seq), &m);
+    st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(seq), &m);
     if (!st.ok()) return st;
     std::shared_ptr<QueueImpl> owned;
     QueueImpl* dest = destination;
@@ -1327,15 +1309,14 @@ StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t lim
     }
     if (dest == nullptr || dest == this) {
       *failure = "AWS.SimpleQueueService.NonExistentQueue";
-      break;
+      return false;
     }
-    // The moved message is a new message of the destination.
     SendMessageRequest req;
     req.body = std::move(m.body);
     req.message_attributes = std::move(m.attributes);
     if (!m.aws_trace_header.empty()) {
-      req.message_system_attributes[std::string(attr::kAWSTraceHeader)] = {
-          "String", m.aws_trace_header, ""};
+      req.message_system_attributes[std::string(attr::kAWSTraceHeader)] = {"String",
+                                                                           m.aws_trace_header, ""};
     }
     if (!m.message_group_id.empty()) req.message_group_id = m.message_group_id;
     std::vector<SendMessageResult> results;
@@ -1348,27 +1329,69 @@ StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t lim
     }
     if (st.code() == ErrorCode::kQueueDoesNotExist) {
       *failure = "AWS.SimpleQueueService.NonExistentQueue";
-      break;
+      return false;
     }
     if (!st.ok()) return st;
-    // Then removed here. A crash between the two leaves a duplicate, never
-    // a loss (at-least-once).
     rocksdb::WriteBatch batch;
     CounterDelta delta;
-    batch.Delete(db->cf(fifo_ ? Cf::kGrouped : Cf::kVisible), it->key());
-    batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
-    if (e.has_expiry_entry) {
-      batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
-    }
-    delta.Add(storage::kStored, -1);
+    remove(&batch, &delta);
+    batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
     delta.Add(storage::kMovedByTaskTotal, 1);
     batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
     st = db->Write(&batch, /*must_sync=*/true);
     if (!st.ok()) return st;
     ApplyDelta(delta);
     ++moved;
+    return true;
+  };
+
+  // 1. Received messages whose lease ended are available again: they go too.
+  for (uint64_t seq : leases_.Expired(now, static_cast<size_t>(limit))) {
+    StatusOr<bool> go = move_one(seq, [&](rocksdb::WriteBatch* b, CounterDelta* d) {
+      b->Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+      d->Add(storage::kLeases, -1);
+    });
+    if (!go.ok()) return go.status();
+    if (!*go) return moved;
+    ForgetLeaseLocked(seq);
   }
-  if (!it->status().ok()) return storage::FromRocks(it->status(), "moving messages");
+  // 2. Queued messages: a standard queue's visible index (up to now), then
+  //    the group lanes (FIFO queues and fair queues).
+  for (const bool grouped : {false, true}) {
+    if (fifo_ && !grouped) continue;
+    storage::RangeIterator it(
+        db, grouped ? Cf::kGrouped : Cf::kVisible,
+        grouped ? storage::QueuePrefix(id_) : storage::TimeKey(id_, cursor_ms_, cursor_seq_),
+        grouped ? storage::QueueEnd(id_) : storage::TimeKey(id_, now + 1, 0));
+    for (; it.Valid() && moved < limit; it.Next()) {
+      uint64_t seq = 0;
+      VisibleEntry e;
+      bool decoded = false;
+      if (grouped) {
+        uint64_t qid = 0;
+        std::string group;
+        decoded = storage::DecodeGroupedKey(it.key(), &qid, &group, &seq);
+      } else {
+        storage::DecodedTimeKey k;
+        decoded = storage::DecodeTimeKey(it.key(), &k);
+        seq = k.seq;
+      }
+      if (!decoded || !storage::DecodeVisible(it.value(), &e)) {
+        return Status(ErrorCode::kCorruption, "index entry of queue " + name_ + " is corrupt");
+      }
+      // FIFO: still inside the queue's delay.
+      if (fifo_ && e.sent_ms + int64_t{config_.delay_seconds} * 1000 > now) continue;
+      const rocksdb::Slice key = it.key_slice();
+      StatusOr<bool> go = move_one(seq, [&](rocksdb::WriteBatch* b, CounterDelta* d) {
+        b->Delete(db->cf(grouped ? Cf::kGrouped : Cf::kVisible), key);
+        if (e.has_expiry_entry) b->Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
+        d->Add(storage::kStored, -1);
+      });
+      if (!go.ok()) return go.status();
+      if (!*go) return moved;
+    }
+    if (Status st = it.status("moving messages"); !st.ok()) return st;
+  }
   return moved;
 }
 

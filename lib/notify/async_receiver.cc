@@ -23,6 +23,7 @@ void AsyncReceiver::Park(uint64_t queue_id, int64_t next_check_ms, Attempt attem
       const int64_t first_check = clock_->NowMillis();
       schedule_.emplace(first_check, id);
       next_check_[id] = first_check;
+      parked_new_ = true;
       cv_.notify_one();
       return;
     }
@@ -76,11 +77,12 @@ void AsyncReceiver::Run() {
       woken_queues_.clear();
     }
     clock_moved_ = false;
+    parked_new_ = false;
     if (due.empty()) {
       int64_t next = schedule_.empty() ? now + 60000 : schedule_.begin()->first;
       auto timeout = clock_->RealTimeUntil(next);
       cv_.wait_for(lock, timeout, [this] {
-        return stop_ || !woken_queues_.empty() || clock_moved_;
+        return stop_ || !woken_queues_.empty() || clock_moved_ || parked_new_;
       });
       continue;
     }

@@ -62,6 +62,7 @@ class AsyncReceiver {
   std::condition_variable cv_;
   bool stop_ = false;
   bool clock_moved_ = false;
+  bool parked_new_ = false;  // a receive was parked since the thread last looked
   std::atomic<size_t> parked_count_{0};
   uint64_t next_id_ = 1;
   std::map<uint64_t, Waiter> waiters_;                  // by id (FIFO order)
