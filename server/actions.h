@@ -1,0 +1,121 @@
+// server/actions.h — one handler per SQS action, over a protocol-neutral
+// request/response model.
+//
+// The model is the SQS API's own shape, as the AWS JSON 1.0 protocol spells
+// it (sqs-api.md §5, §11): an ActionRequest carries the input members as a
+// JSON object (the query decoder produces the same shape from Attribute.N.Name
+// style parameters; blobs are base64 strings in both), and a handler answers
+// with the output members as a JSON object (insertion-ordered) or an SqsError.
+// The protocol codecs (sqs_json, sqs_query) turn those into bytes; the router
+// decides which action runs and which queue the request addresses.
+//
+// Long polling: ReceiveMessage uses Queue::ReceiveMessageAsync. Its callback
+// only posts the result to the connection's executor (ActionRequest::post),
+// where the response is built; no thread waits.
+//
+// Thread safety: Run() may be called concurrently from any number of threads.
+
+#ifndef LQS_SERVER_ACTIONS_H_
+#define LQS_SERVER_ACTIONS_H_
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "server/error_map.h"
+#include "server/http_types.h"
+
+#include "lqs/broker.h"
+
+namespace lqsd {
+
+using Json = nlohmann::ordered_json;
+
+struct ActionRequest {
+  std::string action;  // "SendMessage"
+  Protocol protocol = Protocol::kJson;
+  Json params = Json::object();  // input members (JSON-protocol names and types)
+  // The queue the request addresses (from QueueUrl, else the request path).
+  // nullopt: neither was given. Empty: given, but it names no queue of this
+  // server (another account, malformed URL).
+  std::optional<std::string> queue_name;
+  std::string base_url;      // "http://127.0.0.1:9324": queue URLs are base_url/<account>/<name>
+  std::string trace_header;  // the X-Amzn-Trace-Id header (SendMessage's AWSTraceHeader)
+  Poster post;               // runs a closure on the connection's executor
+};
+
+struct ActionResult {
+  std::optional<SqsError> error;
+  Json output = Json::object();  // the output members, when no error
+};
+
+using ActionDone = std::function<void(ActionResult)>;
+
+class Actions {
+ public:
+  // `after_park` (optional) runs after a ReceiveMessage parked a long poll
+  // (a hook for tests and metrics).
+  Actions(lqs::Broker* broker, std::string account_id, std::function<void()> after_park = nullptr);
+
+  // The 23 actions of sqs-api.md §1.1.
+  static bool IsKnown(std::string_view action);
+  // Actions addressed by QueueUrl (or the request path).
+  static bool TargetsQueue(std::string_view action);
+  // Actions whose output has members (the query protocol then writes a
+  // <{Action}Result> element, possibly empty).
+  static bool HasOutput(std::string_view action);
+
+  // Runs `request.action`; calls `done` exactly once, on this thread or (for
+  // a long poll) later through request.post. Never throws.
+  void Run(ActionRequest request, ActionDone done);
+
+  // From now on a long poll that ends because the Broker closed answers with
+  // no messages (a clean shutdown) instead of ServiceUnavailable.
+  void SetStopping() { stopping_.store(true); }
+
+  std::string QueueUrl(const std::string& base_url, const std::string& name) const;
+
+ private:
+  using Handler = Json (Actions::*)(const ActionRequest&);
+  struct Entry;
+  static const Entry* Find(std::string_view action);
+
+  std::shared_ptr<lqs::Queue> ResolveQueue(const ActionRequest& request);
+  void ReceiveMessage(ActionRequest request, ActionDone done);
+
+  Json CreateQueue(const ActionRequest& r);
+  Json DeleteQueue(const ActionRequest& r);
+  Json GetQueueUrl(const ActionRequest& r);
+  Json ListQueues(const ActionRequest& r);
+  Json GetQueueAttributes(const ActionRequest& r);
+  Json SetQueueAttributes(const ActionRequest& r);
+  Json PurgeQueue(const ActionRequest& r);
+  Json SendMessage(const ActionRequest& r);
+  Json SendMessageBatch(const ActionRequest& r);
+  Json DeleteMessage(const ActionRequest& r);
+  Json DeleteMessageBatch(const ActionRequest& r);
+  Json ChangeMessageVisibility(const ActionRequest& r);
+  Json ChangeMessageVisibilityBatch(const ActionRequest& r);
+  Json TagQueue(const ActionRequest& r);
+  Json UntagQueue(const ActionRequest& r);
+  Json ListQueueTags(const ActionRequest& r);
+  Json AddPermission(const ActionRequest& r);
+  Json RemovePermission(const ActionRequest& r);
+  Json ListDeadLetterSourceQueues(const ActionRequest& r);
+  Json StartMessageMoveTask(const ActionRequest& r);
+  Json CancelMessageMoveTask(const ActionRequest& r);
+  Json ListMessageMoveTasks(const ActionRequest& r);
+
+  lqs::Broker* broker_;
+  std::string account_id_;
+  std::function<void()> after_park_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace lqsd
+
+#endif  // LQS_SERVER_ACTIONS_H_

@@ -1,0 +1,73 @@
+// server/http_server.h — lqsd's HTTP/1.1 server: a Beast acceptor and one
+// session per connection, with keep-alive.
+//
+// Each connection runs on its own strand of the shared io_context. A session
+// reads one request (header first: "Expect: 100-continue" is answered, and
+// the body limit is enforced before the body is read), hands it to the
+// handler with a Poster for its strand and a Responder, and reads the next
+// request only after the response is written. Responses may arrive from any
+// thread (long polls complete from the Broker's receiver thread); they are
+// posted to the connection's strand. A handler that never responds keeps
+// only its connection waiting: no thread is held.
+//
+// Limits: bodies over Limits::max_body_bytes get 413, headers over
+// max_header_bytes 431, malformed HTTP 400 (through the Rejecter, which
+// speaks the request's SQS protocol); then the connection is closed. Idle
+// keep-alive connections are closed after idle_timeout.
+//
+// Stop(): stops accepting, closes idle connections, and lets busy ones finish
+// their response and close.
+//
+// Thread safety: Listen() before the io_context runs; Stop() and
+// open_connections() from any thread.
+
+#ifndef LQS_SERVER_HTTP_SERVER_H_
+#define LQS_SERVER_HTTP_SERVER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+
+#include "server/http_types.h"
+
+namespace lqsd {
+
+class HttpServer {
+ public:
+  struct Limits {
+    size_t max_body_bytes = 4 << 20;
+    size_t max_header_bytes = 16 << 10;
+    std::chrono::seconds idle_timeout{75};  // keep-alive connection waiting for a request
+    std::chrono::seconds io_timeout{60};    // reading one request, writing one response
+  };
+  using Handler = std::function<void(HttpRequest, Poster, Responder)>;
+  // The response to a request refused with `status` (400, 413, 431).
+  using Rejecter = std::function<HttpResponse(const HttpRequest& head, int status)>;
+
+  HttpServer(boost::asio::io_context& ioc, Limits limits, Handler handler, Rejecter rejecter);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds `host`:`port` (port 0: any free port) and starts accepting once the
+  // io_context runs. On failure returns false and sets *error.
+  bool Listen(const std::string& host, uint16_t port, std::string* error);
+  // The bound port.
+  uint16_t port() const;
+
+  void Stop();
+  size_t open_connections() const;
+
+  struct State;  // shared with the sessions (http_server.cc)
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace lqsd
+
+#endif  // LQS_SERVER_HTTP_SERVER_H_

@@ -1,0 +1,88 @@
+// server/router.h — from an HTTP request to an SQS action and back.
+//
+// For each request the router: detects the protocol (sqs-api.md §12.1: an
+// X-Amz-Target of AmazonSQS.* or a JSON 1.0 content type is JSON, anything
+// else is the query protocol, by GET or POST, on / or on a queue path);
+// checks the SigV4 signature when a key file was given; finds the action
+// (JSON: X-Amz-Target; query: Action, with InvalidAction for unknown actions
+// and for non-queue actions sent to a queue path, §10.3); decodes the input;
+// resolves the queue (the QueueUrl parameter wins over the path; the host in
+// QueueUrl is ignored, the account must be this server's); runs the action;
+// and encodes the result or error in the request's protocol with a fresh
+// request id (body and x-amzn-RequestId header).
+//
+// Queue URLs in responses are http://<Host header>/<account-id>/<name>
+// (or --public-url when set).
+//
+// Thread safety: Handle() may be called concurrently from any thread.
+
+#ifndef LQS_SERVER_ROUTER_H_
+#define LQS_SERVER_ROUTER_H_
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "server/actions.h"
+#include "server/error_map.h"
+#include "server/http_types.h"
+#include "server/sigv4.h"
+
+namespace lqsd {
+
+struct RouterConfig {
+  std::string account_id = "123456789012";
+  // Base of the queue URLs handed out ("https://sqs.example.com"); empty:
+  // "http://" + the request's Host header.
+  std::string public_url;
+  // Host part used when a request has no Host header ("127.0.0.1:9324").
+  std::string default_host = "127.0.0.1:9324";
+  // Log one line per request to stderr.
+  bool log_requests = false;
+  // SigV4 keys; nullptr: requests are not authenticated.
+  const SigV4Verifier* auth = nullptr;
+};
+
+class Router {
+ public:
+  Router(Actions* actions, RouterConfig config);
+
+  // Answers `request`; `respond` is called exactly once, possibly later and
+  // from another thread (long polls complete through `post`). Never throws.
+  void Handle(HttpRequest request, Poster post, Responder respond);
+
+  // The answer to a request the HTTP layer refused before reading it whole:
+  // 413 (body too large), 431 (header too large) or 400 (malformed). The
+  // connection is then closed.
+  HttpResponse Reject(const HttpRequest& head, int http_status, size_t body_limit) const;
+
+  // After this, new requests get 503 ServiceUnavailable and long polls that
+  // end because the Broker closed answer with no messages.
+  void BeginShutdown();
+  // Requests currently inside a synchronous library call (not parked long polls).
+  int active_calls() const { return active_calls_.load(); }
+
+  // Exposed for tests: the queue a QueueUrl names (empty: not one of ours).
+  std::string QueueNameFromUrl(std::string_view url) const;
+  // The queue a request path names; nullopt when the path is not /<account>/<name>.
+  std::optional<std::string> QueueNameFromPath(std::string_view raw_path) const;
+
+ private:
+  // Sets *action_name as soon as the action is known (for the request log).
+  void Dispatch(HttpRequest& request, Protocol protocol, const std::string& request_id,
+                const Poster& post, const Responder& respond, std::string* action_name);
+  std::string BaseUrl(const HttpRequest& request) const;
+
+  Actions* actions_;
+  RouterConfig config_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> active_calls_{0};
+};
+
+// The protocol of a request (sqs-api.md §12.1).
+Protocol DetectProtocol(const HttpRequest& request);
+
+}  // namespace lqsd
+
+#endif  // LQS_SERVER_ROUTER_H_

@@ -1,0 +1,379 @@
+// SigV4 verification (see sigv4.h).
+
+#include "server/sigv4.h"
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "server/text_util.h"
+
+namespace lqsd {
+namespace {
+
+constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
+constexpr int64_t kMaxSkewSeconds = 15 * 60;
+constexpr std::string_view kMismatchText =
+    "The request signature we calculated does not match the signature you provided. "
+    "Check your AWS Secret Access Key and signing method. Consult the service "
+    "documentation for details.";
+
+std::string_view Trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return std::string_view();
+  const size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  while (true) {
+    const size_t next = s.find(sep, pos);
+    out.push_back(
+        s.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
+    if (next == std::string_view::npos) break;
+    pos = next + 1;
+  }
+  return out;
+}
+
+// RFC 3986 §5.2.4 with empty segments dropped, as botocore and the JS SDK do.
+std::string NormalizePath(std::string_view path) {
+  if (path.empty()) return "/";
+  std::vector<std::string_view> segments;
+  for (std::string_view seg : Split(path, '/')) {
+    if (seg.empty() || seg == ".") continue;
+    if (seg == "..") {
+      if (!segments.empty()) segments.pop_back();
+    } else {
+      segments.push_back(seg);
+    }
+  }
+  std::string out = "/";
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (i > 0) out += '/';
+    out += segments[i];
+  }
+  if (!segments.empty() && path.back() == '/') out += '/';
+  return out;
+}
+
+std::string CollapseSpaces(std::string_view v) {
+  v = Trim(v);
+  std::string out;
+  out.reserve(v.size());
+  bool space = false;
+  for (const char c : v) {
+    if (c == ' ' || c == '\t') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+// Raw query pairs, percent-decoded ('+' kept literally).
+std::vector<std::pair<std::string, std::string>> RawQueryPairs(std::string_view query) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (query.empty()) return out;
+  for (std::string_view piece : Split(query, '&')) {
+    if (piece.empty()) continue;
+    const size_t eq = piece.find('=');
+    if (eq == std::string_view::npos) {
+      out.emplace_back(PercentDecode(piece, false), std::string());
+    } else {
+      out.emplace_back(PercentDecode(piece.substr(0, eq), false),
+                       PercentDecode(piece.substr(eq + 1), false));
+    }
+  }
+  return out;
+}
+
+const std::string* QueryValue(const std::vector<std::pair<std::string, std::string>>& pairs,
+                              std::string_view name) {
+  for (const auto& [k, v] : pairs) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+struct Credential {
+  std::string access_key;
+  std::string date;
+  std::string region;
+  std::string service;
+};
+
+std::optional<Credential> ParseCredential(std::string_view text) {
+  const std::vector<std::string_view> parts = Split(text, '/');
+  if (parts.size() != 5 || parts[0].empty() || parts[1].size() != 8 || parts[4] != "aws4_request") {
+    return std::nullopt;
+  }
+  return Credential{std::string(parts[0]), std::string(parts[1]), std::string(parts[2]),
+                    std::string(parts[3])};
+}
+
+bool SameSignature(std::string_view expected, std::string_view given) {
+  const std::string lower = AsciiLower(given);
+  return expected.size() == lower.size() &&
+         CRYPTO_memcmp(expected.data(), lower.data(), expected.size()) == 0;
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(md), len));
+}
+
+std::string HmacSha256(std::string_view key, std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len);
+  return std::string(reinterpret_cast<const char*>(md), len);
+}
+
+std::string SignatureFor(std::string_view secret, std::string_view date, std::string_view region,
+                         std::string_view service, std::string_view string_to_sign) {
+  const std::string k_date = HmacSha256("AWS4" + std::string(secret), date);
+  const std::string k_region = HmacSha256(k_date, region);
+  const std::string k_service = HmacSha256(k_region, service);
+  const std::string k_signing = HmacSha256(k_service, "aws4_request");
+  return HexEncode(HmacSha256(k_signing, string_to_sign));
+}
+
+std::optional<int64_t> ParseAmzDate(std::string_view text) {
+  if (text.size() != 16 || text[8] != 'T' || text[15] != 'Z') return std::nullopt;
+  for (size_t i = 0; i < 15; ++i) {
+    if (i == 8) continue;
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+  }
+  auto num = [&](size_t pos, size_t len) {
+    int v = 0;
+    for (size_t i = pos; i < pos + len; ++i) v = v * 10 + (text[i] - '0');
+    return v;
+  };
+  std::tm tm{};
+  tm.tm_year = num(0, 4) - 1900;
+  tm.tm_mon = num(4, 2) - 1;
+  tm.tm_mday = num(6, 2);
+  tm.tm_hour = num(9, 2);
+  tm.tm_min = num(11, 2);
+  tm.tm_sec = num(13, 2);
+  if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+      tm.tm_min > 59 || tm.tm_sec > 60) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+std::string CanonicalRequest(const HttpRequest& request, std::string_view signed_headers,
+                             std::string_view payload_hash, bool presigned) {
+  std::string out = request.method;
+  out += '\n';
+  out += UriEncode(NormalizePath(request.RawPath()), /*keep_slash=*/true);
+  out += '\n';
+
+  std::vector<std::pair<std::string, std::string>> query;
+  for (auto& [k, v] : RawQueryPairs(request.RawQuery())) {
+    if (presigned && k == "X-Amz-Signature") continue;
+    query.emplace_back(UriEncode(k, false), UriEncode(v, false));
+  }
+  std::sort(query.begin(), query.end());
+  for (size_t i = 0; i < query.size(); ++i) {
+    if (i > 0) out += '&';
+    out += query[i].first;
+    out += '=';
+    out += query[i].second;
+  }
+  out += '\n';
+
+  for (std::string_view name : Split(signed_headers, ';')) {
+    out += name;
+    out += ':';
+    bool first = true;
+    for (const auto& [hname, hvalue] : request.headers) {
+      if (hname != name) continue;
+      if (!first) out += ',';
+      out += CollapseSpaces(hvalue);
+      first = false;
+    }
+    out += '\n';
+  }
+  out += '\n';
+  out += signed_headers;
+  out += '\n';
+  out += payload_hash;
+  return out;
+}
+
+std::optional<SigV4Verifier> SigV4Verifier::LoadFile(const std::string& path, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    *error = "cannot read auth file " + path;
+    return std::nullopt;
+  }
+  std::map<std::string, std::string> secrets;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::istringstream fields(line);
+    std::string key;
+    std::string secret;
+    std::string extra;
+    if (!(fields >> key) || key[0] == '#') continue;
+    if (!(fields >> secret) || (fields >> extra)) {
+      *error =
+          path + ":" + std::to_string(line_no) + ": expected \"ACCESS_KEY_ID SECRET_ACCESS_KEY\"";
+      return std::nullopt;
+    }
+    secrets[key] = secret;
+  }
+  if (secrets.empty()) {
+    *error = "auth file " + path + " holds no keys";
+    return std::nullopt;
+  }
+  return SigV4Verifier(std::move(secrets));
+}
+
+std::optional<SqsError> SigV4Verifier::Verify(const HttpRequest& request, int64_t now_unix) const {
+  std::string access_key;
+  std::string amz_date;
+  std::string signed_headers;
+  std::string signature;
+  std::optional<Credential> credential;
+  bool presigned = false;
+
+  if (const std::string* auth = request.Header("authorization")) {
+    const std::string_view value = Trim(*auth);
+    if (value.substr(0, kAlgorithm.size()) != kAlgorithm || value.size() == kAlgorithm.size() ||
+        value[kAlgorithm.size()] != ' ') {
+      return IncompleteSignature("Authorization header must use the AWS4-HMAC-SHA256 algorithm.");
+    }
+    std::string credential_text;
+    for (std::string_view part : Split(value.substr(kAlgorithm.size() + 1), ',')) {
+      part = Trim(part);
+      const size_t eq = part.find('=');
+      if (eq == std::string_view::npos) continue;
+      const std::string_view k = Trim(part.substr(0, eq));
+      const std::string_view v = Trim(part.substr(eq + 1));
+      if (k == "Credential") credential_text = std::string(v);
+      if (k == "SignedHeaders") signed_headers = std::string(v);
+      if (k == "Signature") signature = std::string(v);
+    }
+    if (credential_text.empty() || signed_headers.empty() || signature.empty()) {
+      return IncompleteSignature(
+          "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' "
+          "parameters.");
+    }
+    credential = ParseCredential(credential_text);
+    if (!credential.has_value()) {
+      return IncompleteSignature(
+          "Credential should be scoped to a valid date, region, "
+          "service and aws4_request terminator.");
+    }
+    const std::string* date = request.Header("x-amz-date");
+    if (date == nullptr) {
+      return IncompleteSignature(
+          "Authorization header requires existence of a 'X-Amz-Date' "
+          "header.");
+    }
+    amz_date = std::string(Trim(*date));
+  } else {
+    const auto query = RawQueryPairs(request.RawQuery());
+    const std::string* algorithm = QueryValue(query, "X-Amz-Algorithm");
+    const std::string* sig = QueryValue(query, "X-Amz-Signature");
+    if (algorithm == nullptr && sig == nullptr) return MissingAuthenticationToken();
+    const std::string* cred = QueryValue(query, "X-Amz-Credential");
+    const std::string* date = QueryValue(query, "X-Amz-Date");
+    const std::string* headers = QueryValue(query, "X-Amz-SignedHeaders");
+    if (algorithm == nullptr || *algorithm != kAlgorithm || sig == nullptr || cred == nullptr ||
+        date == nullptr || headers == nullptr) {
+      return IncompleteSignature(
+          "A presigned request requires X-Amz-Algorithm="
+          "AWS4-HMAC-SHA256, X-Amz-Credential, X-Amz-Date, "
+          "X-Amz-SignedHeaders and X-Amz-Signature.");
+    }
+    credential = ParseCredential(*cred);
+    if (!credential.has_value()) {
+      return IncompleteSignature(
+          "Credential should be scoped to a valid date, region, "
+          "service and aws4_request terminator.");
+    }
+    amz_date = *date;
+    signed_headers = *headers;
+    signature = *sig;
+    presigned = true;
+    if (const std::string* expires = QueryValue(query, "X-Amz-Expires")) {
+      const std::optional<int64_t> t = ParseAmzDate(amz_date);
+      const std::optional<long long> e = ParseInt64(*expires);
+      if (t.has_value() && e.has_value() && now_unix > *t + *e) {
+        return SignatureDoesNotMatch(
+            "Signature expired: the presigned request is past its "
+            "X-Amz-Expires.");
+      }
+    }
+  }
+
+  const std::optional<int64_t> when = ParseAmzDate(amz_date);
+  if (!when.has_value()) {
+    return IncompleteSignature(
+        "X-Amz-Date must be in the ISO 8601 basic format "
+        "yyyyMMdd'T'HHmmss'Z'.");
+  }
+  access_key = credential->access_key;
+  const auto secret = secrets_.find(access_key);
+  if (secret == secrets_.end()) return InvalidClientTokenId();
+  if (!presigned && (*when > now_unix + kMaxSkewSeconds || *when < now_unix - kMaxSkewSeconds)) {
+    return SignatureDoesNotMatch("Signature expired: " + amz_date +
+                                 " is outside the 15 minute window around the server time.");
+  }
+
+  const std::string scope =
+      credential->date + "/" + credential->region + "/" + credential->service + "/aws4_request";
+  std::vector<std::string> payload_hashes;
+  if (const std::string* h = request.Header("x-amz-content-sha256")) {
+    const std::string declared(Trim(*h));
+    // The declared hash is signed; it must also be the body's.
+    if (declared != "UNSIGNED-PAYLOAD" && AsciiLower(declared) != Sha256Hex(request.body)) {
+      return SignatureDoesNotMatch(
+          "The provided 'x-amz-content-sha256' header does not match what was computed.");
+    }
+    payload_hashes.push_back(declared);
+  } else {
+    if (presigned) payload_hashes.emplace_back("UNSIGNED-PAYLOAD");
+    payload_hashes.push_back(Sha256Hex(request.body));
+  }
+  for (const std::string& payload_hash : payload_hashes) {
+    const std::string canonical =
+        CanonicalRequest(request, signed_headers, payload_hash, presigned);
+    std::string to_sign(kAlgorithm);
+    to_sign += '\n';
+    to_sign += amz_date;
+    to_sign += '\n';
+    to_sign += scope;
+    to_sign += '\n';
+    to_sign += Sha256Hex(canonical);
+    const std::string expected = SignatureFor(secret->second, credential->date, credential->region,
+                                              credential->service, to_sign);
+    if (SameSignature(expected, signature)) return std::nullopt;
+  }
+  return SignatureDoesNotMatch(std::string(kMismatchText));
+}
+
+}  // namespace lqsd

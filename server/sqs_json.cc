@@ -1,0 +1,117 @@
+// AWS JSON 1.0 codec (see sqs_json.h).
+
+#include "server/sqs_json.h"
+
+#include <algorithm>
+
+namespace lqsd::sqs_json {
+namespace {
+
+std::string Dump(const Json& value) {
+  // Replace (never throw on) malformed UTF-8: error texts may echo input.
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// SQS inputs nest at most 4 levels (Entries[].MessageAttributes.x.Value) and
+// no object of theirs has more than a few dozen members.
+constexpr int kMaxDepth = 32;
+constexpr size_t kMaxMembers = 1000;
+
+// The deepest nesting of [ and { outside strings (a pre-scan, so that neither
+// parsing nor converting recurses deeply).
+int NestingDepth(std::string_view text) {
+  int depth = 0;
+  int max_depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      max_depth = std::max(max_depth, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+bool MembersWithinLimit(const nlohmann::json& value) {
+  if (value.is_object()) {
+    if (value.size() > kMaxMembers) return false;
+    for (const auto& [k, v] : value.items()) {
+      if (!MembersWithinLimit(v)) return false;
+    }
+  } else if (value.is_array()) {
+    for (const auto& v : value) {
+      if (!MembersWithinLimit(v)) return false;
+    }
+  }
+  return true;
+}
+
+HttpResponse Base(int status, const std::string& request_id) {
+  HttpResponse r;
+  r.status = status;
+  r.headers.emplace_back("Content-Type", std::string(kContentType));
+  r.headers.emplace_back("x-amzn-RequestId", request_id);
+  return r;
+}
+
+}  // namespace
+
+std::string ActionFromTarget(std::string_view target) {
+  if (target.substr(0, kTargetPrefix.size()) != kTargetPrefix) return std::string();
+  return std::string(target.substr(kTargetPrefix.size()));
+}
+
+std::optional<SqsError> DecodeBody(std::string_view body, Json* params) {
+  size_t first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    *params = Json::object();
+    return std::nullopt;
+  }
+  if (NestingDepth(body) > kMaxDepth) {
+    return SerializationError("The request body is nested too deeply.");
+  }
+  // Parsed into std::map-backed JSON first: the insertion-ordered Json looks
+  // keys up linearly, so a huge object would cost quadratic time.
+  nlohmann::json parsed =
+      nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) {
+    return SerializationError("The request body is not valid JSON.");
+  }
+  if (!parsed.is_object()) {
+    return SerializationError("The request body must be a JSON object.");
+  }
+  if (!MembersWithinLimit(parsed)) {
+    return SerializationError("A JSON object of the request has too many members.");
+  }
+  *params = Json(parsed);
+  return std::nullopt;
+}
+
+HttpResponse EncodeResult(const Json& output, const std::string& request_id) {
+  HttpResponse r = Base(200, request_id);
+  r.body = output.is_object() ? Dump(output) : "{}";
+  return r;
+}
+
+HttpResponse EncodeError(const SqsError& error, const std::string& request_id) {
+  HttpResponse r = Base(error.http_status, request_id);
+  r.headers.emplace_back("x-amzn-query-error",
+                         error.query_code + (error.sender_fault ? ";Sender" : ";Receiver"));
+  Json body = Json::object();
+  body["__type"] = JsonType(error);
+  body["message"] = MessageFor(error, Protocol::kJson);
+  r.body = Dump(body);
+  return r;
+}
+
+}  // namespace lqsd::sqs_json

@@ -1,0 +1,40 @@
+// server/sqs_json.h — the AWS JSON 1.0 protocol (sqs-api.md §11):
+// `X-Amz-Target: AmazonSQS.<Action>`, a JSON object body in, a JSON object
+// out, errors as {"__type": "<namespace>#<shape>", "message": ...} with the
+// x-amzn-query-error header "<query code>;Sender|Receiver".
+//
+// Thread safety: pure functions over values.
+
+#ifndef LQS_SERVER_SQS_JSON_H_
+#define LQS_SERVER_SQS_JSON_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "server/actions.h"
+#include "server/error_map.h"
+#include "server/http_types.h"
+
+namespace lqsd::sqs_json {
+
+inline constexpr std::string_view kContentType = "application/x-amz-json-1.0";
+inline constexpr std::string_view kTargetPrefix = "AmazonSQS.";
+
+// The action named by an X-Amz-Target value ("AmazonSQS.SendMessage" ->
+// "SendMessage"); empty when the prefix is not AmazonSQS.
+std::string ActionFromTarget(std::string_view target);
+
+// Parses a request body: empty -> {}; anything but a JSON object (or invalid
+// UTF-8 / syntax) -> SerializationException.
+std::optional<SqsError> DecodeBody(std::string_view body, Json* params);
+
+// A 200 response with `output` (never null; {} for actions without output).
+HttpResponse EncodeResult(const Json& output, const std::string& request_id);
+
+// An error response (status from the error; x-amzn-query-error always set).
+HttpResponse EncodeError(const SqsError& error, const std::string& request_id);
+
+}  // namespace lqsd::sqs_json
+
+#endif  // LQS_SERVER_SQS_JSON_H_

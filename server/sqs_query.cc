@@ -1,0 +1,343 @@
+// AWS query protocol codec (see sqs_query.h).
+
+#include "server/sqs_query.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "server/text_util.h"
+
+namespace lqsd::sqs_query {
+namespace {
+
+// ---- Decoding -------------------------------------------------------------------------
+
+// The flat names, split on '.', as a tree: "Attribute.1.Name" ->
+// Attribute -> 1 -> Name = value.
+struct Node {
+  std::optional<std::string> value;
+  std::map<std::string, Node, std::less<>> children;
+};
+
+void Insert(Node& root, std::string_view key, const std::string& value) {
+  Node* node = &root;
+  size_t pos = 0;
+  while (true) {
+    const size_t dot = key.find('.', pos);
+    const std::string_view part =
+        key.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
+    node = &node->children[std::string(part)];
+    if (dot == std::string_view::npos) break;
+    pos = dot + 1;
+  }
+  if (!node->value.has_value()) node->value = value;  // the first of repeated names wins
+}
+
+const Node* Child(const Node& node, std::string_view name) {
+  const auto it = node.children.find(name);
+  return it == node.children.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> ChildValue(const Node& node, std::string_view name) {
+  const Node* c = Child(node, name);
+  if (c == nullptr) return std::nullopt;
+  return c->value;
+}
+
+// The children with positive decimal indexes, in index order.
+std::vector<const Node*> Indexed(const Node& node) {
+  std::vector<std::pair<long long, const Node*>> items;
+  for (const auto& [key, child] : node.children) {
+    const std::optional<long long> index = ParseInt64(key);
+    if (index.has_value() && *index >= 0) items.emplace_back(*index, &child);
+  }
+  std::sort(items.begin(), items.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const Node*> out;
+  out.reserve(items.size());
+  for (const auto& item : items) out.push_back(item.second);
+  return out;
+}
+
+Json StringList(const Node& node) {
+  Json out = Json::array();
+  for (const Node* item : Indexed(node)) {
+    if (item->value.has_value()) out.push_back(*item->value);
+  }
+  return out;
+}
+
+// Attribute.N.Name/Value, Tag.N.Key/Value -> {"name": "value"}.
+Json KeyValueMap(const Node& node, std::string_view key_name, std::string_view value_name) {
+  Json out = Json::object();
+  for (const Node* item : Indexed(node)) {
+    std::optional<std::string> key = ChildValue(*item, key_name);
+    if (!key.has_value() || out.contains(*key)) continue;
+    out[*key] = ChildValue(*item, value_name).value_or("");
+  }
+  return out;
+}
+
+// MessageAttribute.N.Name / .Value.{DataType,StringValue,BinaryValue,
+// StringListValue.M,BinaryListValue.M} -> {"name": {"DataType": ...}}.
+Json MessageAttributeMap(const Node& node) {
+  Json out = Json::object();
+  for (const Node* item : Indexed(node)) {
+    std::optional<std::string> name = ChildValue(*item, "Name");
+    if (!name.has_value() || out.contains(*name)) continue;
+    Json value = Json::object();
+    if (const Node* v = Child(*item, "Value")) {
+      if (auto s = ChildValue(*v, "DataType")) value["DataType"] = *s;
+      if (auto s = ChildValue(*v, "StringValue")) value["StringValue"] = *s;
+      if (auto s = ChildValue(*v, "BinaryValue")) value["BinaryValue"] = *s;
+      if (const Node* l = Child(*v, "StringListValue")) value["StringListValues"] = StringList(*l);
+      if (const Node* l = Child(*v, "BinaryListValue")) value["BinaryListValues"] = StringList(*l);
+    }
+    out[*name] = std::move(value);
+  }
+  return out;
+}
+
+bool IsIntegerMember(std::string_view name) {
+  return name == "DelaySeconds" || name == "MaxNumberOfMessages" || name == "VisibilityTimeout" ||
+         name == "WaitTimeSeconds" || name == "MaxResults" ||
+         name == "MaxNumberOfMessagesPerSecond";
+}
+
+bool IsMapMember(std::string_view name) {
+  return name == "Attributes" || name == "Tags" || name == "tags" || name == "MessageAttributes" ||
+         name == "MessageSystemAttributes";
+}
+
+bool IsEmptyableMember(std::string_view name) {
+  return IsMapMember(name) || name == "Entries" || name == "AttributeNames" ||
+         name == "MessageAttributeNames" || name == "MessageSystemAttributeNames" ||
+         name == "TagKeys" || name == "AWSAccountIds" || name == "Actions";
+}
+
+// Query list names -> JSON member names (sqs-api.md §10.2).
+std::optional<std::string_view> ListMemberName(std::string_view name) {
+  if (name == "AttributeName") return "AttributeNames";
+  if (name == "MessageAttributeName") return "MessageAttributeNames";
+  if (name == "MessageSystemAttributeName") return "MessageSystemAttributeNames";
+  if (name == "TagKey") return "TagKeys";
+  if (name == "AWSAccountId") return "AWSAccountIds";
+  if (name == "ActionName") return "Actions";
+  return std::nullopt;
+}
+
+bool IsBatchEntryName(std::string_view name) {
+  return name == "SendMessageBatchRequestEntry" || name == "DeleteMessageBatchRequestEntry" ||
+         name == "ChangeMessageVisibilityBatchRequestEntry";
+}
+
+Json Members(const Node& node, std::string_view action) {
+  Json out = Json::object();
+  for (const auto& [key, child] : node.children) {
+    if (key == "Attribute") {
+      out["Attributes"] = KeyValueMap(child, "Name", "Value");
+    } else if (key == "Tag") {
+      // CreateQueue's member is lower-case "tags" (sqs-api.md §5.1).
+      out[action == "CreateQueue" ? "tags" : "Tags"] = KeyValueMap(child, "Key", "Value");
+    } else if (key == "MessageAttribute") {
+      out["MessageAttributes"] = MessageAttributeMap(child);
+    } else if (key == "MessageSystemAttribute") {
+      out["MessageSystemAttributes"] = MessageAttributeMap(child);
+    } else if (const auto list = ListMemberName(key)) {
+      Json& target = out[std::string(*list)];
+      if (!target.is_array()) target = Json::array();
+      for (auto& v : StringList(child)) target.push_back(std::move(v));
+    } else if (IsBatchEntryName(key)) {
+      Json entries = Json::array();
+      for (const Node* item : Indexed(child)) entries.push_back(Members(*item, action));
+      out["Entries"] = std::move(entries);
+    } else if (child.value.has_value() && child.value->empty() && IsEmptyableMember(key)) {
+      // botocore serializes an empty list or map as "Entries=" (its JSON name).
+      out[key] = IsMapMember(key) ? Json::object() : Json::array();
+    } else if (child.value.has_value()) {
+      if (IsIntegerMember(key)) {
+        if (const std::optional<long long> n = ParseInt64(*child.value)) {
+          out[key] = *n;
+          continue;
+        }
+      }
+      out[key] = *child.value;
+    }
+  }
+  return out;
+}
+
+// ---- Encoding -------------------------------------------------------------------------
+
+void AppendText(std::string& out, std::string_view name, std::string_view text) {
+  out += '<';
+  out += name;
+  out += '>';
+  AppendXmlEscaped(out, text);
+  out += "</";
+  out += name;
+  out += '>';
+}
+
+void AppendScalar(std::string& out, std::string_view name, const Json& value) {
+  if (value.is_string()) {
+    AppendText(out, name, value.get_ref<const std::string&>());
+  } else if (value.is_boolean()) {
+    AppendText(out, name, value.get<bool>() ? "true" : "false");
+  } else {
+    AppendText(out, name, value.dump());
+  }
+}
+
+void AppendMember(std::string& out, std::string_view name, const Json& value,
+                  std::string_view action);
+
+void AppendMembers(std::string& out, const Json& object, std::string_view action) {
+  for (const auto& [key, value] : object.items()) AppendMember(out, key, value, action);
+}
+
+void AppendWrapped(std::string& out, std::string_view element, const Json& object,
+                   std::string_view action) {
+  out += '<';
+  out += element;
+  out += '>';
+  AppendMembers(out, object, action);
+  out += "</";
+  out += element;
+  out += '>';
+}
+
+// Lists and maps are flattened (no wrapper element), §10.4.
+void AppendMember(std::string& out, std::string_view name, const Json& value,
+                  std::string_view action) {
+  if (name == "QueueUrls" || name == "queueUrls") {
+    for (const Json& url : value) AppendScalar(out, "QueueUrl", url);
+  } else if (name == "Attributes" && value.is_object()) {
+    for (const auto& [k, v] : value.items()) {
+      out += "<Attribute>";
+      AppendText(out, "Name", k);
+      AppendScalar(out, "Value", v);
+      out += "</Attribute>";
+    }
+  } else if (name == "Tags" && value.is_object()) {
+    for (const auto& [k, v] : value.items()) {
+      out += "<Tag>";
+      AppendText(out, "Key", k);
+      AppendScalar(out, "Value", v);
+      out += "</Tag>";
+    }
+  } else if (name == "MessageAttributes" && value.is_object()) {
+    for (const auto& [k, v] : value.items()) {
+      out += "<MessageAttribute>";
+      AppendText(out, "Name", k);
+      AppendWrapped(out, "Value", v, action);
+      out += "</MessageAttribute>";
+    }
+  } else if (name == "Messages" && value.is_array()) {
+    for (const Json& m : value) AppendWrapped(out, "Message", m, action);
+  } else if (name == "Successful" && value.is_array()) {
+    const std::string element = std::string(action) + "ResultEntry";
+    for (const Json& e : value) AppendWrapped(out, element, e, action);
+  } else if (name == "Failed" && value.is_array()) {
+    for (const Json& e : value) AppendWrapped(out, "BatchResultErrorEntry", e, action);
+  } else if (name == "Results" && value.is_array()) {
+    for (const Json& e : value) AppendWrapped(out, "ListMessageMoveTasksResultEntry", e, action);
+  } else if (value.is_array()) {
+    for (const Json& e : value) {
+      if (e.is_object()) {
+        AppendWrapped(out, name, e, action);
+      } else {
+        AppendScalar(out, name, e);
+      }
+    }
+  } else if (value.is_object()) {
+    AppendWrapped(out, name, value, action);
+  } else if (!value.is_null()) {
+    AppendScalar(out, name, value);
+  }
+}
+
+HttpResponse Base(int status, const std::string& request_id) {
+  HttpResponse r;
+  r.status = status;
+  r.headers.emplace_back("Content-Type", "text/xml");
+  r.headers.emplace_back("x-amzn-RequestId", request_id);
+  return r;
+}
+
+}  // namespace
+
+const std::string* Find(const Params& params, std::string_view name) {
+  for (const auto& [k, v] : params) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+Json DecodeParams(std::string_view action, const Params& params) {
+  Node root;
+  for (const auto& [key, value] : params) {
+    if (!key.empty()) Insert(root, key, value);
+  }
+  return Members(root, action);
+}
+
+HttpResponse EncodeResult(std::string_view action, const Json& output,
+                          const std::string& request_id) {
+  HttpResponse r = Base(200, request_id);
+  std::string& b = r.body;
+  b.reserve(256);
+  b += "<?xml version=\"1.0\"?>";
+  b += '<';
+  b += action;
+  b += "Response xmlns=\"";
+  b += kNamespace;
+  b += "\">";
+  if (Actions::HasOutput(action)) {
+    std::string members;
+    if (output.is_object()) AppendMembers(members, output, action);
+    if (members.empty()) {
+      b += '<';
+      b += action;
+      b += "Result/>";
+    } else {
+      b += '<';
+      b += action;
+      b += "Result>";
+      b += members;
+      b += "</";
+      b += action;
+      b += "Result>";
+    }
+  }
+  b += "<ResponseMetadata><RequestId>";
+  b += request_id;
+  b += "</RequestId></ResponseMetadata></";
+  b += action;
+  b += "Response>";
+  return r;
+}
+
+HttpResponse EncodeError(const SqsError& error, const std::string& request_id) {
+  HttpResponse r = Base(error.http_status, request_id);
+  std::string& b = r.body;
+  b += "<?xml version=\"1.0\"?><ErrorResponse xmlns=\"";
+  b += kNamespace;
+  b += "\"><Error>";
+  AppendText(b, "Type", error.sender_fault ? "Sender" : "Receiver");
+  AppendText(b, "Code", error.query_code);
+  AppendText(b, "Message", MessageFor(error, Protocol::kQuery));
+  b += "<Detail/></Error>";
+  AppendText(b, "RequestId", request_id);
+  b += "</ErrorResponse>";
+  return r;
+}
+
+HttpResponse EncodeUnknownOperation(const std::string& request_id) {
+  HttpResponse r = Base(404, request_id);
+  r.body = "<?xml version=\"1.0\"?><UnknownOperationException/>";
+  return r;
+}
+
+}  // namespace lqsd::sqs_query

@@ -1,0 +1,57 @@
+// server/sqs_query.h — the AWS query protocol (sqs-api.md §10): form-encoded
+// parameters in (POST body and/or URL query string), XML out in the
+// 2012-11-05 namespace, errors as <ErrorResponse>.
+//
+// Decoding turns the flattened member-list names of §10.2
+// (Attribute.N.Name/Value, MessageAttribute.N.Value.StringValue,
+// SendMessageBatchRequestEntry.N.*, AttributeName.N, Tag.N.Key, ...) into the
+// JSON-protocol input shape the action handlers read (actions.h). Encoding
+// walks an action's JSON-shaped output and writes the matching XML (§10.4),
+// escaping text so that CR survives (&#xD;, §10.5).
+//
+// Thread safety: pure functions over values.
+
+#ifndef LQS_SERVER_SQS_QUERY_H_
+#define LQS_SERVER_SQS_QUERY_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "server/actions.h"
+#include "server/error_map.h"
+#include "server/http_types.h"
+
+namespace lqsd::sqs_query {
+
+inline constexpr std::string_view kNamespace = "http://queue.amazonaws.com/doc/2012-11-05/";
+
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+// The value of the first parameter called `name`, or nullptr.
+const std::string* Find(const Params& params, std::string_view name);
+
+// Converts flat query parameters into `action`'s input members. Integer
+// members become JSON numbers when they are decimal integers (else they stay
+// strings, which the handler reports as InvalidParameterValue); list indexes
+// are sorted numerically and gaps tolerated; the first of repeated
+// parameters wins. Parameters that are not API members (Action, Version,
+// signature parameters) are ignored by the handlers.
+Json DecodeParams(std::string_view action, const Params& params);
+
+// A 200 response: <{Action}Response xmlns=...>[<{Action}Result>...</...>]
+// <ResponseMetadata><RequestId/></ResponseMetadata></{Action}Response>.
+HttpResponse EncodeResult(std::string_view action, const Json& output,
+                          const std::string& request_id);
+
+// An <ErrorResponse> with Type, Code, Message, Detail and RequestId.
+HttpResponse EncodeError(const SqsError& error, const std::string& request_id);
+
+// The bare <UnknownOperationException/> document AWS answers a GET without
+// Action on a queue URL with (404).
+HttpResponse EncodeUnknownOperation(const std::string& request_id);
+
+}  // namespace lqsd::sqs_query
+
+#endif  // LQS_SERVER_SQS_QUERY_H_

@@ -1,0 +1,77 @@
+"""Starts and stops an lqsd for a test.
+
+The binary is $LQSD, else build-server/server/lqsd or build/server/lqsd of
+this checkout. lqsd is started on 127.0.0.1:0; the URL it prints ("lqsd
+listening on http://127.0.0.1:PORT") tells the port. stop() sends SIGTERM and
+returns the exit code (a clean shutdown is 0).
+"""
+
+import os
+import select
+import signal
+import subprocess
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def lqsd_binary():
+    env = os.environ.get("LQSD")
+    if env:
+        return env
+    for build in ("build-server", "build"):
+        path = os.path.join(ROOT, build, "server", "lqsd")
+        if os.path.exists(path):
+            return path
+    raise RuntimeError("lqsd not found: set LQSD=/path/to/lqsd")
+
+
+class Lqsd:
+    def __init__(self, *args, listen="127.0.0.1:0", stderr=None):
+        self.args = [lqsd_binary(), "--listen", listen, *args]
+        self.proc = subprocess.Popen(
+            self.args, stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL)
+        line = self._read_line(timeout=30)
+        prefix = b"lqsd listening on "
+        if not line.startswith(prefix):
+            self.proc.kill()
+            raise RuntimeError("lqsd did not start: %r" % line)
+        self.url = line[len(prefix):].decode().strip()
+        self.host, port = self.url[len("http://"):].rsplit(":", 1)
+        self.port = int(port)
+
+    def _read_line(self, timeout):
+        deadline = time.time() + timeout
+        buf = b""
+        fd = self.proc.stdout.fileno()
+        while not buf.endswith(b"\n"):
+            left = deadline - time.time()
+            if left <= 0:
+                break
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(fd, 1)
+            if not chunk:
+                break
+            buf += chunk
+        return buf
+
+    def stop(self, timeout=40):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError("lqsd did not stop within %s s of SIGTERM" % timeout)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        code = self.stop()
+        if exc[0] is None and code != 0:
+            raise RuntimeError("lqsd exited with %d" % code)

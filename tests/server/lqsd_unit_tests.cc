@@ -1,0 +1,236 @@
+// Unit tests of lqsd's codecs: base64, percent-decoding, XML escaping, the
+// query-protocol decoder and XML encoder, JSON errors, queue URL parsing and
+// SigV4 (with the AWS documentation's example key).
+
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "server/actions.h"
+#include "server/error_map.h"
+#include "server/router.h"
+#include "server/sigv4.h"
+#include "server/sqs_json.h"
+#include "server/sqs_query.h"
+#include "server/text_util.h"
+
+namespace lqsd {
+namespace {
+
+TEST(TextUtil, Base64RoundTrip) {
+  EXPECT_EQ(Base64Encode(std::string("\x00\x01", 2)), "AAE=");
+  EXPECT_EQ(Base64Encode("f"), "Zg==");
+  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
+  EXPECT_EQ(Base64Encode("foo"), "Zm9v");
+  EXPECT_EQ(*Base64Decode("AAE="), std::string("\x00\x01", 2));
+  EXPECT_EQ(*Base64Decode("Zm9v"), "foo");
+  EXPECT_EQ(*Base64Decode("Zg"), "f");  // missing padding tolerated
+  EXPECT_FALSE(Base64Decode("Zm9v!").has_value());
+  EXPECT_FALSE(Base64Decode("Z").has_value());
+  EXPECT_FALSE(Base64Decode("Zg=").has_value());
+  std::string all;
+  for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+  EXPECT_EQ(*Base64Decode(Base64Encode(all)), all);
+}
+
+TEST(TextUtil, PercentDecode) {
+  EXPECT_EQ(PercentDecode("a%20b+c", true), "a b c");
+  EXPECT_EQ(PercentDecode("a+b", false), "a+b");
+  EXPECT_EQ(PercentDecode("%0D%0A", true), "\r\n");
+  EXPECT_EQ(PercentDecode("100%", true), "100%");
+  EXPECT_EQ(PercentDecode("%zz%4", true), "%zz%4");
+  const auto pairs = ParseFormPairs("Action=SendMessage&MessageBody=a%26b%3Dc&&Empty");
+  ASSERT_EQ(pairs.size(), 3u);
+  EXPECT_EQ(pairs[1].second, "a&b=c");
+  EXPECT_EQ(pairs[2].first, "Empty");
+  EXPECT_EQ(pairs[2].second, "");
+}
+
+TEST(TextUtil, XmlEscape) {
+  EXPECT_EQ(XmlEscape("a<b>&\"c'\r\n\t"), "a&lt;b&gt;&amp;&quot;c'&#xD;\n\t");
+  EXPECT_EQ(XmlEscape("\xF0\x9F\x98\x80"), "\xF0\x9F\x98\x80");  // U+1F600 kept as UTF-8
+  EXPECT_EQ(XmlEscape(std::string("a\x01", 2)), "a\xEF\xBF\xBD");
+  EXPECT_EQ(XmlEscape("\xC3"), "\xEF\xBF\xBD");  // truncated UTF-8
+}
+
+TEST(TextUtil, RequestIdIsUuid4) {
+  const std::string id = NewRequestId();
+  ASSERT_EQ(id.size(), 36u);
+  EXPECT_EQ(id[14], '4');
+  EXPECT_NE(id, NewRequestId());
+}
+
+TEST(SqsQuery, DecodesFlattenedMembers) {
+  const sqs_query::Params params = {
+      {"Action", "SendMessageBatch"},
+      {"SendMessageBatchRequestEntry.2.Id", "b"},
+      {"SendMessageBatchRequestEntry.2.MessageBody", "two"},
+      {"SendMessageBatchRequestEntry.1.Id", "a"},
+      {"SendMessageBatchRequestEntry.1.MessageBody", "one"},
+      {"SendMessageBatchRequestEntry.1.DelaySeconds", "5"},
+      {"SendMessageBatchRequestEntry.1.MessageAttribute.1.Name", "n"},
+      {"SendMessageBatchRequestEntry.1.MessageAttribute.1.Value.DataType", "Number"},
+      {"SendMessageBatchRequestEntry.1.MessageAttribute.1.Value.StringValue", "1"},
+      {"SendMessageBatchRequestEntry.10.Id", "j"},
+  };
+  const Json p = sqs_query::DecodeParams("SendMessageBatch", params);
+  ASSERT_EQ(p["Entries"].size(), 3u);
+  EXPECT_EQ(p["Entries"][0]["Id"], "a");
+  EXPECT_EQ(p["Entries"][0]["DelaySeconds"], 5);
+  EXPECT_EQ(p["Entries"][0]["MessageAttributes"]["n"]["DataType"], "Number");
+  EXPECT_EQ(p["Entries"][1]["Id"], "b");
+  EXPECT_EQ(p["Entries"][2]["Id"], "j");  // numeric index order, not string order
+}
+
+TEST(SqsQuery, DecodesMapsAndLists) {
+  const sqs_query::Params params = {
+      {"Attribute.1.Name", "VisibilityTimeout"},
+      {"Attribute.1.Value", "60"},
+      {"Tag.1.Key", "team"},
+      {"Tag.1.Value", "core"},
+      {"AttributeName.1", "All"},
+      {"MessageAttributeName.1", "a.*"},
+      {"MaxNumberOfMessages", "x"},
+  };
+  const Json create = sqs_query::DecodeParams("CreateQueue", params);
+  EXPECT_EQ(create["Attributes"]["VisibilityTimeout"], "60");
+  EXPECT_EQ(create["tags"]["team"], "core");  // CreateQueue's member is lower-case
+  EXPECT_EQ(create["AttributeNames"][0], "All");
+  EXPECT_EQ(create["MessageAttributeNames"][0], "a.*");
+  EXPECT_EQ(create["MaxNumberOfMessages"], "x");  // left as a string: the handler rejects it
+  const Json tag = sqs_query::DecodeParams("TagQueue", params);
+  EXPECT_EQ(tag["Tags"]["team"], "core");
+}
+
+TEST(SqsQuery, EncodesResultsFlattenedAndEscaped) {
+  Json out = Json::object();
+  Json msg = Json::object();
+  msg["MessageId"] = "m1";
+  msg["Body"] = "a\r\nb<";
+  msg["Attributes"] = Json{{"SenderId", "x"}};
+  msg["MessageAttributes"] = Json{{"k", Json{{"StringValue", "v"}, {"DataType", "String"}}}};
+  out["Messages"] = Json::array({msg});
+  const HttpResponse r = sqs_query::EncodeResult("ReceiveMessage", out, "rid");
+  EXPECT_NE(r.body.find("<ReceiveMessageResponse xmlns=\"http://queue.amazonaws.com/doc/"
+                        "2012-11-05/\"><ReceiveMessageResult><Message><MessageId>m1</MessageId>"
+                        "<Body>a&#xD;\nb&lt;</Body><Attribute><Name>SenderId</Name><Value>x"
+                        "</Value></Attribute><MessageAttribute><Name>k</Name><Value>"
+                        "<StringValue>v</StringValue><DataType>String</DataType></Value>"
+                        "</MessageAttribute></Message></ReceiveMessageResult><ResponseMetadata>"
+                        "<RequestId>rid</RequestId></ResponseMetadata></ReceiveMessageResponse>"),
+            std::string::npos)
+      << r.body;
+
+  const HttpResponse empty = sqs_query::EncodeResult("ReceiveMessage", Json::object(), "rid");
+  EXPECT_NE(empty.body.find("<ReceiveMessageResult/>"), std::string::npos);
+  const HttpResponse none = sqs_query::EncodeResult("DeleteMessage", Json::object(), "rid");
+  EXPECT_EQ(none.body.find("Result"), std::string::npos);
+
+  Json batch = Json::object();
+  batch["Successful"] = Json::array({Json{{"Id", "a"}}});
+  batch["Failed"] =
+      Json::array({Json{{"Id", "b"}, {"SenderFault", true}, {"Code", "X"}, {"Message", "m"}}});
+  const HttpResponse b = sqs_query::EncodeResult("DeleteMessageBatch", batch, "rid");
+  EXPECT_NE(b.body.find("<DeleteMessageBatchResultEntry><Id>a</Id></DeleteMessageBatchResultEntry>"
+                        "<BatchResultErrorEntry><Id>b</Id><SenderFault>true</SenderFault>"),
+            std::string::npos);
+}
+
+TEST(ErrorMap, ProtocolSpecificMessages) {
+  const SqsError e = NonExistentQueue();
+  EXPECT_EQ(e.query_code, "AWS.SimpleQueueService.NonExistentQueue");
+  EXPECT_EQ(JsonType(e), "com.amazonaws.sqs#QueueDoesNotExist");
+  EXPECT_EQ(MessageFor(e, Protocol::kJson), "The specified queue does not exist.");
+  EXPECT_EQ(MessageFor(e, Protocol::kQuery),
+            "The specified queue does not exist for this wsdl version.");
+
+  const HttpResponse j = sqs_json::EncodeError(e, "rid");
+  EXPECT_EQ(j.status, 400);
+  bool header = false;
+  for (const auto& [k, v] : j.headers) {
+    if (k == "x-amzn-query-error") header = v == "AWS.SimpleQueueService.NonExistentQueue;Sender";
+  }
+  EXPECT_TRUE(header);
+  const SqsError purge = ErrorFromStatus(lqs::Status(lqs::ErrorCode::kPurgeQueueInProgress, "p"));
+  EXPECT_EQ(purge.http_status, 403);
+  const SqsError ipv = InvalidParameterValue("x");
+  EXPECT_EQ(JsonType(ipv), "com.amazon.coral.service#InvalidParameterValueException");
+  EXPECT_EQ(ipv.query_code, "InvalidParameterValue");
+}
+
+TEST(Router, QueueUrls) {
+  Actions actions(nullptr, "123456789012");
+  RouterConfig config;
+  Router router(&actions, config);
+  EXPECT_EQ(router.QueueNameFromUrl("http://localhost:9324/123456789012/q1"), "q1");
+  EXPECT_EQ(router.QueueNameFromUrl("https://sqs.us-east-1.amazonaws.com/123456789012/q1?x"), "q1");
+  EXPECT_EQ(router.QueueNameFromUrl("http://h/000000000000/q1"), "");  // another account
+  EXPECT_EQ(router.QueueNameFromUrl("q1"), "q1");                      // bare name (lenient)
+  EXPECT_EQ(router.QueueNameFromUrl("http://h/"), "");
+  EXPECT_EQ(*router.QueueNameFromPath("/123456789012/q1"), "q1");
+  EXPECT_FALSE(router.QueueNameFromPath("/").has_value());
+
+  HttpRequest json;
+  json.headers = {{"x-amz-target", "AmazonSQS.ListQueues"}};
+  EXPECT_EQ(DetectProtocol(json), Protocol::kJson);
+  HttpRequest form;
+  form.method = "POST";
+  form.headers = {{"content-type", "application/x-www-form-urlencoded"}};
+  EXPECT_EQ(DetectProtocol(form), Protocol::kQuery);
+}
+
+// The example of the AWS SigV4 documentation (IAM ListUsers, GET).
+TEST(SigV4, DocumentationExample) {
+  HttpRequest req;
+  req.method = "GET";
+  req.target = "/?Action=ListUsers&Version=2010-05-08";
+  req.headers = {{"content-type", "application/x-www-form-urlencoded; charset=utf-8"},
+                 {"host", "iam.amazonaws.com"},
+                 {"x-amz-date", "20150830T123600Z"}};
+  const std::string canonical =
+      CanonicalRequest(req, "content-type;host;x-amz-date", Sha256Hex(""), false);
+  EXPECT_EQ(Sha256Hex(canonical),
+            "f536975d06c0309214f805bb90ccff089219ecd68b2577efef23edd43b7e1a59");
+  const std::string to_sign =
+      "AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/iam/aws4_request\n" +
+      Sha256Hex(canonical);
+  EXPECT_EQ(SignatureFor("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "20150830", "us-east-1", "iam",
+                         to_sign),
+            "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7");
+
+  SigV4Verifier verifier(std::map<std::string, std::string>{
+      {"AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"}});
+  const int64_t now = *ParseAmzDate("20150830T123600Z");
+  req.headers.emplace_back(
+      "authorization",
+      "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, "
+      "SignedHeaders=content-type;host;x-amz-date, "
+      "Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7");
+  EXPECT_FALSE(verifier.Verify(req, now).has_value());
+  const auto late = verifier.Verify(req, now + 3600);
+  ASSERT_TRUE(late.has_value());
+  EXPECT_EQ(late->query_code, "SignatureDoesNotMatch");
+
+  HttpRequest tampered = req;
+  tampered.target = "/?Action=ListUsers&Version=2010-05-09";
+  const auto bad = verifier.Verify(tampered, now);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->query_code, "SignatureDoesNotMatch");
+  EXPECT_EQ(bad->http_status, 403);
+
+  SigV4Verifier other(std::map<std::string, std::string>{{"SOMEONEELSE", "x"}});
+  EXPECT_EQ(other.Verify(req, now)->query_code, "InvalidClientTokenId");
+
+  HttpRequest unsigned_req;
+  unsigned_req.method = "POST";
+  unsigned_req.target = "/";
+  EXPECT_EQ(verifier.Verify(unsigned_req, now)->query_code, "MissingAuthenticationToken");
+  unsigned_req.headers = {{"authorization", "AWS4-HMAC-SHA256 Credential=x"}};
+  const auto incomplete = verifier.Verify(unsigned_req, now);
+  EXPECT_EQ(incomplete->query_code, "IncompleteSignature");
+  EXPECT_EQ(incomplete->http_status, 400);
+}
+
+}  // namespace
+}  // namespace lqsd

@@ -1,0 +1,640 @@
+"""Wire-level tests of lqsd with raw HTTP: both protocols' shapes, routing,
+errors, escaping, limits, keep-alive, SigV4, and shutdown.
+
+Run with /usr/bin/python3 -m pytest (Debian's boto3 1.26 is used for SigV4).
+"""
+
+import hashlib
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from lqsd_harness import Lqsd  # noqa: E402
+
+ACCOUNT = "123456789012"
+NS = "http://queue.amazonaws.com/doc/2012-11-05/"
+UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+
+
+class Resp:
+    def __init__(self, r):
+        self.status = r.status
+        self.headers = {k.lower(): v for k, v in r.getheaders()}
+        self.raw = r.read()
+        self.text = self.raw.decode("utf-8", "replace")
+
+    def json(self):
+        return json.loads(self.raw)
+
+
+class Client:
+    def __init__(self, server):
+        self.server = server
+
+    def request(self, method, path, body=b"", headers=None):
+        conn = http.client.HTTPConnection(self.server.host, self.server.port, timeout=30)
+        try:
+            if isinstance(body, str):
+                body = body.encode()
+            conn.request(method, path, body=body, headers=headers or {})
+            return Resp(conn.getresponse())
+        finally:
+            conn.close()
+
+    def query(self, params, path="/", method="POST"):
+        body = urllib.parse.urlencode(params)
+        if method == "GET":
+            return self.request("GET", path + "?" + body)
+        return self.request("POST", path, body,
+                            {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
+
+    def json(self, action, payload, path="/", headers=None):
+        h = {"X-Amz-Target": "AmazonSQS." + action, "Content-Type": "application/x-amz-json-1.0",
+             "x-amzn-query-mode": "true"}
+        h.update(headers or {})
+        body = payload if isinstance(payload, (bytes, str)) else json.dumps(payload)
+        return self.request("POST", path, body, h)
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Lqsd("--max-body-bytes", "65536")
+    yield s
+    assert s.stop() == 0
+
+
+@pytest.fixture(scope="module")
+def c(server):
+    return Client(server)
+
+
+def queue_url(server, name, account=ACCOUNT):
+    return "http://%s:%d/%s/%s" % (server.host, server.port, account, name)
+
+
+def create(c, name):
+    r = c.json("CreateQueue", {"QueueName": name})
+    assert r.status == 200, r.text
+    return r.json()["QueueUrl"]
+
+
+def assert_request_id(r):
+    rid = r.headers.get("x-amzn-requestid")
+    assert rid and UUID_RE.fullmatch(rid), r.headers
+    return rid
+
+
+# ---- Query protocol ------------------------------------------------------------------
+
+def test_query_success_shape(c, server):
+    r = c.query({"Action": "CreateQueue", "QueueName": "pq1", "Version": "2012-11-05"})
+    assert r.status == 200
+    assert r.headers["content-type"] == "text/xml"
+    rid = assert_request_id(r)
+    assert r.text == (
+        '<?xml version="1.0"?><CreateQueueResponse xmlns="%s"><CreateQueueResult>'
+        "<QueueUrl>%s</QueueUrl></CreateQueueResult><ResponseMetadata><RequestId>%s"
+        "</RequestId></ResponseMetadata></CreateQueueResponse>" % (NS, queue_url(server, "pq1"),
+                                                                   rid))
+    # Without Version, and by GET.
+    r = c.query({"Action": "GetQueueUrl", "QueueName": "pq1"}, method="GET")
+    assert r.status == 200 and queue_url(server, "pq1") in r.text
+    # An action without output: only ResponseMetadata.
+    r = c.query({"Action": "SetQueueAttributes", "QueueUrl": queue_url(server, "pq1"),
+                 "Attribute.1.Name": "DelaySeconds", "Attribute.1.Value": "0"})
+    assert r.status == 200
+    assert "<SetQueueAttributesResponse xmlns=\"%s\"><ResponseMetadata>" % NS in r.text
+    assert "Result" not in r.text
+
+
+def test_query_error_shape(c):
+    r = c.query({"Action": "GetQueueUrl", "QueueName": "nope"})
+    assert r.status == 400
+    rid = assert_request_id(r)
+    assert r.text == (
+        '<?xml version="1.0"?><ErrorResponse xmlns="%s"><Error><Type>Sender</Type>'
+        "<Code>AWS.SimpleQueueService.NonExistentQueue</Code>"
+        "<Message>The specified queue does not exist for this wsdl version.</Message>"
+        "<Detail/></Error><RequestId>%s</RequestId></ErrorResponse>" % (NS, rid))
+
+
+def test_query_cr_is_escaped_and_roundtrips(c, server):
+    url = create(c, "pq-cr")
+    body = "a\r\nb\rc <&> \"q\" \U0001F600"
+    r = c.query({"Action": "SendMessage", "QueueUrl": url, "MessageBody": body,
+                 "MessageAttribute.1.Name": "s", "MessageAttribute.1.Value.DataType": "String",
+                 "MessageAttribute.1.Value.StringValue": "x\ry"})
+    assert r.status == 200, r.text
+    md5 = hashlib.md5(body.encode()).hexdigest()
+    assert "<MD5OfMessageBody>%s</MD5OfMessageBody>" % md5 in r.text
+    r = c.query({"Action": "ReceiveMessage", "QueueUrl": url, "MessageAttributeName.1": "All"})
+    assert r.status == 200
+    assert "<Body>a&#xD;\nb&#xD;c &lt;&amp;&gt; &quot;q&quot; \U0001F600</Body>" in r.text, r.text
+    assert "<StringValue>x&#xD;y</StringValue>" in r.text
+    assert "<MD5OfBody>%s</MD5OfBody>" % md5 in r.text
+    # An XML parser gets the body back byte for byte.
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(r.raw)
+    assert root.find(".//{%s}Body" % NS).text == body
+
+
+def test_query_empty_receive(c):
+    url = create(c, "pq-empty")
+    r = c.query({"Action": "ReceiveMessage", "QueueUrl": url})
+    assert "<ReceiveMessageResult/>" in r.text
+
+
+def test_query_routing_by_path(c, server):
+    q1, q2 = create(c, "route1"), create(c, "route2")
+    path1 = "/%s/route1" % ACCOUNT
+    # GET on the queue URL, queue from the path.
+    r = c.query({"Action": "SendMessage", "MessageBody": "by-path"}, path=path1, method="GET")
+    assert r.status == 200, r.text
+    # QueueUrl wins over the path.
+    r = c.query({"Action": "SendMessage", "MessageBody": "by-param", "QueueUrl": q2}, path=path1)
+    assert r.status == 200
+    r = c.json("ReceiveMessage", {"QueueUrl": q2})
+    assert [m["Body"] for m in r.json()["Messages"]] == ["by-param"]
+    r = c.json("ReceiveMessage", {"QueueUrl": q1})
+    assert [m["Body"] for m in r.json()["Messages"]] == ["by-path"]
+    # Non-queue actions on a queue path are refused; GetQueueUrl is allowed.
+    r = c.query({"Action": "CreateQueue", "QueueName": "x"}, path=path1)
+    assert r.status == 400 and "<Code>InvalidAction</Code>" in r.text
+    assert "The action CreateQueue is not valid for this endpoint." in r.text
+    r = c.query({"Action": "ListQueues"}, path=path1)
+    assert r.status == 400 and "<Code>InvalidAction</Code>" in r.text
+    r = c.query({"Action": "GetQueueUrl", "QueueName": "route2"}, path=path1)
+    assert r.status == 200 and q2 in r.text
+    # GET on a queue URL without Action.
+    r = c.request("GET", path1)
+    assert r.status == 404 and "<UnknownOperationException" in r.text
+    # Unknown action.
+    r = c.query({"Action": "Frobnicate"})
+    assert r.status == 400 and "<Code>InvalidAction</Code>" in r.text
+    assert "The action Frobnicate is not valid for this endpoint." in r.text
+    # POST without Action.
+    r = c.query({"QueueName": "x"})
+    assert r.status == 400 and "<Code>MissingAction</Code>" in r.text
+    # DeleteQueue as a GET on the queue path.
+    r = c.query({"Action": "DeleteQueue"}, path="/%s/route1" % ACCOUNT, method="GET")
+    assert r.status == 200
+    r = c.query({"Action": "GetQueueUrl", "QueueName": "route1"})
+    assert r.status == 400
+
+
+def test_query_fifo_parameters_are_mapped(c):
+    url = create(c, "pq-fifo-params")
+    # Mapped through (the library rejects them on a standard queue, naming them).
+    r = c.query({"Action": "SendMessage", "QueueUrl": url, "MessageBody": "x",
+                 "MessageDeduplicationId": "d1"})
+    assert r.status == 400 and "MessageDeduplicationId" in r.text, r.text
+    r = c.query({"Action": "SendMessageBatch", "QueueUrl": url,
+                 "SendMessageBatchRequestEntry.1.Id": "a",
+                 "SendMessageBatchRequestEntry.1.MessageBody": "x",
+                 "SendMessageBatchRequestEntry.1.MessageGroupId": "bad group id \u00e9"})
+    assert "MessageGroupId" in r.text, r.text
+    r = c.query({"Action": "ReceiveMessage", "QueueUrl": url,
+                 "ReceiveRequestAttemptId": "bad attempt id \u00e9"})
+    assert r.status == 400 and "ReceiveRequestAttemptId" in r.text, r.text
+    r = c.json("SendMessage", {"QueueUrl": url, "MessageBody": "x",
+                               "MessageDeduplicationId": "d1"})
+    assert r.status == 400 and "MessageDeduplicationId" in r.json()["message"]
+    r = c.json("ReceiveMessage", {"QueueUrl": url, "ReceiveRequestAttemptId": "\u00e9"})
+    assert r.status == 400 and "ReceiveRequestAttemptId" in r.json()["message"]
+    # A group id on a standard queue is stored and returned (fair queues).
+    r = c.query({"Action": "SendMessage", "QueueUrl": url, "MessageBody": "g",
+                 "MessageGroupId": "tenant"})
+    assert r.status == 200
+    r = c.query({"Action": "ReceiveMessage", "QueueUrl": url,
+                 "MessageSystemAttributeName.1": "MessageGroupId"})
+    assert "<Attribute><Name>MessageGroupId</Name><Value>tenant</Value></Attribute>" in r.text
+
+
+def test_query_malformed_parameters(c):
+    url = create(c, "pq-bad")
+    r = c.query({"Action": "ReceiveMessage", "QueueUrl": url, "MaxNumberOfMessages": "ten"})
+    assert r.status == 400 and "<Code>InvalidParameterValue</Code>" in r.text
+    r = c.query({"Action": "SendMessage", "QueueUrl": url, "MessageBody": "x",
+                 "MessageAttribute.1.Name": "b", "MessageAttribute.1.Value.DataType": "Binary",
+                 "MessageAttribute.1.Value.BinaryValue": "not base64!"})
+    assert r.status == 400 and "<Code>InvalidParameterValue</Code>" in r.text
+    r = c.request("POST", "/", "%%%&&&==Action=%zz",
+                  {"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status == 400
+
+
+# ---- JSON protocol -------------------------------------------------------------------
+
+def test_json_success_and_empty_shapes(c, server):
+    r = c.json("CreateQueue", {"QueueName": "pj1", "Attributes": {"VisibilityTimeout": "60"},
+                               "tags": {"team": "core"}})
+    assert r.status == 200
+    assert r.headers["content-type"] == "application/x-amz-json-1.0"
+    assert_request_id(r)
+    url = r.json()["QueueUrl"]
+    assert url == queue_url(server, "pj1")
+    assert c.json("ListQueueTags", {"QueueUrl": url}).json() == {"Tags": {"team": "core"}}
+    # No messages: "Messages" absent.
+    r = c.json("ReceiveMessage", {"QueueUrl": url})
+    assert r.status == 200 and r.json() == {}
+    # Batches: Successful and Failed always present.
+    r = c.json("SendMessageBatch", {"QueueUrl": url, "Entries": [
+        {"Id": "a", "MessageBody": "x"}]})
+    out = r.json()
+    assert out["Failed"] == [] and out["Successful"][0]["Id"] == "a"
+    assert set(out["Successful"][0]) == {"Id", "MessageId", "MD5OfMessageBody"}
+    r = c.json("DeleteMessageBatch", {"QueueUrl": url, "Entries": [
+        {"Id": "a", "ReceiptHandle": "garbage"}]})
+    out = r.json()
+    assert out["Successful"] == []
+    assert out["Failed"] == [{"Id": "a", "SenderFault": True, "Code": "ReceiptHandleIsInvalid",
+                              "Message": out["Failed"][0]["Message"]}]
+    # ListDeadLetterSourceQueues: lower-case queueUrls, present when empty.
+    assert c.json("ListDeadLetterSourceQueues", {"QueueUrl": url}).json() == {"queueUrls": []}
+    # Operations without output answer {}.
+    r = c.json("TagQueue", {"QueueUrl": url, "Tags": {"a": "b"}})
+    assert r.status == 200 and r.json() == {}
+    # No tags: "Tags" absent; no attribute names: "Attributes" absent.
+    url2 = create(c, "pj2")
+    assert c.json("ListQueueTags", {"QueueUrl": url2}).json() == {}
+    assert c.json("GetQueueAttributes", {"QueueUrl": url2}).json() == {}
+    # ListQueues with a prefix that matches nothing.
+    assert c.json("ListQueues", {"QueueNamePrefix": "zzz"}).json() == {}
+    # Binary attributes are base64 both ways.
+    r = c.json("SendMessage", {"QueueUrl": url2, "MessageBody": "b", "MessageAttributes": {
+        "bin": {"DataType": "Binary", "BinaryValue": "AAE="}}})
+    assert r.status == 200
+    m = c.json("ReceiveMessage", {"QueueUrl": url2, "MessageAttributeNames": ["All"]}).json()
+    assert m["Messages"][0]["MessageAttributes"] == {
+        "bin": {"BinaryValue": "AAE=", "DataType": "Binary"}}
+
+
+def test_json_errors(c, server):
+    r = c.json("GetQueueUrl", {"QueueName": "nope"})
+    assert r.status == 400
+    assert_request_id(r)
+    assert r.headers["x-amzn-query-error"] == "AWS.SimpleQueueService.NonExistentQueue;Sender"
+    assert r.json() == {"__type": "com.amazonaws.sqs#QueueDoesNotExist",
+                        "message": "The specified queue does not exist."}
+    url = create(c, "pj-err")
+    r = c.json("ReceiveMessage", {"QueueUrl": url, "MaxNumberOfMessages": 11})
+    assert r.status == 400
+    assert r.headers["x-amzn-query-error"] == "InvalidParameterValue;Sender"
+    assert r.json()["__type"] == "com.amazon.coral.service#InvalidParameterValueException"
+    r = c.json("SendMessage", {"QueueUrl": url})
+    assert r.headers["x-amzn-query-error"] == "MissingParameter;Sender"
+    assert r.json()["message"] == "The request must contain the parameter MessageBody."
+    r = c.json("DeleteMessage", {"QueueUrl": url, "ReceiptHandle": "garbage"})
+    assert r.status == 404 and r.json()["__type"] == "com.amazonaws.sqs#ReceiptHandleIsInvalid"
+    r = c.json("PurgeQueue", {"QueueUrl": url})
+    assert r.status == 200
+    r = c.json("PurgeQueue", {"QueueUrl": url})
+    assert r.status == 403
+    assert r.headers["x-amzn-query-error"] == "AWS.SimpleQueueService.PurgeQueueInProgress;Sender"
+    assert r.json()["__type"] == "com.amazonaws.sqs#PurgeQueueInProgress"
+    r = c.json("CreateQueue", {"QueueName": "pj-err", "Attributes": {"DelaySeconds": "5"}})
+    assert r.json()["__type"] == "com.amazonaws.sqs#QueueNameExists"
+    assert r.headers["x-amzn-query-error"] == "QueueAlreadyExists;Sender"
+    # Unknown target, malformed bodies, wrong member types.
+    r = c.json("Frobnicate", {})
+    assert r.status == 400 and r.json()["__type"].endswith("#UnknownOperationException")
+    assert "x-amzn-query-error" in r.headers
+    r = c.json("ListQueues", "{not json")
+    assert r.status == 400 and r.json()["__type"].endswith("#SerializationException")
+    r = c.json("ListQueues", "[1,2]")
+    assert r.status == 400 and r.json()["__type"].endswith("#SerializationException")
+    r = c.json("ListQueues", b'{"QueueNamePrefix": "\xff\xfe"}')
+    assert r.status == 400 and r.json()["__type"].endswith("#SerializationException")
+    r = c.json("ListQueues", {"QueueNamePrefix": 5})
+    assert r.status == 400 and r.json()["__type"].endswith("#SerializationException")
+    r = c.json("ReceiveMessage", {"QueueUrl": url, "WaitTimeSeconds": 99999999999})
+    assert r.status == 400 and r.headers["x-amzn-query-error"] == "InvalidParameterValue;Sender"
+    # An empty body is an empty input.
+    r = c.json("ListQueues", b"")
+    assert r.status == 200
+
+
+def test_json_on_queue_path_and_foreign_hosts(c, server):
+    url = create(c, "pj-path")
+    r = c.json("SendMessage", {"MessageBody": "via path"}, path="/%s/pj-path" % ACCOUNT)
+    assert r.status == 200, r.text
+    # The host in QueueUrl is ignored; another account names no queue.
+    r = c.json("ReceiveMessage", {
+        "QueueUrl": "https://sqs.us-east-1.amazonaws.com/%s/pj-path" % ACCOUNT})
+    assert r.json()["Messages"][0]["Body"] == "via path"
+    r = c.json("ReceiveMessage", {"QueueUrl": queue_url(server, "pj-path", "000000000000")})
+    assert r.status == 400 and r.json()["__type"] == "com.amazonaws.sqs#QueueDoesNotExist"
+    # Queue URLs follow the Host header.
+    r = c.json("GetQueueUrl", {"QueueName": "pj-path"}, headers={"Host": "sqs.local:4566"})
+    assert r.json()["QueueUrl"] == "http://sqs.local:4566/%s/pj-path" % ACCOUNT
+    # The X-Amzn-Trace-Id header becomes AWSTraceHeader.
+    c.json("PurgeQueue", {"QueueUrl": url})
+    r = c.json("SendMessage", {"QueueUrl": url, "MessageBody": "traced"},
+               headers={"X-Amzn-Trace-Id": "Root=1-abc"})
+    assert "MD5OfMessageSystemAttributes" in r.json()
+    m = c.json("ReceiveMessage", {"QueueUrl": url, "MessageSystemAttributeNames": ["All"]}).json()
+    assert m["Messages"][0]["Attributes"]["AWSTraceHeader"] == "Root=1-abc"
+
+
+# ---- HTTP ----------------------------------------------------------------------------
+
+def raw_exchange(server, data, read_timeout=5):
+    s = socket.create_connection((server.host, server.port), timeout=read_timeout)
+    try:
+        s.sendall(data)
+        chunks = []
+        while True:
+            try:
+                b = s.recv(65536)
+            except socket.timeout:
+                break
+            if not b:
+                break
+            chunks.append(b)
+        return b"".join(chunks)
+    finally:
+        s.close()
+
+
+def test_limits_and_malformed_http(c, server):
+    big = "x" * 70000
+    r = c.query({"Action": "SendMessage", "MessageBody": big})
+    assert r.status == 413
+    assert "<Code>RequestEntityTooLarge</Code>" in r.text
+    assert_request_id(r)
+    r = c.json("SendMessage", {"MessageBody": big})
+    assert r.status == 413 and r.json()["__type"].endswith("#RequestEntityTooLarge")
+    out = raw_exchange(server, b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20000 +
+                       b"\r\n\r\n")
+    assert out.startswith(b"HTTP/1.1 431"), out[:100]
+    out = raw_exchange(server, b"THIS IS NOT HTTP\r\n\r\n")
+    assert out.startswith(b"HTTP/1.1 400"), out[:100]
+    out = raw_exchange(server, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: zz\r\n\r\n")
+    assert out.startswith(b"HTTP/1.1 400"), out[:100]
+    # A client that disconnects mid-body does not disturb the server.
+    s = socket.create_connection((server.host, server.port))
+    s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nAction=")
+    s.close()
+    assert c.json("ListQueues", {}).status == 200
+
+
+def test_keep_alive_and_expect_continue(server):
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    for i in range(20):
+        conn.request("POST", "/", body="Action=ListQueues",
+                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 200
+    sock = conn.sock
+    conn.request("POST", "/", body="Action=ListQueues",
+                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    r = conn.getresponse()
+    r.read()
+    assert conn.sock is sock  # the same connection throughout
+    conn.close()
+
+    s = socket.create_connection((server.host, server.port), timeout=5)
+    body = b"Action=ListQueues"
+    s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+              b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
+    first = s.recv(4096)
+    assert first.startswith(b"HTTP/1.1 100"), first
+    s.sendall(body)
+    rest = b""
+    while b"</ListQueuesResponse>" not in rest:
+        chunk = s.recv(65536)
+        assert chunk
+        rest += chunk
+    assert b"200 OK" in rest
+    s.close()
+
+
+# ---- SigV4 ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def auth_server():
+    with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as f:
+        f.write("# test keys\nAKIDLQSDTEST wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n")
+        path = f.name
+    s = Lqsd("--auth-file", path)
+    yield s
+    assert s.stop() == 0
+    os.unlink(path)
+
+
+def boto_client(server, key="AKIDLQSDTEST", secret="wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                unsigned=False):
+    import boto3
+    from botocore import UNSIGNED
+    from botocore.config import Config
+    cfg = Config(retries={"max_attempts": 1, "mode": "standard"},
+                 signature_version=UNSIGNED if unsigned else None)
+    return boto3.client("sqs", endpoint_url=server.url, region_name="us-east-1",
+                        aws_access_key_id=key, aws_secret_access_key=secret, config=cfg)
+
+
+def error_of(fn, **kw):
+    from botocore.exceptions import ClientError
+    try:
+        fn(**kw)
+    except ClientError as e:
+        return e.response["Error"]["Code"], e.response["ResponseMetadata"]["HTTPStatusCode"]
+    return None
+
+
+def test_sigv4_query(auth_server):
+    good = boto_client(auth_server)
+    url = good.create_queue(QueueName="signed")["QueueUrl"]
+    good.send_message(QueueUrl=url, MessageBody="signed body \r\n")
+    assert good.receive_message(QueueUrl=url)["Messages"][0]["Body"] == "signed body \r\n"
+    assert error_of(boto_client(auth_server, secret="wrong").list_queues) == \
+        ("SignatureDoesNotMatch", 403)
+    assert error_of(boto_client(auth_server, key="AKIDUNKNOWN").list_queues) == \
+        ("InvalidClientTokenId", 403)
+    assert error_of(boto_client(auth_server, unsigned=True).list_queues) == \
+        ("MissingAuthenticationToken", 403)
+    # A presigned URL (query-string SigV4). botocore signs SQS's method, POST,
+    # with the parameters moved into the URL and an empty body.
+    presigned = good.generate_presigned_url("list_queues", Params={"QueueNamePrefix": "sig"})
+    parsed = urllib.parse.urlsplit(presigned)
+    assert "X-Amz-Signature=" in parsed.query
+    r = Client(auth_server).request("POST", parsed.path + "?" + parsed.query)
+    assert r.status == 200 and "signed" in r.text, r.text
+    tampered = parsed.query.replace("QueueNamePrefix=sig", "QueueNamePrefix=si")
+    r = Client(auth_server).request("POST", parsed.path + "?" + tampered)
+    assert r.status == 403 and "<Code>SignatureDoesNotMatch</Code>" in r.text
+
+
+def test_sigv4_json_and_malformed(auth_server):
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    def signed(body, secret="wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", tamper=False):
+        req = AWSRequest(method="POST", url=auth_server.url + "/", data=body, headers={
+            "X-Amz-Target": "AmazonSQS.ListQueues",
+            "Content-Type": "application/x-amz-json-1.0"})
+        SigV4Auth(Credentials("AKIDLQSDTEST", secret), "sqs", "us-east-1").add_auth(req)
+        headers = dict(req.headers.items())
+        data = body + " " if tamper else body
+        return Client(auth_server).request("POST", "/", data, headers)
+
+    r = signed('{"QueueNamePrefix": "signed"}')
+    assert r.status == 200, r.text
+    r = signed('{"QueueNamePrefix": "signed"}', tamper=True)
+    assert r.status == 403
+    assert r.headers["x-amzn-query-error"] == "SignatureDoesNotMatch;Sender"
+    r = signed("{}", secret="wrong")
+    assert r.status == 403 and r.headers["x-amzn-query-error"] == "SignatureDoesNotMatch;Sender"
+    r = Client(auth_server).json("ListQueues", {}, headers={
+        "Authorization": "AWS4-HMAC-SHA256 Credential=AKIDLQSDTEST/garbage"})
+    assert r.status == 400 and r.headers["x-amzn-query-error"] == "IncompleteSignature;Sender"
+    r = Client(auth_server).json("ListQueues", {})
+    assert r.status == 403
+    assert r.headers["x-amzn-query-error"] == "MissingAuthenticationToken;Sender"
+    r = Client(auth_server).query({"Action": "ListQueues"})
+    assert r.status == 403 and "<Code>MissingAuthenticationToken</Code>" in r.text
+
+
+# ---- Process ---------------------------------------------------------------------------
+
+def test_account_id_flag():
+    with Lqsd("--account-id", "000000000000", "--region", "eu-west-1") as s:
+        c = Client(s)
+        url = create(c, "acct")
+        assert url == "http://%s:%d/000000000000/acct" % (s.host, s.port)
+        arn = c.json("GetQueueAttributes", {"QueueUrl": url, "AttributeNames": ["QueueArn"]})
+        assert arn.json()["Attributes"]["QueueArn"] == "arn:aws:sqs:eu-west-1:000000000000:acct"
+
+
+def test_shutdown_answers_long_polls_and_keeps_data(tmp_path):
+    data = str(tmp_path / "db")
+    s = Lqsd("--data", data)
+    c = Client(s)
+    url = create(c, "durable")
+    assert c.json("SendMessage", {"QueueUrl": url, "MessageBody": "kept"}).status == 200
+    empty = create(c, "waiting")
+    results = []
+
+    def poll():
+        results.append(c.json("ReceiveMessage", {"QueueUrl": empty, "WaitTimeSeconds": 20}))
+
+    threads = [threading.Thread(target=poll) for _ in range(5)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    start = time.time()
+    assert s.stop() == 0
+    for t in threads:
+        t.join(10)
+    assert time.time() - start < 5
+    assert [r.status for r in results] == [200] * 5
+    assert all(r.json() == {} for r in results)
+
+    with Lqsd("--data", data) as s2:
+        c2 = Client(s2)
+        url2 = c2.json("GetQueueUrl", {"QueueName": "durable"}).json()["QueueUrl"]
+        m = c2.json("ReceiveMessage", {"QueueUrl": url2}).json()
+        assert m["Messages"][0]["Body"] == "kept"
+
+
+def test_temporary_database_is_removed():
+    s = Lqsd(stderr=subprocess.PIPE)
+    c = Client(s)
+    create(c, "tmpq")
+    assert s.stop() == 0
+    err = s.proc.stderr.read().decode()
+    m = re.search(r"database (\S+) \(temporary\)", err)
+    assert m, err
+    assert not os.path.exists(m.group(1))
+
+
+def test_cli_errors():
+    from lqsd_harness import lqsd_binary
+    r = subprocess.run([lqsd_binary(), "--listen", "nonsense"], capture_output=True)
+    assert r.returncode != 0 and b"--listen" in r.stderr
+    r = subprocess.run([lqsd_binary(), "--auth-file", "/nonexistent/keys"], capture_output=True)
+    assert r.returncode != 0
+    r = subprocess.run([lqsd_binary(), "--help"], capture_output=True)
+    assert r.returncode == 0 and b"--data" in r.stdout
+    # A port in use.
+    with Lqsd() as s:
+        r = subprocess.run([lqsd_binary(), "--listen", "127.0.0.1:%d" % s.port],
+                           capture_output=True, timeout=30)
+        assert r.returncode != 0 and b"cannot listen" in r.stderr
+
+
+# ---- Robustness ------------------------------------------------------------------------
+
+def test_random_requests_never_crash(c, server):
+    """Bounded random inputs over both protocols: every request gets an SQS
+    answer (no 5xx, no dropped connection) and the server keeps serving."""
+    import random
+    rng = random.Random(1234)
+    url = create(c, "fuzz")
+    actions = ["CreateQueue", "DeleteQueue", "GetQueueUrl", "ListQueues", "GetQueueAttributes",
+               "SetQueueAttributes", "PurgeQueue", "SendMessage", "SendMessageBatch",
+               "ReceiveMessage", "DeleteMessage", "DeleteMessageBatch", "ChangeMessageVisibility",
+               "ChangeMessageVisibilityBatch", "TagQueue", "UntagQueue", "ListQueueTags",
+               "AddPermission", "RemovePermission", "ListDeadLetterSourceQueues",
+               "StartMessageMoveTask", "CancelMessageMoveTask", "ListMessageMoveTasks"]
+    keys = ["QueueUrl", "QueueName", "MessageBody", "DelaySeconds", "MaxNumberOfMessages",
+            "WaitTimeSeconds", "VisibilityTimeout", "ReceiptHandle", "Label", "TaskHandle",
+            "SourceArn", "MaxResults", "NextToken", "Attribute.1.Name", "Attribute.1.Value",
+            "Attribute.x.Name", "AttributeName.1", "AttributeName.99999999999999999999",
+            "MessageAttribute.1.Name", "MessageAttribute.1.Value.DataType",
+            "MessageAttribute.1.Value.StringValue", "MessageAttribute.1.Value.BinaryValue",
+            "SendMessageBatchRequestEntry.1.Id", "SendMessageBatchRequestEntry.1.MessageBody",
+            "SendMessageBatchRequestEntry.2..Id", "DeleteMessageBatchRequestEntry.1.Id",
+            "Tag.1.Key", "Tag.1.Value", "TagKey.1", "AWSAccountId.1", "ActionName.1", "...", ".",
+            "Entries", "MessageAttributeName"]
+    values = ["", "0", "-1", "20", "21", "99999999999999999999", "abc", url, "\r\n", "\x00",
+              "\xff", "%zz", "All", ".*", "String", "Binary", "Number", "AAE=", "!!",
+              "x" * 300, "arn:aws:sqs:us-east-1:%s:fuzz" % ACCOUNT]
+    json_values = [None, True, 0, -5, 2 ** 40, 1.5, "", "x", [], {}, ["All"], {"a": "b"},
+                   {"a": {"DataType": "String", "StringValue": "v"}}, [{"Id": "a"}], [1, 2],
+                   url]
+    for i in range(400):
+        action = rng.choice(actions)
+        if i % 2:
+            params = {"Action": action}
+            for _ in range(rng.randint(0, 6)):
+                params[rng.choice(keys)] = rng.choice(values)
+            r = c.query(params, method=rng.choice(["GET", "POST"]),
+                        path=rng.choice(["/", "/%s/fuzz" % ACCOUNT, "/x/y/z"]))
+        else:
+            payload = {rng.choice(keys).split(".")[0]: rng.choice(json_values)
+                       for _ in range(rng.randint(0, 6))}
+            if rng.random() < 0.3:
+                payload["QueueUrl"] = url
+            r = c.json(action, payload)
+        assert r.status in (200, 400, 403, 404), (action, r.status, r.text)
+        assert_request_id(r)
+    assert c.json("ListQueues", {}).status == 200
+
+
+def test_hostile_bodies_are_refused_quickly(c):
+    start = time.time()
+    r = c.json("ListQueues", "[" * 30000 + "]" * 30000)
+    assert r.status == 400 and r.json()["__type"].endswith("#SerializationException")
+    many = "{" + ",".join('"k%d":1' % i for i in range(5000)) + "}"
+    r = c.json("ListQueues", many)
+    assert r.status == 400 and r.json()["__type"].endswith("#SerializationException")
+    r = c.request("POST", "/", "&".join("p%d=x" % i for i in range(6000)) + "&Action=ListQueues",
+                  {"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status == 400 and "<Code>MalformedQueryString</Code>" in r.text
+    assert time.time() - start < 5
