@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# lqsd vs fauxqs over keep-alive loopback HTTP (AWS JSON 1.0), same client,
+# same run. Builds nothing.
+#
+#   bench/http/run.sh PATH/TO/lqsd [extra load.js args, e.g. --n1 5000]
+#
+# Writes bench/http/results.json and prints a table. Needs node (fauxqs 1.9.x
+# runs on Node 20); installs fauxqs@1.9 into bench/http/node_modules if missing.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+lqsd="${1:?usage: run.sh PATH/TO/lqsd [load.js args]}"
+shift
+lqsd="$(cd "$(dirname "$lqsd")" && pwd)/$(basename "$lqsd")"
+out="${RESULTS:-$here/results.json}"
+
+if [ ! -f "$here/node_modules/fauxqs/dist/cli.js" ]; then
+  (cd "$here" && npm install --no-audit --no-fund fauxqs@1.9)
+fi
+
+work="$(mktemp -d /tmp/lqs-httpbench.XXXXXX)"
+pids=()
+cleanup() {
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+
+wait_for() {  # file pattern
+  for _ in $(seq 1 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  echo "server did not start; log:" >&2; cat "$1" >&2; return 1
+}
+
+uptime_before="$(uptime)"
+echo "load: $uptime_before" >&2
+
+# lqsd with a persistent database (default durability for --data: process).
+lport="$(free_port)"
+"$lqsd" --listen "127.0.0.1:$lport" --data "$work/lqsd-data" --log-level error \
+  > "$work/lqsd.log" 2>&1 &
+lpid=$!; pids+=("$lpid")
+wait_for "$work/lqsd.log" "listening"
+node "$here/load.js" --endpoint "http://127.0.0.1:$lport" --pid "$lpid" --name lqsd "$@" \
+  > "$work/lqsd.json"
+kill "$lpid"; wait "$lpid" 2>/dev/null || true
+
+# fauxqs (in memory), started the way its README says (npx fauxqs == dist/cli.js).
+fport="$(free_port)"
+FAUXQS_PORT="$fport" FAUXQS_LOGGER=false FAUXQS_HOST=localhost \
+  node "$here/node_modules/fauxqs/dist/cli.js" > "$work/fauxqs.log" 2>&1 &
+fpid=$!; pids+=("$fpid")
+wait_for "$work/fauxqs.log" "listening"
+node "$here/load.js" --endpoint "http://127.0.0.1:$fport" --pid "$fpid" --name fauxqs "$@" \
+  > "$work/fauxqs.json"
+kill "$fpid"; wait "$fpid" 2>/dev/null || true
+
+uptime_after="$(uptime)"
+fversion="$(node -p 'require(process.argv[1]).version' "$here/node_modules/fauxqs/package.json")"
+node "$here/table.js" "$work/lqsd.json" "$work/fauxqs.json" "$out" \
+  "$uptime_before" "$uptime_after" "$fversion" "$(nproc)"
