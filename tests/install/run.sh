@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the built tree into a temporary prefix, builds a consumer with
+# find_package(lqs) against it, and runs it.
+set -euo pipefail
+BUILD_DIR=$1
+SRC_DIR=$(cd "$(dirname "$0")" && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cmake --install "$BUILD_DIR" --prefix "$WORK/prefix" >/dev/null
+cmake -S "$SRC_DIR" -B "$WORK/build" -G Ninja -DCMAKE_PREFIX_PATH="$WORK/prefix" >/dev/null
+cmake --build "$WORK/build" >/dev/null
+rm -rf /tmp/lqs-quickstart
+"$WORK/build/consumer"
+rm -rf /tmp/lqs-quickstart
+echo "install test: find_package(lqs) consumer built and ran"
