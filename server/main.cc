@@ -210,6 +210,7 @@ int main(int argc, char** argv) {
   router_config.public_url = flags.public_url;
   router_config.log_requests = level >= LogLevel::kDebug;
   router_config.auth = verifier.has_value() ? &*verifier : nullptr;
+  router_config.broker = broker.get();  // GET /metrics and GET /health
   // Built once the port is bound (--listen ...:0); no request arrives before
   // the io_context runs.
   std::unique_ptr<lqsd::Router> router;

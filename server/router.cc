@@ -134,21 +134,35 @@ void Router::Handle(HttpRequest request, Poster post, Responder respond_once) {
   Protocol protocol = Protocol::kQuery;
   active_calls_.fetch_add(1);
   try {
+    if (IsOpsRequest(request)) {
+      respond(ServeOps(request));
+      active_calls_.fetch_sub(1);
+      return;
+    }
     protocol = DetectProtocol(request);
-    Responder reply = respond;
     auto action_name = std::make_shared<std::string>();
+    const auto start = std::chrono::steady_clock::now();
+    // Counts the request in the metrics as its response goes out; unknown
+    // actions share one label value (the label set stays bounded).
+    Responder reply = [this, respond, start, action_name](HttpResponse r) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      metrics_.Record(Actions::IsKnown(*action_name) ? std::string_view(*action_name)
+                                                     : std::string_view("unknown"),
+                      r.status, seconds);
+      respond(std::move(r));
+    };
     if (config_.log_requests) {
-      const auto start = std::chrono::steady_clock::now();
       std::string line = request.remote + " " + request.method + " " +
                          SanitizeUtf8(request.RawPath().substr(0, 200)) +
                          (protocol == Protocol::kJson ? " json " : " query ");
-      reply = [respond, start, line, action_name](HttpResponse r) {
+      reply = [counted = std::move(reply), start, line, action_name](HttpResponse r) {
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
         std::fprintf(stderr, "lqsd: %s%s -> %d (%.1f ms)\n", line.c_str(),
                      SanitizeUtf8(action_name->substr(0, 64)).c_str(), r.status, ms);
-        respond(std::move(r));
+        counted(std::move(r));
       };
     }
     if (stopping_.load()) {
@@ -164,6 +178,45 @@ void Router::Handle(HttpRequest request, Poster post, Responder respond_once) {
                         request_id));
   }
   active_calls_.fetch_sub(1);
+}
+
+bool Router::IsOpsRequest(const HttpRequest& request) const {
+  if (config_.broker == nullptr || request.method != "GET") return false;
+  const std::string_view path = request.RawPath();
+  if (path != "/metrics" && path != "/health") return false;
+  // Anything that looks like an SQS request stays an SQS request.
+  if (request.Header("x-amz-target") != nullptr) return false;
+  for (const auto& [name, value] : ParseFormPairs(request.RawQuery())) {
+    if (name == "Action") return false;
+  }
+  return true;
+}
+
+HttpResponse Router::ServeOps(const HttpRequest& request) {
+  HttpResponse r;
+  r.headers.emplace_back("Cache-Control", "no-store");
+  if (request.RawPath() == "/metrics") {
+    r.headers.emplace_back("Content-Type", std::string(Metrics::kContentType));
+    r.body = metrics_.Render(config_.broker);
+    return r;
+  }
+  // /health: the Broker answers (ListQueues fails with kClosed once it is closed).
+  r.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+  if (stopping_.load()) {
+    r.status = 503;
+    r.body = "shutting down\n";
+    return r;
+  }
+  lqs::ListQueuesRequest probe;
+  probe.max_results = 1;
+  auto listed = config_.broker->ListQueues(probe);
+  if (!listed.ok()) {
+    r.status = 503;
+    r.body = "unavailable: " + SanitizeUtf8(listed.status().ToString()) + "\n";
+    return r;
+  }
+  r.body = "ok\n";
+  return r;
 }
 
 void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string& request_id,

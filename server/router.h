@@ -14,6 +14,14 @@
 // Queue URLs in responses are http://<Host header>/<account-id>/<name>
 // (or --public-url when set).
 //
+// Operational endpoints (when RouterConfig::broker is set): GET /metrics
+// (Prometheus text format, see metrics.h) and GET /health ("ok" while the
+// Broker is open, 503 otherwise). They are matched before SQS routing and
+// only when the request cannot be an SQS request: method GET, path exactly
+// "/metrics" or "/health" (SQS queue paths have two segments), no Action
+// query parameter and no X-Amz-Target header. They are not authenticated.
+// Every SQS request is counted in the metrics when its response is sent.
+//
 // Thread safety: Handle() may be called concurrently from any thread.
 
 #ifndef LQS_SERVER_ROUTER_H_
@@ -27,6 +35,7 @@
 #include "server/actions.h"
 #include "server/error_map.h"
 #include "server/http_types.h"
+#include "server/metrics.h"
 #include "server/sigv4.h"
 
 namespace lqsd {
@@ -42,6 +51,9 @@ struct RouterConfig {
   bool log_requests = false;
   // SigV4 keys; nullptr: requests are not authenticated.
   const SigV4Verifier* auth = nullptr;
+  // The Broker GET /metrics reads queue stats from and GET /health checks;
+  // nullptr: those paths are not served (they go to SQS routing).
+  lqs::Broker* broker = nullptr;
 };
 
 class Router {
@@ -68,16 +80,23 @@ class Router {
   // The queue a request path names; nullopt when the path is not /<account>/<name>.
   std::optional<std::string> QueueNameFromPath(std::string_view raw_path) const;
 
+  // The request metrics (also rendered by GET /metrics).
+  const Metrics& metrics() const { return metrics_; }
+
  private:
   // Sets *action_name as soon as the action is known (for the request log).
   void Dispatch(HttpRequest& request, Protocol protocol, const std::string& request_id,
                 const Poster& post, const Responder& respond, std::string* action_name);
   std::string BaseUrl(const HttpRequest& request) const;
+  // GET /metrics or GET /health (see above).
+  bool IsOpsRequest(const HttpRequest& request) const;
+  HttpResponse ServeOps(const HttpRequest& request);
 
   Actions* actions_;
   RouterConfig config_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> active_calls_{0};
+  Metrics metrics_;
 };
 
 // The protocol of a request (sqs-api.md §12.1).

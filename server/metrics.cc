@@ -1,0 +1,172 @@
+// Prometheus metrics (see metrics.h).
+
+#include "server/metrics.h"
+
+#include <cstdio>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace lqsd {
+namespace {
+
+std::string FormatDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+
+void Header(std::string* out, std::string_view name, std::string_view type,
+            std::string_view help) {
+  out->append("# HELP ").append(name).append(" ").append(help).append("\n");
+  out->append("# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+struct QueueSeries {
+  std::string label;  // queue="<escaped name>"
+  lqs::QueueStats stats;
+};
+
+// The stats of every queue, in name order; queues deleted meanwhile are skipped.
+std::vector<QueueSeries> CollectQueues(lqs::Broker* broker) {
+  std::vector<QueueSeries> out;
+  if (broker == nullptr) return out;
+  lqs::ListQueuesRequest request;
+  request.max_results = 1000;
+  for (;;) {
+    auto listed = broker->ListQueues(request);
+    if (!listed.ok()) break;
+    const lqs::ListQueuesResult& page = listed.value();
+    for (const std::string& name : page.queue_names) {
+      auto queue = broker->GetQueue(name);
+      if (!queue.ok()) continue;
+      auto stats = queue.value()->GetStats();
+      if (!stats.ok()) continue;
+      out.push_back({"queue=\"" + EscapeLabelValue(name) + "\"", stats.value()});
+    }
+    if (page.next_token.empty()) break;
+    request.next_token = page.next_token;
+  }
+  return out;
+}
+
+struct QueueMetric {
+  const char* name;
+  const char* type;
+  const char* help;
+  int64_t lqs::QueueStats::*field;
+};
+
+constexpr QueueMetric kQueueMetrics[] = {
+    {"lqs_queue_messages_visible", "gauge",
+     "Messages available for retrieval (ApproximateNumberOfMessages).",
+     &lqs::QueueStats::visible},
+    {"lqs_queue_messages_in_flight", "gauge",
+     "Messages received but not yet deleted or visible again "
+     "(ApproximateNumberOfMessagesNotVisible).",
+     &lqs::QueueStats::in_flight},
+    {"lqs_queue_messages_delayed", "gauge",
+     "Messages not yet available because of a delay (ApproximateNumberOfMessagesDelayed).",
+     &lqs::QueueStats::delayed},
+    {"lqs_queue_oldest_message_age_seconds", "gauge",
+     "Age of the oldest message in the queue (ApproximateAgeOfOldestMessage); 0 when empty.",
+     &lqs::QueueStats::oldest_message_age_seconds},
+    {"lqs_queue_messages_sent_total", "counter", "Messages sent to the queue.",
+     &lqs::QueueStats::sent_total},
+    {"lqs_queue_messages_received_total", "counter", "Messages received from the queue.",
+     &lqs::QueueStats::received_total},
+    {"lqs_queue_messages_deleted_total", "counter", "Messages deleted from the queue.",
+     &lqs::QueueStats::deleted_total},
+    {"lqs_queue_messages_moved_to_dlq_total", "counter",
+     "Messages moved to the dead-letter queue after too many receives.",
+     &lqs::QueueStats::moved_to_dlq_total},
+    {"lqs_queue_messages_expired_total", "counter",
+     "Messages dropped at the end of their retention period.",
+     &lqs::QueueStats::expired_total},
+    {"lqs_queue_messages_purged_total", "counter", "Messages removed by PurgeQueue.",
+     &lqs::QueueStats::purged_total},
+    {"lqs_queue_messages_redriven_total", "counter",
+     "Messages moved out of the queue by message move tasks (redrive).",
+     &lqs::QueueStats::redriven_total},
+};
+
+}  // namespace
+
+std::string EscapeLabelValue(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '\n': out += "\\n"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+void Metrics::Record(std::string_view action, int http_status, double seconds) {
+  if (seconds < 0) seconds = 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = actions_.find(action);
+  if (it == actions_.end()) it = actions_.emplace(std::string(action), ActionSeries{}).first;
+  ActionSeries& s = it->second;
+  ++s.by_status[http_status];
+  ++s.count;
+  s.sum += seconds;
+  for (size_t i = 0; i < kBuckets.size(); ++i) {
+    if (seconds <= kBuckets[i]) {
+      ++s.buckets[i];
+      break;
+    }
+  }
+}
+
+std::string Metrics::Render(lqs::Broker* broker) const {
+  std::string out;
+  const std::vector<QueueSeries> queues = CollectQueues(broker);
+
+  Header(&out, "lqs_queues", "gauge", "Number of queues.");
+  out.append("lqs_queues ").append(std::to_string(queues.size())).append("\n");
+  for (const QueueMetric& m : kQueueMetrics) {
+    Header(&out, m.name, m.type, m.help);
+    for (const QueueSeries& q : queues) {
+      out.append(m.name).append("{").append(q.label).append("} ");
+      out.append(std::to_string(q.stats.*(m.field))).append("\n");
+    }
+  }
+
+  std::lock_guard<std::mutex> lock(mu_);
+  Header(&out, "lqsd_requests_total", "counter",
+         "SQS requests answered, by action and HTTP status.");
+  for (const auto& [action, s] : actions_) {
+    const std::string a = EscapeLabelValue(action);
+    for (const auto& [status, n] : s.by_status) {
+      out.append("lqsd_requests_total{action=\"").append(a).append("\",status=\"");
+      out.append(std::to_string(status)).append("\"} ").append(std::to_string(n)).append("\n");
+    }
+  }
+  Header(&out, "lqsd_request_duration_seconds", "histogram",
+         "Time from reading an SQS request to its response, by action "
+         "(long polls included).");
+  for (const auto& [action, s] : actions_) {
+    const std::string a = EscapeLabelValue(action);
+    uint64_t cumulative = 0;
+    for (size_t i = 0; i < kBuckets.size(); ++i) {
+      cumulative += s.buckets[i];
+      out.append("lqsd_request_duration_seconds_bucket{action=\"").append(a);
+      out.append("\",le=\"").append(FormatDouble(kBuckets[i])).append("\"} ");
+      out.append(std::to_string(cumulative)).append("\n");
+    }
+    out.append("lqsd_request_duration_seconds_bucket{action=\"").append(a);
+    out.append("\",le=\"+Inf\"} ").append(std::to_string(s.count)).append("\n");
+    out.append("lqsd_request_duration_seconds_sum{action=\"").append(a).append("\"} ");
+    out.append(FormatDouble(s.sum)).append("\n");
+    out.append("lqsd_request_duration_seconds_count{action=\"").append(a).append("\"} ");
+    out.append(std::to_string(s.count)).append("\n");
+  }
+  return out;
+}
+
+}  // namespace lqsd

@@ -1,0 +1,261 @@
+"""GET /metrics (Prometheus text exposition format 0.0.4) and GET /health.
+
+Run with /usr/bin/python3 (Debian's boto3). Sends messages with boto3, scrapes
+/metrics with a small parser written here (no prometheus_client), and checks
+the queue gauges against GetQueueAttributes and the request counters against
+the requests sent.
+"""
+
+import http.client
+import os
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from lqsd_harness import Lqsd  # noqa: E402
+
+try:
+    import boto3
+    from botocore.config import Config
+except ImportError:  # pragma: no cover
+    pytest.skip("boto3 is not installed", allow_module_level=True)
+
+
+# ---- A tiny parser of the text format -----------------------------------------------
+
+_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+-?\d+)?$')
+_LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(?:,|$)')
+
+
+def _unescape(value):
+    out, i = [], 0
+    while i < len(value):
+        c = value[i]
+        if c == "\\" and i + 1 < len(value):
+            nxt = value[i + 1]
+            out.append({"n": "\n", "\\": "\\", '"': '"'}.get(nxt, "\\" + nxt))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _parse_labels(text):
+    labels, pos = {}, 0
+    while pos < len(text):
+        m = _LABEL.match(text, pos)
+        assert m, "bad label set %r" % text
+        labels[m.group(1)] = _unescape(m.group(2))
+        pos = m.end()
+    return labels
+
+
+def parse(text):
+    """Returns (samples, types, helps): samples maps (name, frozenset(labels)) to a float."""
+    samples, types, helps = {}, {}, {}
+    assert text.endswith("\n")
+    for line in text.split("\n")[:-1]:
+        if not line.strip():
+            continue
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ", 3)
+            assert name not in types, "two TYPE lines for " + name
+            types[name] = kind
+            continue
+        if line.startswith("# HELP "):
+            _, _, name, help_text = line.split(" ", 3)
+            helps[name] = help_text
+            continue
+        if line.startswith("#"):
+            continue
+        m = _SAMPLE.match(line)
+        assert m, "bad sample line %r" % line
+        labels = _parse_labels(m.group(2) or "")
+        key = (m.group(1), frozenset(labels.items()))
+        assert key not in samples, "duplicate series %r" % line
+        samples[key] = float(m.group(3))
+    return samples, types, helps
+
+
+def value(samples, name, **labels):
+    return samples.get((name, frozenset(labels.items())))
+
+
+# ---- Fixtures ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def server():
+    s = Lqsd()
+    try:
+        yield s
+    finally:
+        assert s.stop() == 0, "lqsd did not shut down cleanly"
+
+
+@pytest.fixture(scope="module")
+def sqs(server):
+    return boto3.client(
+        "sqs", endpoint_url=server.url, region_name="us-east-1",
+        aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "lqsdtest"),
+        aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "lqsdtest"),
+        config=Config(retries={"max_attempts": 1, "mode": "standard"}))
+
+
+def http_get(server, target, headers=None):
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    try:
+        conn.request("GET", target, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read().decode()
+    finally:
+        conn.close()
+
+
+def scrape(server):
+    status, headers, body = http_get(server, "/metrics")
+    assert status == 200, body
+    assert headers["content-type"].startswith("text/plain; version=0.0.4")
+    return parse(body)
+
+
+# ---- Tests ---------------------------------------------------------------------------
+
+def test_health(server):
+    status, headers, body = http_get(server, "/health")
+    assert status == 200
+    assert body == "ok\n"
+    assert headers["content-type"].startswith("text/plain")
+
+
+def test_queue_gauges_match_attributes(server, sqs):
+    before, _, _ = scrape(server)
+    sends_before = value(before, "lqsd_requests_total", action="SendMessage", status="200") or 0
+
+    url = sqs.create_queue(QueueName="metrics-main")["QueueUrl"]
+    other = sqs.create_queue(QueueName="metrics-other")["QueueUrl"]
+    for i in range(5):
+        sqs.send_message(QueueUrl=url, MessageBody="m%d" % i)
+    sqs.send_message(QueueUrl=url, MessageBody="late", DelaySeconds=300)
+    sqs.send_message_batch(QueueUrl=url, Entries=[
+        {"Id": "a", "MessageBody": "b1"}, {"Id": "b", "MessageBody": "b2"}])
+    sqs.send_message(QueueUrl=other, MessageBody="x")
+    got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=3, VisibilityTimeout=300)
+    received = got.get("Messages", [])
+    assert len(received) >= 1
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=received[0]["ReceiptHandle"])
+
+    samples, types, _ = scrape(server)
+    for q_url, name in ((url, "metrics-main"), (other, "metrics-other")):
+        attrs = sqs.get_queue_attributes(QueueUrl=q_url, AttributeNames=["All"])["Attributes"]
+        assert value(samples, "lqs_queue_messages_visible", queue=name) == \
+            int(attrs["ApproximateNumberOfMessages"])
+        assert value(samples, "lqs_queue_messages_in_flight", queue=name) == \
+            int(attrs["ApproximateNumberOfMessagesNotVisible"])
+        assert value(samples, "lqs_queue_messages_delayed", queue=name) == \
+            int(attrs["ApproximateNumberOfMessagesDelayed"])
+        assert value(samples, "lqs_queue_oldest_message_age_seconds", queue=name) >= 0
+
+    main = dict(queue="metrics-main")
+    assert value(samples, "lqs_queue_messages_delayed", **main) == 1
+    assert value(samples, "lqs_queue_messages_in_flight", **main) == len(received) - 1
+    assert value(samples, "lqs_queue_messages_visible", **main) == 7 - len(received)
+    assert value(samples, "lqs_queue_messages_sent_total", **main) == 8
+    assert value(samples, "lqs_queue_messages_received_total", **main) == len(received)
+    assert value(samples, "lqs_queue_messages_deleted_total", **main) == 1
+    for counter in ("moved_to_dlq", "expired", "purged", "redriven"):
+        assert value(samples, "lqs_queue_messages_%s_total" % counter, **main) == 0
+    assert value(samples, "lqs_queue_messages_sent_total", queue="metrics-other") == 1
+    assert value(samples, "lqs_queues") >= 2
+
+    assert types["lqs_queue_messages_visible"] == "gauge"
+    assert types["lqs_queue_messages_sent_total"] == "counter"
+
+    # Request counters: 7 SendMessage calls (the batch is its own action).
+    sends = value(samples, "lqsd_requests_total", action="SendMessage", status="200")
+    assert sends - sends_before == 7
+    assert value(samples, "lqsd_requests_total", action="SendMessageBatch", status="200") >= 1
+    assert value(samples, "lqsd_requests_total", action="CreateQueue", status="200") >= 2
+
+
+def test_request_histogram(server, sqs):
+    url = sqs.create_queue(QueueName="metrics-hist")["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="h")
+    samples, types, helps = scrape(server)
+    assert types["lqsd_requests_total"] == "counter"
+    assert types["lqsd_request_duration_seconds"] == "histogram"
+    assert "lqsd_request_duration_seconds" in helps
+    action = "SendMessage"
+    buckets = sorted(
+        ((float(dict(labels)["le"]), v) for (name, labels), v in samples.items()
+         if name == "lqsd_request_duration_seconds_bucket" and dict(labels)["action"] == action),
+        key=lambda b: b[0])
+    assert len(buckets) >= 3 and buckets[-1][0] == float("inf")
+    counts = [v for _, v in buckets]
+    assert counts == sorted(counts), "buckets must be cumulative"
+    count = value(samples, "lqsd_request_duration_seconds_count", action=action)
+    assert buckets[-1][1] == count
+    total = sum(v for (name, labels), v in samples.items()
+                if name == "lqsd_requests_total" and dict(labels)["action"] == action)
+    assert count == total
+    assert value(samples, "lqsd_request_duration_seconds_sum", action=action) >= 0
+
+
+def test_errors_counted_by_status(server, sqs):
+    with pytest.raises(Exception):
+        sqs.get_queue_url(QueueName="metrics-no-such-queue")
+    # An unknown action is counted under one fixed label value.
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    conn.request("POST", "/", body="Action=NoSuchAction&Version=2012-11-05",
+                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    r = conn.getresponse()
+    r.read()
+    conn.close()
+    assert r.status == 400
+    samples, _, _ = scrape(server)
+    assert value(samples, "lqsd_requests_total", action="GetQueueUrl", status="400") >= 1
+    assert value(samples, "lqsd_requests_total", action="unknown", status="400") >= 1
+    assert value(samples, "lqsd_requests_total", action="NoSuchAction", status="400") is None
+
+
+def test_every_family_has_help_and_type(server, sqs):
+    samples, types, helps = scrape(server)
+    families = set()
+    for name, _ in samples:
+        for suffix in ("_bucket", "_sum", "_count"):
+            base = name[:-len(suffix)] if name.endswith(suffix) else None
+            if base and types.get(base) == "histogram":
+                name = base
+                break
+        families.add(name)
+    for family in families:
+        assert family in types, family
+        assert family in helps, family
+
+
+def test_sqs_routing_unchanged(server, sqs):
+    # A GET with Action= on /metrics is still an SQS request.
+    status, _, body = http_get(server, "/metrics?Action=ListQueues&Version=2012-11-05")
+    assert status == 200
+    assert "ListQueuesResponse" in body
+    # So is a JSON request on /health.
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    conn.request("POST", "/health", body="{}", headers={
+        "X-Amz-Target": "AmazonSQS.ListQueues", "Content-Type": "application/x-amz-json-1.0"})
+    r = conn.getresponse()
+    body = r.read().decode()
+    conn.close()
+    assert r.status == 200 and "QueueUrls" in body
+    # Queue paths keep working for queues called "metrics" or "health".
+    url = sqs.create_queue(QueueName="health")["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="q")
+    attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
+    assert attrs["Attributes"]["ApproximateNumberOfMessages"] == "1"
+
+
+def test_parser_unescapes_labels():
+    samples, _, _ = parse('# TYPE m gauge\nm{queue="a\\"b\\\\c\\nd"} 3\n')
+    assert value(samples, "m", queue='a"b\\c\nd') == 3
