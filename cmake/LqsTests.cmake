@@ -39,6 +39,27 @@ target_link_libraries(lqs_crash_child PRIVATE lqs)
 target_compile_options(lqs_crash_child PRIVATE ${LQS_WARNINGS})
 add_dependencies(lqs_engine_test lqs_crash_child)
 
+# Extra tests, each its own binary: the soak test (4 producers, 4 consumers,
+# bounded RSS, nothing lost; LQS_SOAK_SECONDS, default 10).
+set(LQS_EXTRA_TESTS
+  tests/soak_test.cc)
+add_executable(lqs_soak_test tests/soak_test.cc tests/testutil.cc)
+target_include_directories(lqs_soak_test PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(lqs_soak_test PRIVATE lqs GTest::gtest_main)
+target_compile_options(lqs_soak_test PRIVATE ${LQS_WARNINGS})
+add_test(NAME lqs_soak COMMAND lqs_soak_test)
+set_tests_properties(lqs_soak PROPERTIES TIMEOUT 600 LABELS soak)
+
+# Fuzz corpus replay: every fuzzer (fuzz/fuzz_*.cc) built without libFuzzer
+# and run over its seed and regression inputs in fuzz/corpus/<name>/.
+include(${PROJECT_SOURCE_DIR}/fuzz/fuzzers.cmake)
+foreach(_name IN LISTS LQS_FUZZERS)
+  lqs_fuzz_executable(fuzz_${_name}_replay ${_name} ${LQS_FUZZ_DIR}/replay_main.cc)
+  add_test(NAME fuzz_replay_${_name}
+           COMMAND fuzz_${_name}_replay ${LQS_FUZZ_DIR}/corpus/${_name})
+  set_tests_properties(fuzz_replay_${_name} PROPERTIES TIMEOUT 300 LABELS fuzz)
+endforeach()
+
 # Fail the configure step if a *_test.cc exists that no list above names.
 file(GLOB_RECURSE _all_tests RELATIVE ${PROJECT_SOURCE_DIR}
      ${PROJECT_SOURCE_DIR}/lib/*_test.cc ${PROJECT_SOURCE_DIR}/tests/*_test.cc)
@@ -48,3 +69,8 @@ foreach(_t IN LISTS _all_tests)
     message(FATAL_ERROR "${_t} is not registered in cmake/LqsTests.cmake")
   endif()
 endforeach()
+
+# The installed package works for a consumer (find_package(lqs) + lqs::lqs).
+add_test(NAME install_find_package
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tests/install/run.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(install_find_package PROPERTIES TIMEOUT 300)

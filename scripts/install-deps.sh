@@ -12,6 +12,7 @@ PACKAGES=(
   libcli11-dev libboost-dev
   python3-dev pybind11-dev python3-pytest python3-boto3 python3-setuptools
   awscli
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -30,6 +30,15 @@ struct RedriveAllowPolicy {
   std::vector<std::string> source_queue_arns;  // only with byQueue, <= 10
 };
 
+inline bool operator==(const RedrivePolicy& a, const RedrivePolicy& b) {
+  return a.dead_letter_target_arn == b.dead_letter_target_arn &&
+         a.max_receive_count == b.max_receive_count;
+}
+inline bool operator==(const RedriveAllowPolicy& a, const RedriveAllowPolicy& b) {
+  return a.redrive_permission == b.redrive_permission &&
+         a.source_queue_arns == b.source_queue_arns;
+}
+
 // Defaults are SQS's defaults for a new queue.
 struct QueueConfig {
   bool fifo = false;
@@ -51,15 +60,6 @@ struct QueueConfig {
 
   friend bool operator==(const QueueConfig&, const QueueConfig&) = default;
 };
-
-inline bool operator==(const RedrivePolicy& a, const RedrivePolicy& b) {
-  return a.dead_letter_target_arn == b.dead_letter_target_arn &&
-         a.max_receive_count == b.max_receive_count;
-}
-inline bool operator==(const RedriveAllowPolicy& a, const RedriveAllowPolicy& b) {
-  return a.redrive_permission == b.redrive_permission &&
-         a.source_queue_arns == b.source_queue_arns;
-}
 
 // Checks a queue name: [A-Za-z0-9_-]{1,80}; FIFO names are
 // [A-Za-z0-9_-]{1,75}.fifo. `fifo` is whether FifoQueue=true was requested.

@@ -14,6 +14,7 @@
 #define LQS_LIB_STORAGE_COUNTERS_H_
 
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,8 +45,13 @@ enum Slot : int {
 // A set of slot values (deltas for add slots, candidates for max slots).
 class CounterDelta {
  public:
+  // Saturates instead of overflowing (only a corrupt record could get there).
   void Add(Slot slot, int64_t delta) {
-    values_[slot] += delta;
+    int64_t sum = 0;
+    if (__builtin_add_overflow(values_[slot], delta, &sum)) {
+      sum = delta > 0 ? INT64_MAX : INT64_MIN;
+    }
+    values_[slot] = sum;
     present_[slot] = true;
   }
   void Max(Slot slot, int64_t v) {
