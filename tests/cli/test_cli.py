@@ -99,9 +99,12 @@ def test_exit_codes(db, tmp_path):
     p = run(tmp_path / "missing", "stats", expect=3)
     assert "no database" in p.stderr
     holder = subprocess.Popen([LQS, "--data", str(db), "stats", "--watch", "--interval", "0.2"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         import time
+        # Probe only once the holder has the database open (it printed its
+        # first table); otherwise a probe can take the lock first.
+        assert holder.stdout.readline() != ""
         deadline = time.time() + 10
         while True:
             p = subprocess.run([LQS, "--data", str(db), "queue", "list"], capture_output=True,
