@@ -225,22 +225,9 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
     }
   }
 
-  const int64_t in_flight = static_cast<int64_t>(leases_.size()) - leases_.CountExpired(now);
-  const int64_t room = core_->options().max_inflight_per_queue - in_flight;
-  if (room <= 0) {
-    if (long_poll) return Status::OK();
-    return Status(ErrorCode::kOverLimit,
-                  "The maximum number of in flight messages (" +
-                      std::to_string(core_->options().max_inflight_per_queue) +
-                      ") is reached for queue " + name_ + ".");
-  }
   ReceiveContext ctx;
-  ctx.now = now;
-  ctx.want = static_cast<size_t>(std::min<int64_t>(request.max_number_of_messages, room));
-  ctx.lease_ms = lease_ms;
-  ctx.retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
-  ctx.dl = PrepareDeadLetterLocked();
-  ctx.taken = taken;
+  Status start = StartReceiveLocked(request, now, long_poll, taken, &ctx);
+  if (!start.ok() || ctx.want == 0) return start;
   // FIFO queues apply the queue's delay retroactively, from the send time.
   const int64_t delay_ms = int64_t{config_.delay_seconds} * 1000;
 
@@ -264,41 +251,17 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
     // 1. The group's leased messages come first in group order. One whose
     //    lease ended is at the head again; one still leased locks the group.
     for (uint64_t seq : std::vector<uint64_t>(g->leased.begin(), g->leased.end())) {
-      const LeaseEntry& old = *leases_.Find(seq);
-      if (old.visible_at_ms > now || ctx.full()) {
+      if (leases_.Find(seq)->visible_at_ms > now || ctx.full()) {
         blocked = true;
         break;
       }
-      if (old.sent_ms <= ctx.retention_cutoff) {
-        ctx.batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
-        ctx.batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
-        ctx.delta.Add(storage::kLeases, -1);
-        ctx.delta.Add(storage::kExpiredTotal, 1);
-        ctx.leases_gone.push_back(seq);
-        continue;
+      StatusOr<EntryOutcome> outcome = TakeLeasedLocked(&ctx, seq);
+      if (!outcome.ok()) return outcome.status();
+      if (*outcome == EntryOutcome::kBlocked) {
+        blocked = true;
+        break;
       }
-      if (ctx.dl.dlq && old.receive_count >= static_cast<uint32_t>(ctx.dl.max_receives)) {
-        StatusOr<bool> moved = MoveToDeadLetter(&ctx.dl, seq, old.receive_count,
-                                                old.first_receive_ms, old.sent_ms, now, &ctx.batch,
-                                                &ctx.delta);
-        if (!moved.ok()) return moved.status();
-        if (!*moved) {
-          blocked = true;
-          break;
-        }
-        ctx.batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
-        ctx.delta.Add(storage::kLeases, -1);
-        ctx.leases_gone.push_back(seq);
-        continue;
-      }
-      LeaseEntry lease = old;
-      lease.visible_at_ms = now + lease_ms;
-      lease.receive_count += 1;
-      lease.lease_start_ms = now;
-      ctx.batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
-      ctx.delta.Add(storage::kReceivedTotal, 1);
-      taken->push_back({seq, lease});
-      served = true;
+      if (*outcome == EntryOutcome::kTaken) served = true;
     }
     // 2. Then its queued messages, in order, up to the first that is not
     //    available (a pending send, the queue's delay, or a full receive).

@@ -571,55 +571,17 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
     last_expire_ms_ = now;
   }
 
-  const int64_t in_flight =
-      static_cast<int64_t>(leases_.size()) - leases_.CountExpired(now);
-  const int64_t room = core_->options().max_inflight_per_queue - in_flight;
-  if (room <= 0) {
-    if (long_poll) return Status::OK();
-    return Status(ErrorCode::kOverLimit,
-                  "The maximum number of in flight messages (" +
-                      std::to_string(core_->options().max_inflight_per_queue) +
-                      ") is reached for queue " + name_ + ".");
-  }
   ReceiveContext ctx;
-  ctx.now = now;
-  ctx.want = static_cast<size_t>(std::min<int64_t>(request.max_number_of_messages, room));
-  ctx.lease_ms = int64_t{request.visibility_timeout.value_or(config_.visibility_timeout)} * 1000;
-  ctx.retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
-  ctx.dl = PrepareDeadLetterLocked();
-  ctx.taken = taken;
+  Status start = StartReceiveLocked(request, now, long_poll, taken, &ctx);
+  if (!start.ok() || ctx.want == 0) return start;
   storage::Database* db = core_->db();
 
   // 1. Messages whose lease ended: first in line.
   for (uint64_t seq : leases_.Expired(now, ctx.want + 64)) {
     if (ctx.full()) break;
-    const LeaseEntry& old = *leases_.Find(seq);
-    if (old.sent_ms <= ctx.retention_cutoff) {
-      ctx.batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
-      ctx.batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
-      ctx.delta.Add(storage::kLeases, -1);
-      ctx.delta.Add(storage::kExpiredTotal, 1);
-      ctx.leases_gone.push_back(seq);
-      continue;
-    }
-    if (ctx.dl.dlq && old.receive_count >= static_cast<uint32_t>(ctx.dl.max_receives)) {
-      StatusOr<bool> moved = MoveToDeadLetter(&ctx.dl, seq, old.receive_count, old.first_receive_ms,
-                                              old.sent_ms, now, &ctx.batch, &ctx.delta);
-      if (!moved.ok()) return moved.status();
-      if (*moved) {
-        ctx.batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
-        ctx.delta.Add(storage::kLeases, -1);
-        ctx.leases_gone.push_back(seq);
-      }
-      continue;
-    }
-    LeaseEntry lease = old;
-    lease.visible_at_ms = now + ctx.lease_ms;
-    lease.receive_count += 1;
-    lease.lease_start_ms = now;
-    ctx.batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
-    ctx.delta.Add(storage::kReceivedTotal, 1);
-    taken->push_back({seq, lease});
+    // A message the DLQ cannot take right now simply waits (kBlocked).
+    StatusOr<EntryOutcome> outcome = TakeLeasedLocked(&ctx, seq);
+    if (!outcome.ok()) return outcome.status();
   }
 
   // 2. Queued messages. Without message groups: the visible index, from the
@@ -752,6 +714,60 @@ StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeQueuedLocked(ReceiveContext* ct
   drop_index();
   ctx->batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
   ctx->delta.Add(storage::kLeases, 1);
+  ctx->delta.Add(storage::kReceivedTotal, 1);
+  ctx->taken->push_back({seq, lease});
+  return EntryOutcome::kTaken;
+}
+
+Status QueueImpl::StartReceiveLocked(const ReceiveMessageRequest& request, int64_t now,
+                                     bool long_poll, std::vector<Taken>* taken,
+                                     ReceiveContext* ctx) {
+  const int64_t in_flight = static_cast<int64_t>(leases_.size()) - leases_.CountExpired(now);
+  const int64_t room = core_->options().max_inflight_per_queue - in_flight;
+  if (room <= 0) {
+    ctx->want = 0;
+    if (long_poll) return Status::OK();  // a long poll just waits
+    return Status(ErrorCode::kOverLimit,
+                  "The maximum number of in flight messages (" +
+                      std::to_string(core_->options().max_inflight_per_queue) +
+                      ") is reached for queue " + name_ + ".");
+  }
+  ctx->now = now;
+  ctx->want = static_cast<size_t>(std::min<int64_t>(request.max_number_of_messages, room));
+  ctx->lease_ms = int64_t{request.visibility_timeout.value_or(config_.visibility_timeout)} * 1000;
+  ctx->retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
+  ctx->dl = PrepareDeadLetterLocked();
+  ctx->taken = taken;
+  return Status::OK();
+}
+
+StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeLeasedLocked(ReceiveContext* ctx, uint64_t seq) {
+  storage::Database* db = core_->db();
+  const LeaseEntry& old = *leases_.Find(seq);
+  auto drop_lease = [&] {
+    ctx->batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
+    ctx->delta.Add(storage::kLeases, -1);
+    ctx->leases_gone.push_back(seq);
+  };
+  if (old.sent_ms <= ctx->retention_cutoff) {
+    ctx->batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+    ctx->delta.Add(storage::kExpiredTotal, 1);
+    drop_lease();
+    return EntryOutcome::kDropped;
+  }
+  if (ctx->dl.dlq && old.receive_count >= static_cast<uint32_t>(ctx->dl.max_receives)) {
+    StatusOr<bool> moved = MoveToDeadLetter(&ctx->dl, seq, old.receive_count, old.first_receive_ms,
+                                            old.sent_ms, ctx->now, &ctx->batch, &ctx->delta);
+    if (!moved.ok()) return moved.status();
+    if (!*moved) return EntryOutcome::kBlocked;
+    drop_lease();
+    return EntryOutcome::kDropped;
+  }
+  LeaseEntry lease = old;
+  lease.visible_at_ms = ctx->now + ctx->lease_ms;
+  lease.receive_count += 1;
+  lease.lease_start_ms = ctx->now;
+  ctx->batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(lease));
   ctx->delta.Add(storage::kReceivedTotal, 1);
   ctx->taken->push_back({seq, lease});
   return EntryOutcome::kTaken;

@@ -231,6 +231,13 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   StatusOr<EntryOutcome> TakeQueuedLocked(ReceiveContext* ctx, storage::Cf cf,
                                           const rocksdb::Slice& key, uint64_t seq,
                                           const storage::VisibleEntry& e, const std::string& group);
+  // Checks the in-flight limit and fills *ctx for a receive; ctx->want == 0
+  // means nothing may be taken (a long poll at the limit). REQUIRES mu_.
+  Status StartReceiveLocked(const ReceiveMessageRequest& request, int64_t now, bool long_poll,
+                            std::vector<Taken>* taken, ReceiveContext* ctx);
+  // Handles a leased message whose lease ended: expires it, moves it to the
+  // DLQ, or leases it again into ctx->taken. REQUIRES mu_.
+  StatusOr<EntryOutcome> TakeLeasedLocked(ReceiveContext* ctx, uint64_t seq);
   // Fair queues: takes at most one message from each group in the rotation
   // (standard queues with MessageGroupId). REQUIRES mu_.
   Status TakeFromGroupsRoundLocked(ReceiveContext* ctx, const rocksdb::Snapshot* snapshot,
