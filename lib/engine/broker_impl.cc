@@ -15,6 +15,7 @@
 #include "lib/engine/verify.h"
 #include "lib/lease/receipt_handle.h"
 #include "lib/storage/keys.h"
+#include "lib/storage/range_iterator.h"
 #include "lib/sweep/maintenance.h"
 #include "lqs/broker.h"
 
@@ -186,16 +187,11 @@ class BrokerImpl final : public Broker {
 Status BrokerImpl::Init() {
   storage::Database* db = core_->db();
   // Queues.
-  std::string lo(1, storage::kQueueRecordTag), hi(1, storage::kQueueRecordTag + 1);
-  rocksdb::Slice lo_s(lo), hi_s(hi);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(storage::Cf::kCatalog)));
-  for (it->Seek(lo_s); it->Valid(); it->Next()) {
+  storage::RangeIterator it(db, storage::Cf::kCatalog, std::string(1, storage::kQueueRecordTag),
+                            std::string(1, storage::kQueueRecordTag + 1));
+  for (; it.Valid(); it.Next()) {
     storage::QueueRecord rec;
-    Status st = storage::DecodeQueueRecord(std::string_view(it->value().data(), it->value().size()),
-                                           &rec);
+    Status st = storage::DecodeQueueRecord(it.value(), &rec);
     if (!st.ok()) return st;
     api::QueueConfig config;
     config.fifo = rec.fifo;
@@ -210,7 +206,7 @@ Status BrokerImpl::Init() {
     if (!st.ok()) return st;
     core_->AddQueue(std::move(q));
   }
-  if (!it->status().ok()) return storage::FromRocks(it->status(), "loading queues");
+  if (Status st = it.status("loading queues"); !st.ok()) return st;
   Status st = tasks_.Load();
   if (!st.ok()) return st;
 

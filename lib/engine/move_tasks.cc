@@ -8,6 +8,7 @@
 #include "lib/engine/ids.h"
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
+#include "lib/storage/range_iterator.h"
 
 namespace lqs::engine {
 namespace {
@@ -64,24 +65,18 @@ std::string MoveTaskManager::HandleFor(const storage::MoveTaskRecord& r) {
 }
 
 Status MoveTaskManager::Load() {
-  storage::Database* db = core_->db();
-  std::string lo(1, storage::kTaskTag), hi(1, storage::kTaskTag + 1);
-  rocksdb::Slice lo_s(lo), hi_s(hi);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(storage::Cf::kCatalog)));
+  storage::RangeIterator it(core_->db(), storage::Cf::kCatalog, std::string(1, storage::kTaskTag),
+                            std::string(1, storage::kTaskTag + 1));
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t now = core_->NowMillis();
-  for (it->Seek(lo_s); it->Valid(); it->Next()) {
+  for (; it.Valid(); it.Next()) {
     Task t;
-    Status st = storage::DecodeMoveTask(std::string_view(it->value().data(), it->value().size()),
-                                        &t.record);
+    Status st = storage::DecodeMoveTask(it.value(), &t.record);
     if (!st.ok()) return st;
     t.last_step_ms = now;
     tasks_[t.record.task_id] = t;
   }
-  return storage::FromRocks(it->status(), "loading move tasks");
+  return it.status("loading move tasks");
 }
 
 Status MoveTaskManager::PersistLocked(const Task& task) {

@@ -100,48 +100,34 @@ Status QueueImpl::Load() {
   expiry_cursor_ms_ = counters.Get(storage::kExpiryCursorMs);
 
   // Leases: O(in flight).
-  rocksdb::ReadOptions ro;
-  std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
-  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kInflight)));
-  for (it->Seek(lo_s); it->Valid(); it->Next()) {
+  storage::RangeIterator it(db, Cf::kInflight, storage::QueuePrefix(id_), storage::QueueEnd(id_));
+  for (; it.Valid(); it.Next()) {
     uint64_t qid = 0, seq = 0;
     LeaseEntry lease;
-    if (!storage::DecodeMessageKey(std::string_view(it->key().data(), it->key().size()), &qid,
-                                   &seq) ||
-        !storage::DecodeLease(std::string_view(it->value().data(), it->value().size()), &lease)) {
+    if (!storage::DecodeMessageKey(it.key(), &qid, &seq) || !storage::DecodeLease(it.value(), &lease)) {
       return Status(ErrorCode::kCorruption, "a lease of queue " + name_ + " is corrupt");
     }
     leases_.Put(seq, lease);
   }
-  if (!it->status().ok()) return storage::FromRocks(it->status(), "loading leases");
+  if (Status lst = it.status("loading leases"); !lst.ok()) return lst;
   Status gst = fifo_ ? LoadFifo() : LoadGroups();
   if (!gst.ok()) return gst;
 
   // Delayed buckets still in the future.
   const int64_t now_bucket = BucketOf(core_->NowMillis());
-  std::string blo = storage::BucketPrefix(id_), bhi = storage::BucketEnd(id_);
-  rocksdb::Slice blo_s = AsSlice(blo), bhi_s = AsSlice(bhi);
-  rocksdb::ReadOptions bro;
-  bro.iterate_lower_bound = &blo_s;
-  bro.iterate_upper_bound = &bhi_s;
-  std::unique_ptr<rocksdb::Iterator> bit(db->db()->NewIterator(bro, db->cf(Cf::kCounters)));
-  for (bit->Seek(blo_s); bit->Valid(); bit->Next()) {
+  storage::RangeIterator bit(db, Cf::kCounters, storage::BucketPrefix(id_), storage::BucketEnd(id_));
+  for (; bit.Valid(); bit.Next()) {
     uint64_t qid = 0;
     int64_t second = 0;
     CounterDelta d;
-    if (!storage::DecodeBucketKey(std::string_view(bit->key().data(), bit->key().size()), &qid,
-                                  &second) ||
-        !CounterDelta::Decode(std::string_view(bit->value().data(), bit->value().size()), &d)) {
+    if (!storage::DecodeBucketKey(bit.key(), &qid, &second) || !CounterDelta::Decode(bit.value(), &d)) {
       return Status(ErrorCode::kCorruption, "a delay bucket of queue " + name_ + " is corrupt");
     }
     if (second >= now_bucket && d.Get(storage::kStored) > 0) {
       buckets_[second] = d.Get(storage::kStored);
     }
   }
-  return storage::FromRocks(bit->status(), "loading delay buckets");
+  return bit.status("loading delay buckets");
 }
 
 Status QueueImpl::CheckLive() const {

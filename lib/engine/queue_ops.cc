@@ -10,6 +10,7 @@
 
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
+#include "lib/storage/range_iterator.h"
 #include "lqs/attributes.h"
 
 namespace lqs::engine {
@@ -20,18 +21,13 @@ namespace {
 
 std::string_view View(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
 
-// The first key of `cf` in [lo, hi), or false.
-bool FirstKey(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const std::string& lo,
-              const std::string& hi, std::string* key, std::string* value) {
-  rocksdb::Slice lo_s(lo), hi_s(hi);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, cf));
-  it->Seek(lo_s);
-  if (!it->Valid()) return false;
-  key->assign(it->key().data(), it->key().size());
-  value->assign(it->value().data(), it->value().size());
+// The first entry of `cf` in [lo, hi), or false.
+bool FirstKey(storage::Database* db, Cf cf, std::string lo, std::string hi, std::string* key,
+              std::string* value) {
+  storage::RangeIterator it(db, cf, std::move(lo), std::move(hi));
+  if (!it.Valid()) return false;
+  key->assign(it.key());
+  value->assign(it.value());
   return true;
 }
 
@@ -45,13 +41,13 @@ int64_t QueueImpl::OldestSentLocked() {
   std::string key, value;
   // Entries whose sent time differs from their index position (delays,
   // dead letters, every FIFO entry) are in the expiry index, oldest first.
-  if (FirstKey(db->db(), db->cf(Cf::kExpiry), storage::TimeKey(id_, expiry_cursor_ms_, 0),
+  if (FirstKey(db, Cf::kExpiry, storage::TimeKey(id_, expiry_cursor_ms_, 0),
                storage::QueueEnd(id_), &key, &value)) {
     storage::DecodedTimeKey k;
     if (storage::DecodeTimeKey(key, &k)) oldest = std::min(oldest, k.time_ms);
   }
   // The rest of a standard queue's visible index is in send order.
-  if (!fifo_ && FirstKey(db->db(), db->cf(Cf::kVisible),
+  if (!fifo_ && FirstKey(db, Cf::kVisible,
                          storage::TimeKey(id_, cursor_ms_, cursor_seq_), storage::QueueEnd(id_),
                          &key, &value)) {
     storage::VisibleEntry e;
