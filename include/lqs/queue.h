@@ -123,6 +123,43 @@ class Queue {
   // Options::enforce_purge_interval), QueueDoesNotExist, kIOError.
   virtual Status PurgeQueue() = 0;
 
+  // ---- Consumer support (lqs extensions; no SQS action maps to these) -------
+  //
+  // Used by lqs::Worker (lqs/worker.h); available to any consumer.
+
+  // The idempotency inbox: a per-queue set of keys of work already done,
+  // kept in the same database as the messages. Records expire `ttl_seconds`
+  // after they were written (1..1209600) and disappear with the queue.
+  //
+  // Deletes the message that `receipt_handle` names exactly as DeleteMessage
+  // does and, in the same atomic write, records `idempotency_key` (1..512
+  // bytes) in the inbox. Either both happen or neither does: a call that
+  // fails records nothing. Recording a key that is already recorded renews
+  // its expiry.
+  // Errors: those of DeleteMessage; InvalidParameterValue (empty or too long
+  // key, ttl out of range).
+  virtual Status DeleteMessageAndRecord(const std::string& receipt_handle,
+                                        const std::string& idempotency_key,
+                                        int64_t ttl_seconds) = 0;
+
+  // True when `idempotency_key` is recorded in the inbox and has not expired.
+  // Errors: InvalidParameterValue (empty or too long key), kIOError.
+  virtual StatusOr<bool> InboxContains(const std::string& idempotency_key) = 0;
+
+  // Moves the leased message that `receipt_handle` names to this queue's
+  // dead-letter queue (its RedrivePolicy's deadLetterTargetArn) at once,
+  // whatever its receive count, adding `extra_attributes` to its message
+  // attributes (overwriting same-named ones; the 10-attribute send limit does
+  // not apply). One atomic write, like a redrive at maxReceiveCount:
+  // DeadLetterQueueSourceArn is set and the source's counters move.
+  // Errors: ReceiptHandleIsInvalid; InvalidParameterValue when the queue has
+  // no RedrivePolicy, when the message no longer exists or its lease has
+  // ended (another consumer may hold it), or a bad extra attribute;
+  // QueueDoesNotExist (the queue or its dead-letter queue), kIOError.
+  virtual Status MoveToDeadLetterQueue(
+      const std::string& receipt_handle,
+      const MessageAttributeMap& extra_attributes) = 0;
+
   // ---- Operations -----------------------------------------------------------------
 
   // Counters and the age of the oldest message. Cheap: no scan.

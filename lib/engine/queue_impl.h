@@ -86,6 +86,12 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   StatusOr<BatchResult> ChangeMessageVisibilityBatch(
       const std::vector<ChangeMessageVisibilityBatchEntry>& entries) override;
   Status PurgeQueue() override;
+  Status DeleteMessageAndRecord(const std::string& receipt_handle,
+                                const std::string& idempotency_key,
+                                int64_t ttl_seconds) override;
+  StatusOr<bool> InboxContains(const std::string& idempotency_key) override;
+  Status MoveToDeadLetterQueue(const std::string& receipt_handle,
+                               const MessageAttributeMap& extra_attributes) override;
   StatusOr<QueueStats> GetStats() override;
   Status ScanMessages(const std::function<bool(const StoredMessage&)>& fn) override;
   StatusOr<AttributeMap> GetAttributes(const std::vector<std::string>& names) override;
