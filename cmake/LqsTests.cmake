@@ -21,7 +21,8 @@ set(LQS_ENGINE_TESTS
   tests/long_poll_test.cc
   tests/durability_test.cc
   tests/fifo_test.cc
-  tests/fair_queue_test.cc)
+  tests/fair_queue_test.cc
+  tests/consumer_support_test.cc)
 add_executable(lqs_engine_test ${LQS_ENGINE_TESTS} tests/testutil.cc)
 target_include_directories(lqs_engine_test PRIVATE ${PROJECT_SOURCE_DIR}
                            ${PROJECT_BINARY_DIR}/generated)

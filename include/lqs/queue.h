@@ -118,7 +118,8 @@ class Queue {
 
   // Deletes every message of the queue (visible, in flight and delayed) and,
   // on FIFO queues, its deduplication history. Messages sent after the call
-  // returns are kept.
+  // returns are kept, and so is the idempotency inbox (it records work done,
+  // not messages; see DeleteMessageAndRecord).
   // Errors: PurgeQueueInProgress (a purge less than 60 s ago, when
   // Options::enforce_purge_interval), QueueDoesNotExist, kIOError.
   virtual Status PurgeQueue() = 0;
@@ -129,21 +130,29 @@ class Queue {
 
   // The idempotency inbox: a per-queue set of keys of work already done,
   // kept in the same database as the messages. Records expire `ttl_seconds`
-  // after they were written (1..1209600) and disappear with the queue.
+  // after they were written (1..1209600) and disappear with the queue
+  // (DeleteQueue); PurgeQueue keeps them. Expired records are reclaimed by
+  // maintenance (Broker::RunMaintenance or the background thread).
   //
   // Deletes the message that `receipt_handle` names exactly as DeleteMessage
   // does and, in the same atomic write, records `idempotency_key` (1..512
   // bytes) in the inbox. Either both happen or neither does: a call that
   // fails records nothing. Recording a key that is already recorded renews
   // its expiry.
-  // Errors: those of DeleteMessage; InvalidParameterValue (empty or too long
-  // key, ttl out of range).
+  // Standard queues: as with DeleteMessage, a handle of a message that is
+  // already gone succeeds (and records). Durability: like DeleteMessage
+  // (not synced in kFsync mode; if lost, both the delete and the record are).
+  // Errors: those of DeleteMessage; InvalidParameterValue naming
+  // IdempotencyKey (empty or too long) or TtlSeconds (out of range).
   virtual Status DeleteMessageAndRecord(const std::string& receipt_handle,
                                         const std::string& idempotency_key,
                                         int64_t ttl_seconds) = 0;
 
-  // True when `idempotency_key` is recorded in the inbox and has not expired.
-  // Errors: InvalidParameterValue (empty or too long key), kIOError.
+  // True when `idempotency_key` is recorded in the inbox and has not expired
+  // (by the Broker's clock: an expired record is absent even before
+  // maintenance reclaims it).
+  // Errors: InvalidParameterValue (IdempotencyKey empty or too long),
+  // QueueDoesNotExist, kIOError.
   virtual StatusOr<bool> InboxContains(const std::string& idempotency_key) = 0;
 
   // Moves the leased message that `receipt_handle` names to this queue's
@@ -151,7 +160,10 @@ class Queue {
   // whatever its receive count, adding `extra_attributes` to its message
   // attributes (overwriting same-named ones; the 10-attribute send limit does
   // not apply). One atomic write, like a redrive at maxReceiveCount:
-  // DeadLetterQueueSourceArn is set and the source's counters move.
+  // DeadLetterQueueSourceArn is set and the source's counters move. The
+  // extra attributes follow SendMessage's rules for names and values; the
+  // moved message's MD5OfMessageAttributes covers the merged set. FIFO: the
+  // message's group is unlocked at once (its next message is receivable).
   // Errors: ReceiptHandleIsInvalid; InvalidParameterValue when the queue has
   // no RedrivePolicy, when the message no longer exists or its lease has
   // ended (another consumer may hold it), or a bad extra attribute;

@@ -394,6 +394,10 @@ std::string Md5Hex(std::string_view data) { return DigestHex(Algorithm::kMd5, da
 
 std::string Sha256Hex(std::string_view data) { return DigestHex(Algorithm::kSha256, data); }
 
+Status ValidateMessageAttribute(const std::string& name, const MessageAttributeValue& value) {
+  return ValidateUserAttribute(name, value);
+}
+
 std::string Md5OfMessageAttributes(const MessageAttributeMap& attributes) {
   if (attributes.empty()) return std::string();
   std::string stream;

@@ -56,6 +56,11 @@ bool IsValidMessageText(std::string_view text);
 Status ValidateSendMessage(const SendMessageRequest& request,
                            const QueueConfig& queue, bool in_batch);
 
+// One user message attribute, by the rules ValidateSendMessage applies to
+// each (name syntax and reserved prefixes, data type, non-empty value of the
+// right kind, characters, Number syntax); no count limit.
+Status ValidateMessageAttribute(const std::string& name, const MessageAttributeValue& value);
+
 // [A-Za-z0-9_-]{1,80}
 bool IsValidBatchEntryId(std::string_view id);
 

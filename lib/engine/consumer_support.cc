@@ -1,19 +1,263 @@
 // lib/engine/consumer_support.cc — Queue's consumer-support extensions: the
 // idempotency inbox and the immediate dead-letter move (see lqs/queue.h).
+// Members of QueueImpl; see queue_impl.h for the locking rules and
+// lib/storage/keys.h for the `inbox` column family.
+//
+// The inbox holds, per queue, one record per key (its expiry time) and one
+// sweep-index entry per record (keyed by that expiry). Every inbox write
+// happens under the queue's mu_ (the delete path holds it across its
+// write, and so does the sweep), so a record and its index entry always
+// change together: renewing a key deletes its old index entry in the same
+// batch.
 
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+
+#include <rocksdb/write_batch.h>
+
+#include "lib/api/message_rules.h"
 #include "lib/engine/queue_impl.h"
+#include "lib/storage/keys.h"
+#include "lib/storage/range_iterator.h"
 
 namespace lqs::engine {
 
-// PLACEHOLDER while the implementation is being written (this session).
-Status QueueImpl::DeleteMessageAndRecord(const std::string&, const std::string&, int64_t) {
-  return Status(ErrorCode::kInternal, "DeleteMessageAndRecord: not built yet");
+using storage::Cf;
+using storage::CounterDelta;
+using storage::LeaseEntry;
+
+namespace {
+
+constexpr size_t kMaxIdempotencyKeyBytes = 512;
+constexpr int64_t kMaxInboxTtlSeconds = 1209600;  // 14 days
+// How often MoveToDeadLetterQueue tries again after finding its dead-letter
+// queue's gate taken (a purge or delete of the DLQ in progress).
+constexpr int kMaxBusyAttempts = 8;
+
+Status ValidateIdempotencyKey(const std::string& key) {
+  if (key.empty() || key.size() > kMaxIdempotencyKeyBytes) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "Value (" + std::to_string(key.size()) +
+                      " bytes) for parameter IdempotencyKey is invalid. Reason: an idempotency "
+                      "key must be 1 to 512 bytes long.");
+  }
+  return Status::OK();
 }
-StatusOr<bool> QueueImpl::InboxContains(const std::string&) {
-  return Status(ErrorCode::kInternal, "InboxContains: not built yet");
+
+Status ValidateTtl(int64_t ttl_seconds) {
+  if (ttl_seconds < 1 || ttl_seconds > kMaxInboxTtlSeconds) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "Value " + std::to_string(ttl_seconds) +
+                      " for parameter TtlSeconds is invalid. Reason: must be between 1 and "
+                      "1209600 seconds.");
+  }
+  return Status::OK();
 }
-Status QueueImpl::MoveToDeadLetterQueue(const std::string&, const MessageAttributeMap&) {
-  return Status(ErrorCode::kInternal, "MoveToDeadLetterQueue: not built yet");
+
+// The receipt-handle errors, with the texts of DeleteMessage and
+// ChangeMessageVisibility (queue_impl.cc).
+Status InvalidHandle(const std::string& handle) {
+  return Status(ErrorCode::kReceiptHandleIsInvalid,
+                "The input receipt handle \"" + handle + "\" is not a valid receipt handle.");
+}
+
+Status ForeignHandle(const std::string& handle) {
+  return Status(ErrorCode::kReceiptHandleIsInvalid,
+                "The receipt handle \"" + handle + "\" is not valid for this queue.");
+}
+
+Status ExpiredHandle(const std::string& handle) {
+  return Status(
+      ErrorCode::kInvalidParameterValue,
+      "Value " + handle +
+          " for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.");
+}
+
+Status NotLeased(const std::string& handle) {
+  return Status(ErrorCode::kInvalidParameterValue,
+                "Value " + handle +
+                    " for parameter ReceiptHandle is invalid. Reason: Message does not exist or "
+                    "is not in flight under this receipt handle.");
+}
+
+}  // namespace
+
+// ---- Idempotency inbox -----------------------------------------------------------
+
+Status QueueImpl::DeleteMessageAndRecord(const std::string& receipt_handle,
+                                         const std::string& idempotency_key, int64_t ttl_seconds) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  if (Status st = ValidateIdempotencyKey(idempotency_key); !st.ok()) return st;
+  if (Status st = ValidateTtl(ttl_seconds); !st.ok()) return st;
+  // Runs under mu_, after the handle passed DeleteMessage's rules, adding
+  // the record to the delete's batch.
+  auto record = [this, &idempotency_key, ttl_seconds](rocksdb::WriteBatch* batch,
+                                                      int64_t now) -> Status {
+    storage::Database* db = core_->db();
+    const std::string record_key = storage::InboxRecordKey(id_, idempotency_key);
+    std::string old;
+    bool found = false;
+    Status st = db->Get(Cf::kInbox, record_key, &old, &found);
+    if (!st.ok()) return st;
+    if (found) {
+      // Renewal: the record moves to its new place in the sweep index.
+      int64_t old_expiry = 0;
+      if (!storage::DecodeInboxValue(old, &old_expiry)) {
+        return Status(ErrorCode::kCorruption, "an inbox record of queue " + name_ + " is corrupt");
+      }
+      batch->Delete(db->cf(Cf::kInbox), storage::InboxIndexKey(id_, old_expiry, idempotency_key));
+    }
+    const int64_t expiry = now + ttl_seconds * 1000;
+    batch->Put(db->cf(Cf::kInbox), record_key, storage::EncodeInboxValue(expiry));
+    batch->Put(db->cf(Cf::kInbox), storage::InboxIndexKey(id_, expiry, idempotency_key),
+               rocksdb::Slice());
+    return Status::OK();
+  };
+  return DeleteOne(receipt_handle, record);
+}
+
+StatusOr<bool> QueueImpl::InboxContains(const std::string& idempotency_key) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  if (Status st = ValidateIdempotencyKey(idempotency_key); !st.ok()) return st;
+  std::string value;
+  bool found = false;
+  Status st =
+      core_->db()->Get(Cf::kInbox, storage::InboxRecordKey(id_, idempotency_key), &value, &found);
+  if (!st.ok()) return st;
+  if (!found) return false;
+  int64_t expiry = 0;
+  if (!storage::DecodeInboxValue(value, &expiry)) {
+    return Status(ErrorCode::kCorruption, "an inbox record of queue " + name_ + " is corrupt");
+  }
+  // An expired record is absent, swept or not.
+  return expiry > core_->NowMillis();
+}
+
+StatusOr<int64_t> QueueImpl::ExpireInboxLocked(int64_t now, size_t budget) {
+  storage::Database* db = core_->db();
+  std::string lo = storage::InboxIndexFrom(id_, inbox_cursor_ms_);
+  std::string hi = storage::InboxIndexFrom(id_, now + 1);
+  if (lo >= hi) return int64_t{0};
+  rocksdb::WriteBatch batch;
+  int64_t n = 0;
+  int64_t new_cursor = now + 1;  // when the whole range is swept
+  storage::RangeIterator it(db, Cf::kInbox, std::move(lo), std::move(hi));
+  for (; it.Valid(); it.Next()) {
+    storage::DecodedInboxKey k;
+    if (!storage::DecodeInboxKey(it.key(), &k) || !k.index) {
+      return Status(ErrorCode::kCorruption,
+                    "an inbox index entry of queue " + name_ + " is corrupt");
+    }
+    if (static_cast<size_t>(n) >= budget) {
+      new_cursor = k.expiry_ms;  // the rest waits for the next sweep
+      break;
+    }
+    batch.Delete(db->cf(Cf::kInbox), it.key_slice());
+    batch.Delete(db->cf(Cf::kInbox), storage::InboxRecordKey(id_, k.key));
+    ++n;
+  }
+  if (Status st = it.status("sweeping the inbox"); !st.ok()) return st;
+  if (n > 0) {
+    Status st = db->Write(&batch, /*must_sync=*/false);
+    if (!st.ok()) return st;
+  }
+  // Records are written under mu_ with expiries after their `now`, and the
+  // clock never runs backwards: nothing is ever inserted before the cursor.
+  inbox_cursor_ms_ = std::max(inbox_cursor_ms_, new_cursor);
+  return n;
+}
+
+// ---- Immediate dead-letter move -----------------------------------------------------
+
+Status QueueImpl::MoveToDeadLetterQueue(const std::string& receipt_handle,
+                                        const MessageAttributeMap& extra_attributes) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  for (const auto& [name, value] : extra_attributes) {
+    if (Status st = api::ValidateMessageAttribute(name, value); !st.ok()) return st;
+  }
+  lease::ReceiptHandle h;
+  if (!core_->handles().Decode(receipt_handle, &h)) return InvalidHandle(receipt_handle);
+  if (h.queue_id != id_) return ForeignHandle(receipt_handle);
+
+  std::shared_ptr<QueueImpl> wake_dlq;
+  for (int attempt = 1;; ++attempt) {
+    // The DLQ whose gate was busy (a purge or delete in progress there).
+    std::shared_ptr<QueueImpl> busy;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (Status st = CheckLive(); !st.ok()) return st;
+      if (!config_.redrive_policy) {
+        return Status(ErrorCode::kInvalidParameterValue,
+                      "The queue " + name_ +
+                          " has no RedrivePolicy: there is no dead-letter queue to move the "
+                          "message to.");
+      }
+      const std::string& target_arn = config_.redrive_policy->dead_letter_target_arn;
+      const auto dlq_gone = [&target_arn] {
+        return Status(ErrorCode::kQueueDoesNotExist, "The dead-letter queue " + target_arn +
+                                                         " of the RedrivePolicy does not exist.");
+      };
+
+      // Only the current, unexpired lease may move the message.
+      const int64_t now = core_->NowMillis();
+      const LeaseEntry* current = leases_.Find(h.seq);
+      const int64_t retention_cutoff = now - int64_t{config_.message_retention_period} * 1000;
+      if (current == nullptr || current->sent_ms <= retention_cutoff) {
+        return NotLeased(receipt_handle);
+      }
+      if (current->receive_count != h.receive_count || current->visible_at_ms <= now) {
+        return ExpiredHandle(receipt_handle);
+      }
+      const LeaseEntry lease = *current;
+
+      DeadLetterMove dm = PrepareDeadLetterLocked();
+      if (!dm.dlq) return dlq_gone();
+      storage::Database* db = core_->db();
+      rocksdb::WriteBatch batch;
+      CounterDelta delta;
+      // Try-locks the DLQ's gate, as a receive's move does (lock order).
+      StatusOr<bool> moved =
+          MoveToDeadLetter(&dm, h.seq, lease.receive_count, lease.first_receive_ms, lease.sent_ms,
+                           now, &batch, &delta, &extra_attributes);
+      if (!moved.ok() || !*moved) {
+        FinishDeadLetter(&dm, false);
+        if (!moved.ok()) return moved.status();
+        if (!dm.dlq->CheckLive().ok()) return dlq_gone();
+        busy = dm.dlq;
+      } else {
+        batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, h.seq));
+        delta.Add(storage::kLeases, -1);
+        batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+        AddDeadLetterCounters(&dm, &batch);
+        Status st = db->Write(&batch, /*must_sync=*/false);
+        FinishDeadLetter(&dm, st.ok());
+        if (dlq_wake_) wake_dlq = std::move(dlq_wake_);
+        if (!st.ok()) return st;
+        // Forgetting the lease also unlocks its FIFO group, and a retried
+        // ReceiveRequestAttemptId no longer finds its receive intact.
+        ForgetLeaseLocked(h.seq);
+        ApplyDelta(delta);
+      }
+    }
+    if (!busy) break;
+    // The DLQ is being purged or deleted: wait for that to finish holding
+    // no lock of ours (a thread that holds a mu_ never waits for a gate),
+    // then try again from the start.
+    if (attempt >= kMaxBusyAttempts) {
+      return Status(ErrorCode::kInternal,
+                    "the dead-letter queue stayed busy (purged or deleted); try again");
+    }
+    std::shared_lock<std::shared_mutex> wait(busy->gate_);
+  }
+  if (wake_dlq) wake_dlq->Notify();
+  // A FIFO group may have become receivable.
+  if (fifo_) Notify();
+  return Status::OK();
 }
 
 }  // namespace lqs::engine

@@ -773,7 +773,8 @@ QueueImpl::DeadLetterMove QueueImpl::PrepareDeadLetterLocked() {
 
 StatusOr<bool> QueueImpl::MoveToDeadLetter(DeadLetterMove* m, uint64_t seq, uint32_t receive_count,
                                            int64_t first_receive_ms, int64_t sent_ms, int64_t now,
-                                           rocksdb::WriteBatch* batch, CounterDelta* delta) {
+                                           rocksdb::WriteBatch* batch, CounterDelta* delta,
+                                           const MessageAttributeMap* extra_attributes) {
   QueueImpl* dlq = m->dlq.get();
   if (!m->gate.owns_lock()) {
     // Never wait for another queue's gate while holding our mutex: if the
@@ -794,6 +795,10 @@ StatusOr<bool> QueueImpl::MoveToDeadLetter(DeadLetterMove* m, uint64_t seq, uint
   st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(seq), &msg);
   if (!st.ok()) return st;
   msg.dead_letter_source_arn = arn_;
+  if (extra_attributes != nullptr && !extra_attributes->empty()) {
+    for (const auto& [name, value] : *extra_attributes) msg.attributes[name] = value;
+    msg.md5_of_attributes = api::Md5OfMessageAttributes(msg.attributes);
+  }
   VisibleEntry e;
   e.receive_count = receive_count;
   e.first_receive_ms = first_receive_ms;
@@ -1018,7 +1023,11 @@ StatusOr<ReceiveMessageResult> QueueImpl::BuildResult(const std::vector<Taken>& 
 // ---- Delete and change visibility -----------------------------------------------
 
 Status QueueImpl::DeleteMessage(const std::string& receipt_handle) {
-  StatusOr<BatchResult> r = DeleteMessageBatch({{"0", receipt_handle}});
+  return DeleteOne(receipt_handle, nullptr);
+}
+
+Status QueueImpl::DeleteOne(const std::string& receipt_handle, const AlsoWrite& also) {
+  StatusOr<BatchResult> r = DeleteMessagesWith({{"0", receipt_handle}}, also);
   if (!r.ok()) return r.status();
   if (!r->failed.empty()) return FromEntryError(r->failed[0]);
   return Status::OK();
@@ -1026,6 +1035,11 @@ Status QueueImpl::DeleteMessage(const std::string& receipt_handle) {
 
 StatusOr<BatchResult> QueueImpl::DeleteMessageBatch(
     const std::vector<DeleteMessageBatchEntry>& entries) {
+  return DeleteMessagesWith(entries, nullptr);
+}
+
+StatusOr<BatchResult> QueueImpl::DeleteMessagesWith(
+    const std::vector<DeleteMessageBatchEntry>& entries, const AlsoWrite& also) {
   Status live = CheckLive();
   if (!live.ok()) return live;
   if (entries.size() != 1 || entries[0].id != "0") {
@@ -1071,8 +1085,15 @@ StatusOr<BatchResult> QueueImpl::DeleteMessageBatch(
     // A message that is no longer leased was deleted, expired, purged or
     // moved: deleting it again succeeds, as in SQS.
   }
-  if (!gone.empty()) {
-    batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+  const bool extra = also && out.failed.empty();
+  if (extra) {
+    st = also(&batch, now);
+    if (!st.ok()) return st;
+  }
+  if (!gone.empty() || extra) {
+    if (!gone.empty()) {
+      batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+    }
     st = db->Write(&batch, /*must_sync=*/false);
     if (!st.ok()) return st;
     for (uint64_t seq : gone) ForgetLeaseLocked(seq);
@@ -1198,6 +1219,8 @@ Status QueueImpl::PurgeQueue() {
   storage::Database* db = core_->db();
   rocksdb::WriteBatch batch;
   const std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
+  // The idempotency inbox (Cf::kInbox) is kept: it records work done, not
+  // messages.
   for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry, Cf::kGrouped, Cf::kDedup}) {
     batch.DeleteRange(db->cf(cf), lo, hi);
   }
@@ -1246,7 +1269,8 @@ Status QueueImpl::Destroy(rocksdb::WriteBatch* catalog_changes) {
   if (!live.ok()) return live;
   storage::Database* db = core_->db();
   const std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
-  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry, Cf::kGrouped, Cf::kDedup}) {
+  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry, Cf::kGrouped, Cf::kDedup,
+                Cf::kInbox}) {
     catalog_changes->DeleteRange(db->cf(cf), lo, hi);
   }
   catalog_changes->DeleteRange(db->cf(Cf::kCounters), storage::BucketPrefix(id_),
@@ -1270,6 +1294,9 @@ StatusOr<int64_t> QueueImpl::ExpireNow(size_t budget, bool reclaim) {
   if (!n.ok()) return n;
   last_expire_ms_ = now;
   if (!reclaim) return n;
+  // Maintenance also sweeps expired inbox records.
+  StatusOr<int64_t> inbox = ExpireInboxLocked(now, budget);
+  if (!inbox.ok()) return inbox.status();
   // Drop persisted delay buckets that are in the past.
   rocksdb::WriteBatch batch;
   batch.DeleteRange(core_->db()->cf(Cf::kCounters), storage::BucketPrefix(id_),

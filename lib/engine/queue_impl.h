@@ -208,9 +208,12 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   DeadLetterMove PrepareDeadLetterLocked();
   // Adds to `batch` the move of message `seq` into the DLQ (the caller
   // deletes the source's index entry). False: the DLQ cannot take it now.
+  // `extra_attributes` (optional, already validated) are merged into the
+  // moved message's attributes, overwriting same-named ones.
   StatusOr<bool> MoveToDeadLetter(DeadLetterMove* m, uint64_t seq, uint32_t receive_count,
                                   int64_t first_receive_ms, int64_t sent_ms, int64_t now,
-                                  rocksdb::WriteBatch* batch, storage::CounterDelta* delta);
+                                  rocksdb::WriteBatch* batch, storage::CounterDelta* delta,
+                                  const MessageAttributeMap* extra_attributes = nullptr);
   void AddDeadLetterCounters(DeadLetterMove* m, rocksdb::WriteBatch* batch);
   // After the write: settles the DLQ's pending inserts; REQUIRES mu_.
   void FinishDeadLetter(DeadLetterMove* m, bool ok);
@@ -260,6 +263,19 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // Removes a lease from the lease table (and its FIFO group); REQUIRES mu_.
   void ForgetLeaseLocked(uint64_t seq);
 
+  // DeleteMessageBatch, with `also` (optional) adding its own changes to the
+  // same batch when every entry passed; `also` runs under mu_ and its error
+  // fails the call before anything is written.
+  using AlsoWrite = std::function<Status(rocksdb::WriteBatch*, int64_t now)>;
+  StatusOr<BatchResult> DeleteMessagesWith(const std::vector<DeleteMessageBatchEntry>& entries,
+                                           const AlsoWrite& also);
+  // DeleteMessage (one handle) through DeleteMessagesWith.
+  Status DeleteOne(const std::string& receipt_handle, const AlsoWrite& also);
+
+  // Consumer support (consumer_support.cc). Drops up to `budget` inbox
+  // records that expired by `now`, through the sweep index; REQUIRES mu_.
+  StatusOr<int64_t> ExpireInboxLocked(int64_t now, size_t budget);
+
   // FIFO (fifo_queue.cc).
   Status StoreFifoMessages(const std::vector<const SendMessageRequest*>& requests,
                            std::vector<SendMessageResult>* results);
@@ -293,6 +309,9 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   uint64_t cursor_seq_ = 0;       // guarded by mu_
   int64_t expiry_cursor_ms_ = 0;  // guarded by mu_
   int64_t last_expire_ms_ = 0;    // guarded by mu_; last retention sweep
+  // Inbox sweep index entries before this expiry are all gone (memory only:
+  // after a reopen the first sweep starts from 0).
+  int64_t inbox_cursor_ms_ = 0;  // guarded by mu_
   // A DLQ that received messages during TryReceiveLocked; its waiters are
   // woken once mu_ is released.
   std::shared_ptr<QueueImpl> dlq_wake_;  // guarded by mu_

@@ -109,6 +109,30 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
     }
     if (expiry_found != expiry_expected) problems.push_back(where + "expiry index disagrees with visible entries");
 
+    // The idempotency inbox: well-formed records (a key of 1..512 bytes, an
+    // 8-byte expiry), each with exactly one sweep-index entry at its expiry.
+    std::set<std::pair<int64_t, std::string>> inbox_records, inbox_index;
+    it.reset(db->db()->NewIterator(ro, db->cf(Cf::kInbox)));
+    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+      storage::DecodedInboxKey k;
+      int64_t expiry = 0;
+      if (!storage::DecodeInboxKey(View(it->key()), &k) || k.key.empty() || k.key.size() > 512) {
+        problems.push_back(where + "undecodable inbox key");
+        continue;
+      }
+      if (k.index) {
+        if (!it->value().empty()) problems.push_back(where + "inbox index entry with a value");
+        inbox_index.emplace(k.expiry_ms, std::move(k.key));
+      } else if (!storage::DecodeInboxValue(View(it->value()), &expiry)) {
+        problems.push_back(where + "undecodable inbox record");
+      } else {
+        inbox_records.emplace(expiry, std::move(k.key));
+      }
+    }
+    if (inbox_records != inbox_index) {
+      problems.push_back(where + "inbox index disagrees with inbox records");
+    }
+
     std::string raw;
     rocksdb::ReadOptions gro;
     gro.snapshot = snap;
@@ -126,7 +150,8 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
   }
 
   // Data of queues that no longer exist.
-  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry, Cf::kGrouped, Cf::kDedup}) {
+  for (Cf cf : {Cf::kMessages, Cf::kVisible, Cf::kInflight, Cf::kExpiry, Cf::kGrouped, Cf::kDedup,
+                Cf::kInbox}) {
     rocksdb::ReadOptions ro;
     ro.snapshot = snap;
     std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(cf)));

@@ -37,8 +37,9 @@ rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
   table.cache_index_and_filter_blocks = true;
   table.pin_l0_filter_and_index_blocks_in_cache = true;
   if (which == Cf::kMessages || which == Cf::kInflight || which == Cf::kCatalog ||
-      which == Cf::kCounters) {
-    // Point lookups by key: bloom filters make misses cheap.
+      which == Cf::kCounters || which == Cf::kInbox) {
+    // Point lookups by key: bloom filters make misses cheap (for the inbox,
+    // a miss is the common answer of InboxContains).
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   }
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
@@ -74,6 +75,8 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options,
 
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options.create_if_missing;
+  // Databases created before a column family existed (e.g. `inbox`) gain it
+  // empty at open.
   db_options.create_missing_column_families = true;
   db_options.max_background_jobs = 2;
   db_options.bytes_per_sync = 1 << 20;

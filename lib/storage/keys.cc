@@ -12,6 +12,7 @@ const char* CfName(Cf cf) {
     case Cf::kCounters: return "counters";
     case Cf::kGrouped: return "grouped";
     case Cf::kDedup: return "dedup";
+    case Cf::kInbox: return "inbox";
     case Cf::kCount: break;
   }
   return "?";
@@ -140,6 +141,60 @@ std::string DedupKey(uint64_t qid, std::string_view dedup_key) {
   PutBE64(&k, qid);
   k.append(dedup_key);
   return k;
+}
+
+std::string InboxRecordKey(uint64_t qid, std::string_view key) {
+  std::string k;
+  k.reserve(9 + key.size());
+  PutBE64(&k, qid);
+  k.push_back(kInboxRecordTag);
+  k.append(key);
+  return k;
+}
+
+std::string InboxIndexKey(uint64_t qid, int64_t expiry_ms, std::string_view key) {
+  std::string k = InboxIndexFrom(qid, expiry_ms);
+  k.append(key);
+  return k;
+}
+
+std::string InboxIndexFrom(uint64_t qid, int64_t expiry_ms) {
+  std::string k;
+  k.reserve(17);
+  PutBE64(&k, qid);
+  k.push_back(kInboxIndexTag);
+  PutBE64(&k, TimeBits(expiry_ms));
+  return k;
+}
+
+std::string EncodeInboxValue(int64_t expiry_ms) {
+  std::string v;
+  PutBE64(&v, TimeBits(expiry_ms));
+  return v;
+}
+
+bool DecodeInboxValue(std::string_view value, int64_t* expiry_ms) {
+  if (value.size() != 8) return false;
+  *expiry_ms = static_cast<int64_t>(GetBE64(value.data()));
+  return true;
+}
+
+bool DecodeInboxKey(std::string_view k, DecodedInboxKey* out) {
+  if (k.size() < 10) return false;  // qid, tag, at least one key byte
+  out->qid = GetBE64(k.data());
+  if (k[8] == kInboxRecordTag) {
+    out->index = false;
+    out->expiry_ms = 0;
+    out->key.assign(k.data() + 9, k.size() - 9);
+    return true;
+  }
+  if (k[8] == kInboxIndexTag && k.size() >= 18) {
+    out->index = true;
+    out->expiry_ms = static_cast<int64_t>(GetBE64(k.data() + 9));
+    out->key.assign(k.data() + 17, k.size() - 17);
+    return true;
+  }
+  return false;
 }
 
 std::string ExpiryValueVisible(int64_t visible_at_ms) {

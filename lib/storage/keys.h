@@ -16,6 +16,15 @@
 //   grouped   qid group 0x00 seq     -> VisibleEntry; queued messages of FIFO
 //                                       queues, in group order
 //   dedup     qid dedup-key          -> DedupEntry; FIFO deduplication window
+//   inbox     qid 'R' key            -> expiry_ms (8 bytes, big-endian); the
+//                                       idempotency inbox (Queue::
+//                                       DeleteMessageAndRecord), one record
+//                                       per key (1..512 arbitrary bytes)
+//             qid 'X' expiry_ms key  -> empty; the sweep index: exactly one
+//                                       entry per record, at its expiry, so
+//                                       maintenance drops expired records
+//                                       without reading live ones. PurgeQueue
+//                                       keeps the inbox; DeleteQueue drops it
 //   counters  'Q' qid                -> sparse counter record (merge: add/max)
 //             'B' qid bucket_second  -> delayed messages becoming visible in
 //                                       that second (merge: add)
@@ -44,6 +53,7 @@ enum class Cf : int {
   kCounters,
   kGrouped,
   kDedup,
+  kInbox,
   kCount,  // number of column families
 };
 
@@ -84,6 +94,26 @@ bool DecodeGroupedKey(std::string_view key, uint64_t* qid, std::string* group, u
 
 // dedup CF: qid | dedup key.
 std::string DedupKey(uint64_t qid, std::string_view dedup_key);
+
+// inbox CF: records (qid 'R' key -> expiry) and their sweep index
+// (qid 'X' expiry_ms key -> ""). Both sub-ranges lie inside the queue's
+// range [QueuePrefix, QueueEnd).
+inline constexpr char kInboxRecordTag = 'R';
+inline constexpr char kInboxIndexTag = 'X';
+std::string InboxRecordKey(uint64_t qid, std::string_view key);
+std::string InboxIndexKey(uint64_t qid, int64_t expiry_ms, std::string_view key);
+// The first index key whose expiry is `expiry_ms` or later (0: the start of
+// the queue's sweep index).
+std::string InboxIndexFrom(uint64_t qid, int64_t expiry_ms);
+std::string EncodeInboxValue(int64_t expiry_ms);
+bool DecodeInboxValue(std::string_view value, int64_t* expiry_ms);
+struct DecodedInboxKey {
+  uint64_t qid = 0;
+  bool index = false;     // a sweep-index key (else a record key)
+  int64_t expiry_ms = 0;  // index keys only
+  std::string key;        // the idempotency key
+};
+bool DecodeInboxKey(std::string_view k, DecodedInboxKey* out);
 
 // expiry CF values: where the entry lives.
 std::string ExpiryValueVisible(int64_t visible_at_ms);

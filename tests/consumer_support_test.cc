@@ -1,0 +1,510 @@
+// Consumer-support extensions: the idempotency inbox and the immediate
+// dead-letter move (Queue::DeleteMessageAndRecord, InboxContains,
+// MoveToDeadLetterQueue).
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include "lib/api/message_rules.h"
+#include "lib/storage/keys.h"
+#include "tests/testutil.h"
+
+namespace lqs::testing {
+namespace {
+
+class ConsumerSupportTest : public BrokerTest {
+ protected:
+  std::string Redrive(const std::string& dlq, int max) {
+    return "{\"deadLetterTargetArn\":\"" + broker_->ArnFor(dlq) +
+           "\",\"maxReceiveCount\":" + std::to_string(max) + "}";
+  }
+
+  // Sends `body` and receives it; returns its receipt handle.
+  std::string SendAndReceive(Queue& q, const std::string& body, int visibility_timeout = 30) {
+    Send(q, body);
+    auto got = Receive(q, 1, visibility_timeout);
+    EXPECT_EQ(got.size(), 1u);
+    return got.empty() ? "" : got[0].receipt_handle;
+  }
+
+  // Closes the Broker, calls fn with the raw RocksDB database and its `inbox`
+  // column family, and opens the Broker again.
+  void WithRawDb(bool read_only,
+                 const std::function<void(rocksdb::DB*, rocksdb::ColumnFamilyHandle*)>& fn) {
+    EXPECT_OK(broker_->Close());
+    broker_.reset();
+    const std::string path = MakeOptions().path;
+    std::vector<std::string> names;
+    EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
+    rocksdb::ColumnFamilyOptions cf_options;
+    cf_options.disable_auto_compactions = true;  // no merge operator here
+    std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+    for (const auto& n : names) descriptors.emplace_back(n, cf_options);
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    rocksdb::Status s =
+        read_only
+            ? rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), path, descriptors, &handles, &raw)
+            : rocksdb::DB::Open(rocksdb::DBOptions(), path, descriptors, &handles, &raw);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    if (s.ok()) {
+      std::unique_ptr<rocksdb::DB> db(raw);
+      rocksdb::ColumnFamilyHandle* inbox = nullptr;
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == "inbox") inbox = handles[i];
+      }
+      fn(db.get(), inbox);
+      for (auto* h : handles) EXPECT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+      EXPECT_TRUE(db->Close().ok());
+    }
+    Open();
+  }
+
+  // The number of keys in the raw `inbox` column family (records and
+  // sweep-index entries).
+  int64_t RawInboxKeys() {
+    int64_t n = -1;
+    WithRawDb(/*read_only=*/true, [&n](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
+      if (inbox == nullptr) return;
+      n = 0;
+      std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), inbox));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+    });
+    return n;
+  }
+
+  std::shared_ptr<Queue> Get(const std::string& name) {
+    auto q = broker_->GetQueue(name);
+    EXPECT_TRUE(q.ok()) << q.status().ToString();
+    return q.ok() ? *q : nullptr;
+  }
+
+  static bool Contains(Queue& q, const std::string& key) {
+    auto r = q.InboxContains(key);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && *r;
+  }
+};
+
+// ---- Idempotency inbox -----------------------------------------------------------
+
+TEST(InboxKeysTest, RoundTripAndOrder) {
+  storage::DecodedInboxKey k;
+  ASSERT_TRUE(storage::DecodeInboxKey(storage::InboxRecordKey(7, std::string("a\0b", 3)), &k));
+  EXPECT_EQ(k.qid, 7u);
+  EXPECT_FALSE(k.index);
+  EXPECT_EQ(k.key, std::string("a\0b", 3));
+  ASSERT_TRUE(storage::DecodeInboxKey(storage::InboxIndexKey(7, 1234, "key"), &k));
+  EXPECT_TRUE(k.index);
+  EXPECT_EQ(k.expiry_ms, 1234);
+  EXPECT_EQ(k.key, "key");
+  EXPECT_FALSE(storage::DecodeInboxKey(storage::QueuePrefix(7), &k));
+  // The index is in expiry order whatever the keys, inside the queue's range.
+  EXPECT_LT(storage::InboxIndexKey(7, 999, "zzz"), storage::InboxIndexKey(7, 1000, "a"));
+  EXPECT_LT(storage::InboxIndexKey(7, 1000, "a"), storage::InboxIndexFrom(7, 1001));
+  EXPECT_LE(storage::InboxIndexFrom(7, 0), storage::InboxIndexKey(7, 0, "a"));
+  EXPECT_LT(storage::QueuePrefix(7), storage::InboxRecordKey(7, "k"));
+  EXPECT_LT(storage::InboxIndexKey(7, INT64_MAX, "k"), storage::QueueEnd(7));
+  int64_t expiry = 0;
+  ASSERT_TRUE(storage::DecodeInboxValue(storage::EncodeInboxValue(42), &expiry));
+  EXPECT_EQ(expiry, 42);
+  EXPECT_FALSE(storage::DecodeInboxValue("bad", &expiry));
+}
+
+TEST_F(ConsumerSupportTest, DeleteAndRecordDeletesAndRecords) {
+  auto q = MakeQueue("q");
+  const std::string handle = SendAndReceive(*q, "job");
+  EXPECT_FALSE(Contains(*q, "job-1"));
+  ASSERT_OK(q->DeleteMessageAndRecord(handle, "job-1", 3600));
+  EXPECT_TRUE(Contains(*q, "job-1"));
+  EXPECT_FALSE(Contains(*q, "job-2"));
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 0, 0}));
+  clock_->AdvanceSeconds(60);  // past the lease: the message is gone for good
+  EXPECT_TRUE(Receive(*q).empty());
+  auto stats = q->GetStats();
+  ASSERT_OK(stats);
+  EXPECT_EQ(stats->deleted_total, 1);
+  // The inbox is per queue.
+  auto other = MakeQueue("other");
+  EXPECT_FALSE(Contains(*other, "job-1"));
+}
+
+TEST_F(ConsumerSupportTest, FailureRecordsNothing) {
+  auto q = MakeQueue("q");
+  auto other = MakeQueue("other");
+  const std::string handle = SendAndReceive(*q, "job");
+  const std::string foreign = SendAndReceive(*other, "job");
+  EXPECT_CODE(q->DeleteMessageAndRecord("not-a-handle", "k", 60), kReceiptHandleIsInvalid);
+  EXPECT_CODE(q->DeleteMessageAndRecord(foreign, "k", 60), kReceiptHandleIsInvalid);
+  EXPECT_FALSE(Contains(*q, "k"));
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 0}));  // still in flight
+  EXPECT_EQ(Counts(*other), (std::array<int64_t, 3>{0, 1, 0}));
+  ASSERT_OK(q->DeleteMessageAndRecord(handle, "k", 60));
+  EXPECT_TRUE(Contains(*q, "k"));
+}
+
+TEST_F(ConsumerSupportTest, FifoExpiredLeaseRecordsNothing) {
+  auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"}, {"ContentBasedDeduplication", "true"}});
+  SendMessageRequest s;
+  s.body = "job";
+  s.message_group_id = "g";
+  ASSERT_OK(q->SendMessage(s));
+  auto got = Receive(*q, 1, 10);
+  ASSERT_EQ(got.size(), 1u);
+  clock_->AdvanceSeconds(11);
+  EXPECT_CODE(q->DeleteMessageAndRecord(got[0].receipt_handle, "k", 60), kInvalidParameterValue);
+  EXPECT_FALSE(Contains(*q, "k"));
+  // The message was not deleted: it comes back, and its new handle works.
+  auto again = Receive(*q, 1, 10);
+  ASSERT_EQ(again.size(), 1u);
+  ASSERT_OK(q->DeleteMessageAndRecord(again[0].receipt_handle, "k", 60));
+  EXPECT_TRUE(Contains(*q, "k"));
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 0, 0}));
+}
+
+TEST_F(ConsumerSupportTest, StandardStaleHandleStillDeletesAndRecords) {
+  // Standard queues: any handle ever issued deletes (as DeleteMessage does),
+  // also after the message is gone; the record is written either way.
+  auto q = MakeQueue("q");
+  const std::string handle = SendAndReceive(*q, "job");
+  ASSERT_OK(q->DeleteMessage(handle));
+  ASSERT_OK(q->DeleteMessageAndRecord(handle, "k", 60));
+  EXPECT_TRUE(Contains(*q, "k"));
+}
+
+TEST_F(ConsumerSupportTest, RecordExpiresAndIsSwept) {
+  auto q = MakeQueue("q");
+  ASSERT_OK(q->DeleteMessageAndRecord(SendAndReceive(*q, "a"), "short", 60));
+  ASSERT_OK(q->DeleteMessageAndRecord(SendAndReceive(*q, "b"), "long", 600));
+  EXPECT_EQ(RawInboxKeys(), 4);  // two records, two index entries
+  q = Get("q");
+  clock_->AdvanceSeconds(59);
+  EXPECT_TRUE(Contains(*q, "short"));
+  clock_->AdvanceSeconds(1);
+  // Absent as soon as it expires, before any sweep.
+  EXPECT_FALSE(Contains(*q, "short"));
+  EXPECT_TRUE(Contains(*q, "long"));
+  EXPECT_EQ(RawInboxKeys(), 4);
+  ASSERT_OK(broker_->RunMaintenance());
+  EXPECT_EQ(RawInboxKeys(), 2);  // only "long" is left
+  q = Get("q");
+  EXPECT_TRUE(Contains(*q, "long"));
+  clock_->AdvanceSeconds(600);
+  EXPECT_FALSE(Contains(*q, "long"));
+  ASSERT_OK(broker_->RunMaintenance());
+  EXPECT_EQ(RawInboxKeys(), 0);
+}
+
+TEST_F(ConsumerSupportTest, RecordSurvivesReopen) {
+  auto q = MakeQueue("q");
+  ASSERT_OK(q->DeleteMessageAndRecord(SendAndReceive(*q, "a"), "k", 3600));
+  Reopen();
+  q = Get("q");
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(Contains(*q, "k"));
+  // The sweep after a reopen finds expired records too.
+  clock_->AdvanceSeconds(3600);
+  ASSERT_OK(broker_->RunMaintenance());
+  EXPECT_EQ(RawInboxKeys(), 0);
+}
+
+TEST_F(ConsumerSupportTest, ReRecordRenews) {
+  auto q = MakeQueue("q");
+  ASSERT_OK(q->DeleteMessageAndRecord(SendAndReceive(*q, "a"), "k", 60));
+  clock_->AdvanceSeconds(50);
+  ASSERT_OK(q->DeleteMessageAndRecord(SendAndReceive(*q, "b"), "k", 60));
+  EXPECT_EQ(RawInboxKeys(), 2);  // one record, one index entry: the old one went
+  q = Get("q");
+  clock_->AdvanceSeconds(20);  // 70 s after the first record
+  EXPECT_TRUE(Contains(*q, "k"));
+  ASSERT_OK(broker_->RunMaintenance());
+  EXPECT_TRUE(Contains(*q, "k"));
+  EXPECT_EQ(RawInboxKeys(), 2);
+  q = Get("q");
+  clock_->AdvanceSeconds(40);  // 110 s: the renewed record ended
+  EXPECT_FALSE(Contains(*q, "k"));
+  ASSERT_OK(broker_->RunMaintenance());
+  EXPECT_EQ(RawInboxKeys(), 0);
+}
+
+TEST_F(ConsumerSupportTest, PurgeKeepsInboxDeleteQueueDropsIt) {
+  auto q = MakeQueue("q");
+  ASSERT_OK(q->DeleteMessageAndRecord(SendAndReceive(*q, "a"), "k", 3600));
+  Send(*q, "b");
+  ASSERT_OK(q->PurgeQueue());
+  EXPECT_TRUE(Contains(*q, "k"));
+  ASSERT_OK(broker_->DeleteQueue("q"));
+  EXPECT_CODE(q->InboxContains("k"), kQueueDoesNotExist);
+  EXPECT_EQ(RawInboxKeys(), 0);
+  clock_->AdvanceSeconds(61);  // SQS's name-reuse rule
+  auto again = MakeQueue("q");
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(Contains(*again, "k"));
+}
+
+TEST_F(ConsumerSupportTest, BadKeyOrTtlNamesTheParameter) {
+  auto q = MakeQueue("q");
+  const std::string handle = SendAndReceive(*q, "a");
+  auto expect_invalid = [](const Status& st, const std::string& parameter) {
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidParameterValue) << st.ToString();
+    EXPECT_NE(st.message().find(parameter), std::string::npos) << st.ToString();
+  };
+  expect_invalid(q->DeleteMessageAndRecord(handle, "", 60), "IdempotencyKey");
+  expect_invalid(q->DeleteMessageAndRecord(handle, std::string(513, 'k'), 60), "IdempotencyKey");
+  expect_invalid(q->DeleteMessageAndRecord(handle, "k", 0), "TtlSeconds");
+  expect_invalid(q->DeleteMessageAndRecord(handle, "k", 1209601), "TtlSeconds");
+  expect_invalid(q->InboxContains("").status(), "IdempotencyKey");
+  expect_invalid(q->InboxContains(std::string(513, 'k')).status(), "IdempotencyKey");
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 0}));  // nothing was deleted
+  // The limits themselves are fine, and keys are arbitrary bytes.
+  const std::string longest(512, '\0');
+  ASSERT_OK(q->DeleteMessageAndRecord(handle, longest, 1209600));
+  EXPECT_TRUE(Contains(*q, longest));
+  EXPECT_FALSE(Contains(*q, std::string(511, '\0')));
+}
+
+TEST_F(ConsumerSupportTest, DatabaseWithoutInboxColumnFamilyOpens) {
+  auto q = MakeQueue("q");
+  Send(*q, "kept");
+  // Make it look like a database from before the inbox existed; the Broker
+  // opens it again, creating the column family.
+  WithRawDb(/*read_only=*/false, [](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
+    ASSERT_NE(inbox, nullptr);
+    ASSERT_TRUE(db->DropColumnFamily(inbox).ok());
+  });
+  EXPECT_EQ(RawInboxKeys(), 0);  // it exists again, empty
+  q = Get("q");
+  ASSERT_TRUE(q);
+  auto got = Receive(*q, 1);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_OK(q->DeleteMessageAndRecord(got[0].receipt_handle, "k", 60));
+  EXPECT_TRUE(Contains(*q, "k"));
+}
+
+TEST_F(ConsumerSupportTest, VerifyChecksInboxRecords) {
+  auto q = MakeQueue("q");
+  ASSERT_OK(q->DeleteMessageAndRecord(SendAndReceive(*q, "a"), "k", 60));
+  // Break the record (a value that is not an 8-byte expiry), and add a
+  // record without an index entry.
+  std::string record_key, record_value;
+  WithRawDb(/*read_only=*/false, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), inbox));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      if (it->key().size() > 8 && it->key()[8] == 'R') {
+        record_key = it->key().ToString();
+        record_value = it->value().ToString();
+      }
+    }
+    ASSERT_FALSE(record_key.empty());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), inbox, record_key, "bad").ok());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), inbox, record_key + "2", record_value).ok());
+  });
+  auto problems = broker_->Verify();
+  ASSERT_OK(problems);
+  std::string all;
+  for (const auto& p : *problems) all += p + "\n";
+  EXPECT_NE(all.find("undecodable inbox record"), std::string::npos) << all;
+  EXPECT_NE(all.find("inbox index disagrees"), std::string::npos) << all;
+  // Repair, so that the teardown's check passes.
+  WithRawDb(/*read_only=*/false, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), inbox, record_key, record_value).ok());
+    ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), inbox, record_key + "2").ok());
+  });
+  problems = broker_->Verify();
+  ASSERT_OK(problems);
+  EXPECT_TRUE(problems->empty());
+}
+
+// ---- Immediate dead-letter move -------------------------------------------------------
+
+TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueStandard) {
+  auto dlq = MakeQueue("dlq");
+  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 5)}});
+  SendMessageRequest s;
+  s.body = "poison";
+  s.message_attributes["k"] = {"Number", "42", ""};
+  s.message_attributes["lqs.Error"] = {"String", "old", ""};
+  auto sent = q->SendMessage(s);
+  ASSERT_OK(sent);
+  Send(*q, "fine");
+  auto got = Receive(*q, 1, 30);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0].body, "poison");
+  MessageAttributeMap extra;
+  extra["lqs.Error"] = {"String", "bad input", ""};
+  extra["lqs.Attempts"] = {"Number", "1", ""};
+  ASSERT_OK(q->MoveToDeadLetterQueue(got[0].receipt_handle, extra));
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 0, 0}));
+  EXPECT_EQ(Counts(*dlq), (std::array<int64_t, 3>{1, 0, 0}));
+  auto stats = q->GetStats();
+  ASSERT_OK(stats);
+  EXPECT_EQ(stats->moved_to_dlq_total, 1);
+  // The handle is spent.
+  EXPECT_CODE(q->MoveToDeadLetterQueue(got[0].receipt_handle, {}), kInvalidParameterValue);
+  EXPECT_OK(q->DeleteMessage(got[0].receipt_handle));  // a no-op, as in SQS
+
+  auto moved = Receive(*dlq);
+  ASSERT_EQ(moved.size(), 1u);
+  const ReceivedMessage& m = moved[0];
+  EXPECT_EQ(m.message_id, sent->message_id);
+  EXPECT_EQ(m.body, "poison");
+  EXPECT_EQ(m.attributes.at("DeadLetterQueueSourceArn"), q->arn());
+  EXPECT_EQ(m.attributes.at("ApproximateReceiveCount"), "2");  // one here, one there
+  ASSERT_EQ(m.message_attributes.size(), 3u);
+  EXPECT_EQ(m.message_attributes.at("k").string_value, "42");
+  EXPECT_EQ(m.message_attributes.at("lqs.Error").string_value, "bad input");
+  EXPECT_EQ(m.message_attributes.at("lqs.Attempts").data_type, "Number");
+  ASSERT_TRUE(m.md5_of_message_attributes.has_value());
+  EXPECT_EQ(*m.md5_of_message_attributes, api::Md5OfMessageAttributes(m.message_attributes));
+  EXPECT_NE(*m.md5_of_message_attributes, *sent->md5_of_message_attributes);
+  EXPECT_EQ(Counts(*dlq), (std::array<int64_t, 3>{0, 1, 0}));
+  // The source keeps working.
+  EXPECT_EQ(Receive(*q).size(), 1u);
+}
+
+TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueFifoUnlocksTheGroup) {
+  auto dlq = MakeQueue("dlq.fifo", {{"FifoQueue", "true"}});
+  auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"},
+                                {"ContentBasedDeduplication", "true"},
+                                {"RedrivePolicy", Redrive("dlq.fifo", 5)}});
+  for (const char* body : {"first", "second"}) {
+    SendMessageRequest s;
+    s.body = body;
+    s.message_group_id = "g";
+    ASSERT_OK(q->SendMessage(s));
+  }
+  auto got = Receive(*q, 1, 30);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0].body, "first");
+  EXPECT_TRUE(Receive(*q).empty());  // the group is locked past its leased message
+  MessageAttributeMap extra;
+  extra["lqs.Error"] = {"String", "bad input", ""};
+  ASSERT_OK(q->MoveToDeadLetterQueue(got[0].receipt_handle, extra));
+  // The group moves on at once.
+  auto next = Receive(*q, 10, 30);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].body, "second");
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 0}));
+
+  auto moved = Receive(*dlq);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0].body, "first");
+  EXPECT_EQ(moved[0].message_id, got[0].message_id);
+  EXPECT_EQ(moved[0].attributes.at("MessageGroupId"), "g");
+  EXPECT_EQ(moved[0].attributes.at("DeadLetterQueueSourceArn"), q->arn());
+  EXPECT_EQ(moved[0].attributes.at("ApproximateReceiveCount"), "2");
+  EXPECT_EQ(moved[0].message_attributes.at("lqs.Error").string_value, "bad input");
+  ASSERT_TRUE(moved[0].md5_of_message_attributes.has_value());
+  EXPECT_EQ(*moved[0].md5_of_message_attributes,
+            api::Md5OfMessageAttributes(moved[0].message_attributes));
+  EXPECT_EQ(Counts(*dlq), (std::array<int64_t, 3>{0, 1, 0}));
+  ASSERT_OK(q->DeleteMessage(next[0].receipt_handle));
+  ASSERT_OK(dlq->DeleteMessage(moved[0].receipt_handle));
+  Reopen();  // the state on disk agrees (Verify runs at teardown too)
+  EXPECT_EQ(Counts(*Get("q.fifo")), (std::array<int64_t, 3>{0, 0, 0}));
+  EXPECT_EQ(Counts(*Get("dlq.fifo")), (std::array<int64_t, 3>{0, 0, 0}));
+}
+
+TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueWakesLongPolls) {
+  auto dlq = MakeQueue("dlq.fifo", {{"FifoQueue", "true"}});
+  auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"},
+                                {"ContentBasedDeduplication", "true"},
+                                {"RedrivePolicy", Redrive("dlq.fifo", 5)}});
+  for (const char* body : {"first", "second"}) {
+    SendMessageRequest s;
+    s.body = body;
+    s.message_group_id = "g";
+    ASSERT_OK(q->SendMessage(s));
+  }
+  auto got = Receive(*q, 1, 30);
+  ASSERT_EQ(got.size(), 1u);
+  // A blocked long poll on the source (its only group is locked) and a
+  // parked asynchronous one on the DLQ.
+  auto source_wait = std::async(std::launch::async, [q] {
+    ReceiveMessageRequest r;
+    r.wait_time_seconds = 20;
+    return q->ReceiveMessage(r);
+  });
+  std::promise<StatusOr<ReceiveMessageResult>> dlq_promise;
+  auto dlq_wait = dlq_promise.get_future();
+  ReceiveMessageRequest r;
+  r.wait_time_seconds = 20;
+  dlq->ReceiveMessageAsync(r, [&dlq_promise](StatusOr<ReceiveMessageResult> result) {
+    dlq_promise.set_value(std::move(result));
+  });
+  EXPECT_EQ(source_wait.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  EXPECT_EQ(dlq_wait.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
+  ASSERT_OK(q->MoveToDeadLetterQueue(got[0].receipt_handle, {}));
+  ASSERT_EQ(source_wait.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_EQ(dlq_wait.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  auto from_source = source_wait.get();
+  ASSERT_OK(from_source);
+  ASSERT_EQ(from_source->messages.size(), 1u);
+  EXPECT_EQ(from_source->messages[0].body, "second");
+  auto from_dlq = dlq_wait.get();
+  ASSERT_OK(from_dlq);
+  ASSERT_EQ(from_dlq->messages.size(), 1u);
+  EXPECT_EQ(from_dlq->messages[0].body, "first");
+}
+
+TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueNeedsTheCurrentLease) {
+  auto dlq = MakeQueue("dlq");
+  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 5)}});
+  const std::string first = SendAndReceive(*q, "job", 10);
+  clock_->AdvanceSeconds(10);  // the lease ended
+  EXPECT_CODE(q->MoveToDeadLetterQueue(first, {}), kInvalidParameterValue);
+  auto again = Receive(*q, 1, 10);  // someone else holds it now
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_CODE(q->MoveToDeadLetterQueue(first, {}), kInvalidParameterValue);
+  EXPECT_CODE(q->MoveToDeadLetterQueue("garbage", {}), kReceiptHandleIsInvalid);
+  EXPECT_EQ(Counts(*dlq), (std::array<int64_t, 3>{0, 0, 0}));
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 0}));
+  ASSERT_OK(q->MoveToDeadLetterQueue(again[0].receipt_handle, {}));
+  EXPECT_EQ(Counts(*dlq), (std::array<int64_t, 3>{1, 0, 0}));
+}
+
+TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueWithoutRedrivePolicy) {
+  auto q = MakeQueue("q");
+  const std::string handle = SendAndReceive(*q, "job");
+  Status st = q->MoveToDeadLetterQueue(handle, {});
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidParameterValue) << st.ToString();
+  EXPECT_NE(st.message().find("RedrivePolicy"), std::string::npos) << st.ToString();
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 0}));
+}
+
+TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueBadAttribute) {
+  auto dlq = MakeQueue("dlq");
+  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 5)}});
+  const std::string handle = SendAndReceive(*q, "job");
+  MessageAttributeMap bad_name;
+  bad_name["bad name"] = {"String", "x", ""};
+  EXPECT_CODE(q->MoveToDeadLetterQueue(handle, bad_name), kInvalidParameterValue);
+  MessageAttributeMap reserved;
+  reserved["AWS.Error"] = {"String", "x", ""};
+  EXPECT_CODE(q->MoveToDeadLetterQueue(handle, reserved), kInvalidParameterValue);
+  MessageAttributeMap empty_value;
+  empty_value["lqs.Error"] = {"String", "", ""};
+  EXPECT_CODE(q->MoveToDeadLetterQueue(handle, empty_value), kInvalidParameterValue);
+  EXPECT_EQ(Counts(*dlq), (std::array<int64_t, 3>{0, 0, 0}));
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 0}));
+  // More than SendMessage's 10 attributes is fine here.
+  MessageAttributeMap many;
+  for (int i = 0; i < 12; ++i) many["a" + std::to_string(i)] = {"String", "v", ""};
+  ASSERT_OK(q->MoveToDeadLetterQueue(handle, many));
+  auto moved = Receive(*dlq);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0].message_attributes.size(), 12u);
+}
+
+}  // namespace
+}  // namespace lqs::testing
