@@ -51,6 +51,15 @@ target_compile_options(lqs_soak_test PRIVATE ${LQS_WARNINGS})
 add_test(NAME lqs_soak COMMAND lqs_soak_test)
 set_tests_properties(lqs_soak PROPERTIES TIMEOUT 600 LABELS soak)
 
+# The consumer runtime (lqs::Worker): its own binary, so it builds and runs
+# without the engine suite.
+list(APPEND LQS_EXTRA_TESTS tests/worker_test.cc)
+add_executable(lqs_worker_test tests/worker_test.cc tests/testutil.cc)
+target_include_directories(lqs_worker_test PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(lqs_worker_test PRIVATE lqs GTest::gtest_main)
+target_compile_options(lqs_worker_test PRIVATE ${LQS_WARNINGS})
+gtest_discover_tests(lqs_worker_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
+
 # Fuzz corpus replay: every fuzzer (fuzz/fuzz_*.cc) built without libFuzzer
 # and run over its seed and regression inputs in fuzz/corpus/<name>/.
 include(${PROJECT_SOURCE_DIR}/fuzz/fuzzers.cmake)

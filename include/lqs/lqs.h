@@ -10,5 +10,6 @@
 #include "lqs/status.h"      // IWYU pragma: export
 #include "lqs/types.h"       // IWYU pragma: export
 #include "lqs/version.h"     // IWYU pragma: export
+#include "lqs/worker.h"      // IWYU pragma: export
 
 #endif  // LQS_LQS_H_

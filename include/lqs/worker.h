@@ -25,6 +25,11 @@
 // the delete (Queue::DeleteMessageAndRecord) and acknowledges a redelivered
 // duplicate without running the handler again.
 //
+// FIFO queues: the messages of one MessageGroupId run one at a time, in
+// receive order. When one fails, the group's other received messages are
+// released unstarted (visibility 0); the failed one keeps the group locked
+// on the queue, so it is redelivered first.
+//
 // Time: leases, heartbeats, backoffs and rate limits read
 // WorkerOptions::clock, which must be the clock the Broker was opened with
 // (tests pass the same ManualClock to both and advance it). Only Stop()'s
@@ -91,9 +96,7 @@ struct HandlerResult {
   std::string error;  // why, for kRetry and kNonRetryable
 
   static HandlerResult Success() { return {}; }
-  static HandlerResult Retry(std::string why) {
-    return {Outcome::kRetry, std::move(why)};
-  }
+  static HandlerResult Retry(std::string why) { return {Outcome::kRetry, std::move(why)}; }
   static HandlerResult NonRetryable(std::string why) {
     return {Outcome::kNonRetryable, std::move(why)};
   }
@@ -106,10 +109,12 @@ using MessageHandler = std::function<HandlerResult(const WorkerMessage&)>;
 // Batch handler (the SQS/Lambda "batch item failures" model): called with
 // every message of one receive (up to max_messages_per_receive); returns the
 // failed ones, keyed by message_id. Messages not listed succeeded and are
-// deleted. Throwing fails the whole batch (as above).
+// deleted. Throwing fails the whole batch (as above). FIFO queues: after a
+// group's first failed message, the group's later messages in the batch are
+// neither deleted nor retried but released (visibility 0), whatever the
+// handler said, so the group is redelivered in order.
 using BatchItemFailures = std::map<std::string, HandlerResult>;
-using BatchHandler =
-    std::function<BatchItemFailures(const std::vector<WorkerMessage>&)>;
+using BatchHandler = std::function<BatchItemFailures(const std::vector<WorkerMessage>&)>;
 
 enum class WorkerLogLevel { kDebug, kInfo, kWarning, kError };
 // Receives one line per event; lines about a message name the queue, the
@@ -120,7 +125,9 @@ using WorkerLogger = std::function<void(WorkerLogLevel, const std::string&)>;
 struct WorkerOptions {
   // ---- Receiving ------------------------------------------------------------
   int max_messages_per_receive = 10;  // 1..10
-  int wait_time_seconds = 20;         // long-poll wait, 0..20
+  // Long-poll wait, 0..20. Stop() and Pause() do not wait for a poll to end.
+  // 0 (short polls) pauses 1 s of clock time after an empty receive.
+  int wait_time_seconds = 20;
   // The lease each receive asks for and each heartbeat renews, in seconds
   // (1..43200). A heartbeat runs when a third of it is left.
   int visibility_timeout_seconds = 30;
@@ -132,8 +139,11 @@ struct WorkerOptions {
   // 0 means concurrency + max_messages_per_receive.
   int max_in_progress = 0;
   // Handler starts per second, overall and per MessageGroupId (0 = no
-  // limit). A message over its group's rate waits in memory, its lease kept
-  // alive, while messages of other groups go ahead.
+  // limit), as token buckets on `clock` holding one second's worth of starts
+  // (at least 1): over any t seconds at most rate * t + max(1, rate) start.
+  // A message over its group's rate waits in memory, its lease kept alive,
+  // while messages of other groups go ahead. A batch handler's call counts
+  // as one start per message.
   double rate_limit_per_second = 0;
   double rate_limit_per_group_per_second = 0;
 
@@ -171,11 +181,13 @@ struct WorkerStats {
   int64_t retried = 0;             // retryable failures (made visible later)
   int64_t dead_lettered = 0;       // non-retryable failures moved to the DLQ
   int64_t duplicates_skipped = 0;  // inbox hits acknowledged without handler
-  int64_t released = 0;            // given back unstarted at Stop()
-  int64_t lease_extensions = 0;    // successful heartbeats
+  // Given back unstarted (visibility 0): at Stop(), behind a failed message
+  // of the same FIFO group, or delivered to a poll abandoned by Stop/Pause.
+  int64_t released = 0;
+  int64_t lease_extensions = 0;  // successful heartbeats
   int64_t lease_extension_failures = 0;
-  int64_t delete_failures = 0;     // handler succeeded, delete failed
-  int64_t in_progress = 0;         // gauge: received and not finished
+  int64_t delete_failures = 0;  // handler succeeded, delete failed
+  int64_t in_progress = 0;      // gauge: received and not finished
   // Handler wall time (clock time), over all finished calls; 0 when none.
   double handler_p50_ms = 0;
   double handler_p99_ms = 0;
@@ -186,11 +198,9 @@ class Worker {
   // Validates the options (InvalidParameterValue naming the option) and
   // builds a stopped worker. The worker holds `queue` until destroyed.
   static StatusOr<std::unique_ptr<Worker>> Create(std::shared_ptr<Queue> queue,
-                                                  WorkerOptions options,
-                                                  MessageHandler handler);
+                                                  WorkerOptions options, MessageHandler handler);
   static StatusOr<std::unique_ptr<Worker>> Create(std::shared_ptr<Queue> queue,
-                                                  WorkerOptions options,
-                                                  BatchHandler handler);
+                                                  WorkerOptions options, BatchHandler handler);
 
   // Stops (with the default 30 s deadline) if running, and joins every
   // thread, waiting for handlers that outlived a Stop() deadline.
@@ -201,7 +211,9 @@ class Worker {
   virtual Status Start() = 0;
 
   // Stops receiving new messages (handlers in progress go on, heartbeats
-  // too) until Resume(). For a downstream that is unhealthy.
+  // too) until Resume(). For a downstream that is unhealthy. A long poll
+  // waiting at the time is abandoned: a message it still delivers is given
+  // back at once (visibility 0; its receive count has gone up by one).
   virtual void Pause() = 0;
   virtual void Resume() = 0;
   virtual bool paused() const = 0;

@@ -1098,6 +1098,9 @@ StatusOr<BatchResult> QueueImpl::DeleteMessagesWith(
     if (!st.ok()) return st;
     for (uint64_t seq : gone) ForgetLeaseLocked(seq);
     ApplyDelta(delta);
+    // FIFO: a delete unlocks its group, whose next message may be what a
+    // parked long poll waits for.
+    if (fifo_ && !gone.empty()) NotifyLocked();
   }
   for (const auto& [id, seq] : targets) out.successful.push_back(*id);
   return out;

@@ -1,0 +1,65 @@
+#include "lib/worker/receive_slot.h"
+
+#include <string>
+#include <vector>
+
+namespace lqs::worker {
+
+int64_t ReleaseNow(Queue& queue, const std::vector<std::string>& receipt_handles,
+                   std::vector<std::string>* errors) {
+  int64_t released = 0;
+  for (size_t i = 0; i < receipt_handles.size(); i += 10) {
+    std::vector<ChangeMessageVisibilityBatchEntry> batch;
+    for (size_t k = i; k < receipt_handles.size() && k < i + 10; ++k) {
+      ChangeMessageVisibilityBatchEntry e;
+      e.id = std::to_string(k);
+      e.receipt_handle = receipt_handles[k];
+      e.visibility_timeout = 0;
+      batch.push_back(std::move(e));
+    }
+    StatusOr<BatchResult> r = queue.ChangeMessageVisibilityBatch(batch);
+    if (!r.ok()) {
+      if (errors != nullptr) {
+        for (const auto& e : batch) errors->push_back(e.id + " " + r.status().ToString());
+      }
+      continue;
+    }
+    released += static_cast<int64_t>(r->successful.size());
+    if (errors != nullptr) {
+      for (const auto& f : r->failed) errors->push_back(f.id + " " + f.code + ": " + f.message);
+    }
+  }
+  return released;
+}
+
+void ReceiveSlot::Complete(StatusOr<ReceiveMessageResult> result) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!abandoned_) {
+      result_ = std::move(result);
+      cv_.notify_all();
+      return;
+    }
+  }
+  // Nobody waits for these any more: give them back.
+  if (!result.ok() || result->messages.empty()) return;
+  std::vector<std::string> handles;
+  for (const auto& m : result->messages) handles.push_back(m.receipt_handle);
+  stats_->released.fetch_add(ReleaseNow(*queue_, handles, nullptr));
+}
+
+void ReceiveSlot::Abandon() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!result_) abandoned_ = true;
+  cv_.notify_all();
+}
+
+std::optional<StatusOr<ReceiveMessageResult>> ReceiveSlot::Wait() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return abandoned_ || result_.has_value(); });
+  if (!result_ || taken_) return std::nullopt;
+  taken_ = true;
+  return std::move(result_);
+}
+
+}  // namespace lqs::worker
