@@ -18,6 +18,13 @@ Two APIs over the same database:
       url = sqs.create_queue(QueueName="jobs")["QueueUrl"]
       sqs.send_message(QueueUrl=url, MessageBody="hello")
 
+* a consumer runtime, :class:`lqs.Worker`: long polling, a thread pool, heartbeats,
+  retries with backoff, dead-lettering, an idempotency inbox, graceful shutdown::
+
+      def handle(msg: lqs.WorkerMessage) -> None:
+          apply(msg.body)            # raise lqs.NonRetryableError to dead-letter it
+      lqs.Worker(jobs, handle, concurrency=8, inbox=True).run()   # until SIGTERM
+
 Errors are exceptions under :class:`lqs.Error`, one class per SQS error code
 (:class:`QueueDoesNotExist`, :class:`InvalidParameterValue`, ...), each with
 ``.code`` (the SQS error code boto3 reports), ``.http_status`` and ``.message``.
@@ -60,7 +67,8 @@ __all__ = [
     "EmptyBatchRequest", "TooManyEntriesInBatchRequest", "BatchEntryIdsNotDistinct",
     "InvalidBatchEntryId", "BatchRequestTooLong", "OverLimit", "ResourceNotFound",
     "UnsupportedOperation", "MessageNotInflight", "StorageIOError", "Corruption",
-    "DatabaseLocked", "Closed", "InternalError",
+    "DatabaseLocked", "Closed", "InternalError", "Worker", "WorkerMessage",
+    "NonRetryableError",
 ]
 
 DURABILITY_NONE = "none"
@@ -207,6 +215,17 @@ class Message:
     def change_visibility(self, visibility_timeout: int) -> None:
         """Ends this message's lease ``visibility_timeout`` seconds from now."""
         self.queue.change_visibility(self.receipt_handle, visibility_timeout)
+
+    def delete_and_record(self, idempotency_key: str, ttl_seconds: int = 86400) -> None:
+        """Deletes this message and records ``idempotency_key`` in the queue's inbox,
+        atomically (see :meth:`Queue.delete_and_record`)."""
+        self.queue.delete_and_record(self.receipt_handle, idempotency_key, ttl_seconds)
+
+    def move_to_dead_letter_queue(
+            self, extra_attributes: Optional[Mapping[str, "AttributeValue"]] = None) -> None:
+        """Moves this (leased) message to the queue's dead-letter queue at once
+        (see :meth:`Queue.move_to_dead_letter_queue`)."""
+        self.queue.move_to_dead_letter_queue(self.receipt_handle, extra_attributes)
 
     def __repr__(self) -> str:
         body = self.body if len(self.body) <= 40 else self.body[:37] + "..."
@@ -405,6 +424,32 @@ class Queue:
     def purge(self) -> None:
         """Deletes every message. Raises PurgeQueueInProgress within 60 s of the last."""
         self._rep.purge()
+
+    # -- consumer support (lqs extensions, used by lqs.Worker)
+
+    def delete_and_record(self, receipt_handle: HandleLike, idempotency_key: str,
+                          ttl_seconds: int = 86400) -> None:
+        """Deletes the message exactly as :meth:`delete` does and, in the same atomic
+        write, records ``idempotency_key`` (1..512 bytes) in the queue's idempotency
+        inbox for ``ttl_seconds`` (1..1209600); re-recording a key renews it. Either
+        both happen or neither. Raises the errors of delete, InvalidParameterValue."""
+        self._rep.delete_message_and_record(_handle(receipt_handle), idempotency_key,
+                                            int(ttl_seconds))
+
+    def inbox_contains(self, idempotency_key: str) -> bool:
+        """True when ``idempotency_key`` is recorded in the inbox and not expired."""
+        return self._rep.inbox_contains(idempotency_key)
+
+    def move_to_dead_letter_queue(
+            self, receipt_handle: HandleLike,
+            extra_attributes: Optional[Mapping[str, AttributeValue]] = None) -> None:
+        """Moves the leased message to this queue's dead-letter queue (its
+        RedrivePolicy's target) at once, whatever its receive count, adding
+        ``extra_attributes`` (values as in :meth:`send`; they overwrite same-named
+        ones). Raises ReceiptHandleIsInvalid; InvalidParameterValue when the queue
+        has no RedrivePolicy or the message's lease has ended; QueueDoesNotExist."""
+        self._rep.move_to_dead_letter_queue(_handle(receipt_handle),
+                                            _attributes(extra_attributes))
 
     # -- attributes, tags, permissions
 
@@ -630,3 +675,4 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
 
 
 from ._client import client  # noqa: E402  (needs the names above)
+from ._worker import NonRetryableError, Worker, WorkerMessage  # noqa: E402
