@@ -18,8 +18,10 @@
 //   * a receive returns only receivable messages, each at most once, with
 //     the right body, MD5 and ApproximateReceiveCount (which increases by
 //     one per delivery); a standard queue returns min(max, receivable);
-//   * FIFO: per group, strict order; a group with a message in flight
-//     delivers nothing; messages of a group in one receive are consecutive;
+//   * FIFO: per group, strict order; a group delivers only the prefix of
+//     its messages before its first one in flight (sqs-api.md 8.4: with
+//     m1 m2 leased together and m2 extended, m1 comes back when its own
+//     lease ends); messages of a group in one receive are consecutive;
 //     a duplicate within the 5-minute window is not stored again;
 //   * deletes and visibility changes succeed or fail exactly as queue.h
 //     documents (standard: any handle ever issued; FIFO: only the current,
@@ -199,12 +201,21 @@ class Runner {
   bool Delayed(const ModelMessage& m) { return Live(m) && m.receives == 0 && m.visible_at > Now(); }
   bool Receivable(const ModelMessage& m) { return Live(m) && m.visible_at <= Now(); }
 
-  // FIFO: a group is locked while one of its messages is in flight.
-  bool GroupLocked(const ModelQueue& mq, const std::string& group) {
-    for (const auto& m : mq.messages) {
-      if (m.group == group && InFlight(m)) return true;
+  // FIFO group locking (sqs-api.md 8.4): a receive may return, from a
+  // group, only the prefix of its messages up to (not including) the first
+  // one still in flight. A message is blocked when an earlier live message
+  // of its group is in flight; a later one in flight does not block it
+  // (m1 m2 received together, m2's lease extended: m1 is receivable again
+  // once its own lease ends). Returns blocked[i] for mq.messages[i].
+  std::vector<bool> BlockedInGroups(const ModelQueue& mq) {
+    std::vector<bool> blocked(mq.messages.size(), false);
+    std::set<std::string> in_flight_seen;  // groups with an in-flight message so far
+    for (size_t i = 0; i < mq.messages.size(); ++i) {
+      const ModelMessage& m = mq.messages[i];
+      blocked[i] = in_flight_seen.count(m.group) > 0;
+      if (InFlight(m)) in_flight_seen.insert(m.group);
     }
-    return false;
+    return blocked;
   }
 
   // ---- Operations ----------------------------------------------------------
@@ -342,13 +353,11 @@ class Runner {
 
     size_t receivable = 0;
     for (const auto& m : mq.messages) receivable += Receivable(m) ? 1 : 0;
-    // Groups locked before this receive.
-    std::set<std::string> locked;
-    if (mq.fifo) {
-      for (const auto& m : mq.messages) {
-        if (InFlight(m)) locked.insert(m.group);
-      }
-    }
+    // FIFO: the messages blocked behind an in-flight message of their
+    // group, judged on the state before this receive (the model is updated
+    // only after every check below).
+    const std::vector<bool> blocked = mq.fifo ? BlockedInGroups(mq)
+                                              : std::vector<bool>(mq.messages.size(), false);
 
     auto res = queues_[q]->ReceiveMessage(r);
     RequireOk(res.status(), "receive");
@@ -374,7 +383,8 @@ class Runner {
                   (rc == rm.attributes.end() ? "absent" : rc->second) + ", expected " +
                   std::to_string(m.receives + 1));
       if (mq.fifo) {
-        Require(locked.count(m.group) == 0, "received from a locked group: " + m.body);
+        Require(!blocked[idx], "received from a locked group: " + m.body +
+                                   " (behind an in-flight message of group " + m.group + ")");
         Require(rm.attributes.count("MessageGroupId") && rm.attributes.at("MessageGroupId") == m.group,
                 "MessageGroupId attribute");
         // Every earlier live message of the group was delivered in this
@@ -398,8 +408,8 @@ class Runner {
                   std::to_string(r.max_number_of_messages) + ")");
     } else {
       bool available = false;
-      for (const auto& m : mq.messages) {
-        if (Receivable(m) && locked.count(m.group) == 0) available = true;
+      for (size_t i = 0; i < mq.messages.size(); ++i) {
+        if (Receivable(mq.messages[i]) && !blocked[i]) available = true;
       }
       Require(!available || !got.empty(), "FIFO receive returned nothing from an unlocked group");
     }
