@@ -5,9 +5,11 @@
 #include <climits>
 #include <map>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "server/sqs_json.h"
 #include "server/text_util.h"
 
 #include "lqs/queue.h"
@@ -193,6 +195,44 @@ Json BatchResultJson(const lqs::BatchResult& r) {
   return out;
 }
 
+// The same outputs written straight to JSON text (see ActionResult::json_body).
+void AppendFailedJson(std::string* b, const std::vector<lqs::BatchResultError>& failed) {
+  sqs_json::AppendKey(b, "Failed");
+  b->push_back('[');
+  bool first = true;
+  for (const auto& f : failed) {
+    if (!first) b->push_back(',');
+    first = false;
+    b->push_back('{');
+    sqs_json::AppendMember(b, "Id", f.id);
+    b->push_back(',');
+    sqs_json::AppendKey(b, "SenderFault");
+    b->append(f.sender_fault ? "true" : "false");
+    b->push_back(',');
+    sqs_json::AppendMember(b, "Code", f.code);
+    b->push_back(',');
+    sqs_json::AppendMember(b, "Message", f.message);
+    b->push_back('}');
+  }
+  b->push_back(']');
+}
+
+void AppendBatchResultJson(std::string* b, const lqs::BatchResult& r) {
+  b->reserve(64 + 24 * r.successful.size());
+  b->append("{\"Successful\":[");
+  bool first = true;
+  for (const auto& id : r.successful) {
+    if (!first) b->push_back(',');
+    first = false;
+    b->push_back('{');
+    sqs_json::AppendMember(b, "Id", id);
+    b->push_back('}');
+  }
+  b->append("],");
+  AppendFailedJson(b, r.failed);
+  b->push_back('}');
+}
+
 lqs::SendMessageRequest SendRequestFrom(const Json& p) {
   lqs::SendMessageRequest req;
   req.body = OptString(p, "MessageBody").value_or("");
@@ -204,16 +244,17 @@ lqs::SendMessageRequest SendRequestFrom(const Json& p) {
   return req;
 }
 
-Json ReceiveOutput(const lqs::ReceiveMessageResult& result) {
+Json ReceiveOutput(lqs::ReceiveMessageResult&& result) {
   Json out = Json::object();
   if (result.messages.empty()) return out;  // "Messages" absent when none (§5.10)
   Json messages = Json::array();
-  for (const auto& m : result.messages) {
+  messages.get_ref<Json::array_t&>().reserve(result.messages.size());
+  for (auto& m : result.messages) {
     Json j = Json::object();
-    j["MessageId"] = m.message_id;
-    j["ReceiptHandle"] = m.receipt_handle;
-    j["MD5OfBody"] = m.md5_of_body;
-    j["Body"] = m.body;
+    j["MessageId"] = std::move(m.message_id);
+    j["ReceiptHandle"] = std::move(m.receipt_handle);
+    j["MD5OfBody"] = std::move(m.md5_of_body);
+    j["Body"] = std::move(m.body);
     if (!m.attributes.empty()) {
       Json attrs = Json::object();
       for (const auto& [k, v] : m.attributes) attrs[k] = v;
@@ -231,6 +272,69 @@ Json ReceiveOutput(const lqs::ReceiveMessageResult& result) {
   return out;
 }
 
+// ReceiveOutput written straight to JSON text (see ActionResult::json_body).
+std::string ReceiveOutputJson(const lqs::ReceiveMessageResult& result) {
+  if (result.messages.empty()) return "{}";  // "Messages" absent when none (§5.10)
+  std::string b;
+  b.reserve(32 + 320 * result.messages.size());
+  b.append("{\"Messages\":[");
+  bool first = true;
+  for (const auto& m : result.messages) {
+    if (!first) b.push_back(',');
+    first = false;
+    b.push_back('{');
+    sqs_json::AppendMember(&b, "MessageId", m.message_id);
+    b.push_back(',');
+    sqs_json::AppendMember(&b, "ReceiptHandle", m.receipt_handle);
+    b.push_back(',');
+    sqs_json::AppendMember(&b, "MD5OfBody", m.md5_of_body);
+    b.push_back(',');
+    sqs_json::AppendMember(&b, "Body", m.body);
+    if (!m.attributes.empty()) {
+      b.push_back(',');
+      sqs_json::AppendKey(&b, "Attributes");
+      b.push_back('{');
+      bool f = true;
+      for (const auto& [k, v] : m.attributes) {
+        if (!f) b.push_back(',');
+        f = false;
+        sqs_json::AppendString(&b, k);
+        b.push_back(':');
+        sqs_json::AppendString(&b, v);
+      }
+      b.push_back('}');
+    }
+    if (m.md5_of_message_attributes) {
+      b.push_back(',');
+      sqs_json::AppendMember(&b, "MD5OfMessageAttributes", *m.md5_of_message_attributes);
+    }
+    if (!m.message_attributes.empty()) {
+      b.push_back(',');
+      sqs_json::AppendKey(&b, "MessageAttributes");
+      b.push_back('{');
+      bool f = true;
+      for (const auto& [k, v] : m.message_attributes) {
+        if (!f) b.push_back(',');
+        f = false;
+        sqs_json::AppendString(&b, k);
+        b.append(":{");
+        if (v.IsBinary()) {
+          sqs_json::AppendMember(&b, "BinaryValue", Base64Encode(v.binary_value));
+        } else {
+          sqs_json::AppendMember(&b, "StringValue", v.string_value);
+        }
+        b.push_back(',');
+        sqs_json::AppendMember(&b, "DataType", v.data_type);
+        b.push_back('}');
+      }
+      b.push_back('}');
+    }
+    b.push_back('}');
+  }
+  b.append("]}");
+  return b;
+}
+
 }  // namespace
 
 // ---- The action table --------------------------------------------------------------
@@ -239,7 +343,8 @@ struct Actions::Entry {
   std::string_view name;
   bool targets_queue;
   bool has_output;
-  Handler handler;  // nullptr: special-cased (ReceiveMessage)
+  Handler handler;  // nullptr: `fast`, or special-cased (ReceiveMessage)
+  FastHandler fast = nullptr;
 };
 
 namespace {
@@ -255,11 +360,11 @@ const Actions::Entry* Actions::Find(std::string_view action) {
       {"GetQueueAttributes", true, true, &A::GetQueueAttributes},
       {"SetQueueAttributes", true, false, &A::SetQueueAttributes},
       {"PurgeQueue", true, false, &A::PurgeQueue},
-      {"SendMessage", true, true, &A::SendMessage},
-      {"SendMessageBatch", true, true, &A::SendMessageBatch},
+      {"SendMessage", true, true, nullptr, &A::SendMessage},
+      {"SendMessageBatch", true, true, nullptr, &A::SendMessageBatch},
       {"ReceiveMessage", true, true, nullptr},
       {"DeleteMessage", true, false, &A::DeleteMessage},
-      {"DeleteMessageBatch", true, true, &A::DeleteMessageBatch},
+      {"DeleteMessageBatch", true, true, nullptr, &A::DeleteMessageBatch},
       {"ChangeMessageVisibility", true, false, &A::ChangeMessageVisibility},
       {"ChangeMessageVisibilityBatch", true, true, &A::ChangeMessageVisibilityBatch},
       {"TagQueue", true, false, &A::TagQueue},
@@ -305,13 +410,17 @@ void Actions::Run(ActionRequest request, ActionDone done) {
       Fail(request.protocol == Protocol::kJson ? UnknownOperation(400)
                                                : InvalidAction(request.action));
     }
-    if (entry->handler == nullptr) {
+    if (entry->fast != nullptr) {
+      result.emplace();
+      (this->*(entry->fast))(request, &*result);
+    } else if (entry->handler == nullptr) {
       ReceiveMessage(std::move(request), done);  // calls `done` itself (now or later)
       return;
+    } else {
+      Json output = (this->*(entry->handler))(request);
+      result.emplace();
+      result->output = std::move(output);
     }
-    Json output = (this->*(entry->handler))(request);
-    result.emplace();
-    result->output = std::move(output);
   } catch (const ActionError& e) {
     result.emplace();
     result->error = e.error;
@@ -401,7 +510,7 @@ Json Actions::PurgeQueue(const ActionRequest& r) {
 
 // ---- Messages -----------------------------------------------------------------------
 
-Json Actions::SendMessage(const ActionRequest& r) {
+void Actions::SendMessage(const ActionRequest& r, ActionResult* out) {
   if (Member(r.params, "MessageBody") == nullptr) Fail(MissingParameter("MessageBody"));
   lqs::SendMessageRequest req = SendRequestFrom(r.params);
   // An X-Amzn-Trace-Id header populates AWSTraceHeader (sqs-api.md §4.4).
@@ -413,40 +522,101 @@ Json Actions::SendMessage(const ActionRequest& r) {
   }
   auto queue = ResolveQueue(r);
   const lqs::SendMessageResult result = Take(queue->SendMessage(req));
-  Json out = Json::object();
-  out["MD5OfMessageBody"] = result.md5_of_message_body;
+  if (r.protocol == Protocol::kJson) {
+    std::string& b = out->json_body;
+    b.reserve(160);
+    b.push_back('{');
+    sqs_json::AppendMember(&b, "MD5OfMessageBody", result.md5_of_message_body);
+    if (result.md5_of_message_attributes) {
+      b.push_back(',');
+      sqs_json::AppendMember(&b, "MD5OfMessageAttributes", *result.md5_of_message_attributes);
+    }
+    if (result.md5_of_message_system_attributes) {
+      b.push_back(',');
+      sqs_json::AppendMember(&b, "MD5OfMessageSystemAttributes",
+                             *result.md5_of_message_system_attributes);
+    }
+    b.push_back(',');
+    sqs_json::AppendMember(&b, "MessageId", result.message_id);
+    if (result.sequence_number) {
+      b.push_back(',');
+      sqs_json::AppendMember(&b, "SequenceNumber", *result.sequence_number);
+    }
+    b.push_back('}');
+    return;
+  }
+  Json& o = out->output;
+  o["MD5OfMessageBody"] = result.md5_of_message_body;
   if (result.md5_of_message_attributes) {
-    out["MD5OfMessageAttributes"] = *result.md5_of_message_attributes;
+    o["MD5OfMessageAttributes"] = *result.md5_of_message_attributes;
   }
   if (result.md5_of_message_system_attributes) {
-    out["MD5OfMessageSystemAttributes"] = *result.md5_of_message_system_attributes;
+    o["MD5OfMessageSystemAttributes"] = *result.md5_of_message_system_attributes;
   }
-  out["MessageId"] = result.message_id;
-  if (result.sequence_number) out["SequenceNumber"] = *result.sequence_number;
-  return out;
+  o["MessageId"] = result.message_id;
+  if (result.sequence_number) o["SequenceNumber"] = *result.sequence_number;
 }
 
-Json Actions::SendMessageBatch(const ActionRequest& r) {
+void Actions::SendMessageBatch(const ActionRequest& r, ActionResult* out) {
   std::vector<lqs::SendMessageBatchEntry> entries;
-  for (const Json& e : Entries(r.params)) {
-    lqs::SendMessageBatchEntry entry;
-    entry.id = OptString(e, "Id").value_or("");
-    entry.request = SendRequestFrom(e);
-    entries.push_back(std::move(entry));
+  const Json* list = Member(r.params, "Entries");
+  if (list != nullptr) {
+    if (!list->is_array()) WrongType("Entries", "a list");
+    entries.reserve(list->size());
+    for (const Json& e : *list) {
+      if (!e.is_object()) WrongType("Entries", "a list of structures");
+      lqs::SendMessageBatchEntry entry;
+      entry.id = OptString(e, "Id").value_or("");
+      entry.request = SendRequestFrom(e);
+      entries.push_back(std::move(entry));
+    }
   }
   auto queue = ResolveQueue(r);
   const lqs::SendMessageBatchResult result = Take(queue->SendMessageBatch(entries));
-  Json out = Json::object();
+  if (r.protocol == Protocol::kJson) {
+    std::string& b = out->json_body;
+    b.reserve(64 + 160 * result.successful.size());
+    b.append("{\"Successful\":[");
+    bool first = true;
+    for (const auto& ok : result.successful) {
+      if (!first) b.push_back(',');
+      first = false;
+      const lqs::SendMessageResult& sr = ok.result;
+      b.push_back('{');
+      sqs_json::AppendMember(&b, "Id", ok.id);
+      b.push_back(',');
+      sqs_json::AppendMember(&b, "MessageId", sr.message_id);
+      b.push_back(',');
+      sqs_json::AppendMember(&b, "MD5OfMessageBody", sr.md5_of_message_body);
+      if (sr.md5_of_message_attributes) {
+        b.push_back(',');
+        sqs_json::AppendMember(&b, "MD5OfMessageAttributes", *sr.md5_of_message_attributes);
+      }
+      if (sr.md5_of_message_system_attributes) {
+        b.push_back(',');
+        sqs_json::AppendMember(&b, "MD5OfMessageSystemAttributes",
+                               *sr.md5_of_message_system_attributes);
+      }
+      if (sr.sequence_number) {
+        b.push_back(',');
+        sqs_json::AppendMember(&b, "SequenceNumber", *sr.sequence_number);
+      }
+      b.push_back('}');
+    }
+    b.append("],");
+    AppendFailedJson(&b, result.failed);
+    b.push_back('}');
+    return;
+  }
   Json ok = Json::array();
-  for (const auto& s : result.successful) {
+  for (const auto& sr : result.successful) {
     Json e = Json::object();
-    e["Id"] = s.id;
-    AddSendResult(e, s.result);
+    e["Id"] = sr.id;
+    AddSendResult(e, sr.result);
     ok.push_back(std::move(e));
   }
-  out["Successful"] = std::move(ok);
-  out["Failed"] = FailedEntries(result.failed);
-  return out;
+  out->output["Successful"] = std::move(ok);
+  out->output["Failed"] = FailedEntries(result.failed);
 }
 
 void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
@@ -463,13 +633,17 @@ void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
   req.receive_request_attempt_id = OptString(r.params, "ReceiveRequestAttemptId");
   auto queue = ResolveQueue(r);
 
-  // The callback runs on the caller's thread (answer known at once) or on the
-  // Broker's receiver thread; either way it only hands the result over.
+  // The callback runs on this thread (answer known at once: the response is
+  // built right here) or on the Broker's receiver thread (it only hands the
+  // result to the connection's executor).
   Poster post = r.post;
-  auto finish = [this, done](const lqs::StatusOr<lqs::ReceiveMessageResult>& result) {
+  auto finish = [this, done, json = r.protocol == Protocol::kJson](
+                    lqs::StatusOr<lqs::ReceiveMessageResult> result) {
     ActionResult out;
-    if (result.ok()) {
-      out.output = ReceiveOutput(*result);
+    if (result.ok() && json) {
+      out.json_body = ReceiveOutputJson(*result);
+    } else if (result.ok()) {
+      out.output = ReceiveOutput(std::move(result).value());
     } else if (result.status().code() == lqs::ErrorCode::kClosed && stopping_.load()) {
       out.output = Json::object();  // shutting down: the wait ends with no messages
     } else {
@@ -477,17 +651,33 @@ void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
     }
     done(std::move(out));
   };
-  auto answered = std::make_shared<std::atomic<bool>>(false);
-  queue->ReceiveMessageAsync(
-      req, [post, finish, answered](lqs::StatusOr<lqs::ReceiveMessageResult> result) {
-        answered->store(true);
-        if (post) {
-          post([finish, result = std::move(result)]() { finish(result); });
+  struct CallState {
+    std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> in_call{true};  // ReceiveMessageAsync has not returned yet
+    std::atomic<bool> answered{false};
+  };
+  auto call = std::make_shared<CallState>();
+  const uint64_t receive_id = queue->ReceiveMessageAsync(
+      req, [post, finish, call](lqs::StatusOr<lqs::ReceiveMessageResult> result) {
+        call->answered.store(true);
+        if (!post || (call->in_call.load() && std::this_thread::get_id() == call->caller)) {
+          finish(std::move(result));
         } else {
-          finish(result);
+          post([finish, result = std::move(result)]() mutable { finish(std::move(result)); });
         }
       });
-  if (!answered->load() && after_park_) after_park_();  // it parked
+  call->in_call.store(false);
+  if (receive_id != 0 && !call->answered.load()) {  // it parked
+    if (r.on_abandon) {
+      // The client went away: withdraw the receive so that it leases nothing
+      // (else its messages would stay invisible for the visibility timeout),
+      // and end it with no messages.
+      r.on_abandon([queue, receive_id, finish] {
+        if (queue->CancelReceive(receive_id)) finish(lqs::ReceiveMessageResult{});
+      });
+    }
+    if (after_park_) after_park_();
+  }
 }
 
 Json Actions::DeleteMessage(const ActionRequest& r) {
@@ -497,16 +687,27 @@ Json Actions::DeleteMessage(const ActionRequest& r) {
   return Json::object();
 }
 
-Json Actions::DeleteMessageBatch(const ActionRequest& r) {
+void Actions::DeleteMessageBatch(const ActionRequest& r, ActionResult* out) {
   std::vector<lqs::DeleteMessageBatchEntry> entries;
-  for (const Json& e : Entries(r.params)) {
-    lqs::DeleteMessageBatchEntry entry;
-    entry.id = OptString(e, "Id").value_or("");
-    entry.receipt_handle = OptString(e, "ReceiptHandle").value_or("");
-    entries.push_back(std::move(entry));
+  const Json* list = Member(r.params, "Entries");
+  if (list != nullptr) {
+    if (!list->is_array()) WrongType("Entries", "a list");
+    entries.reserve(list->size());
+    for (const Json& e : *list) {
+      if (!e.is_object()) WrongType("Entries", "a list of structures");
+      lqs::DeleteMessageBatchEntry entry;
+      entry.id = OptString(e, "Id").value_or("");
+      entry.receipt_handle = OptString(e, "ReceiptHandle").value_or("");
+      entries.push_back(std::move(entry));
+    }
   }
   auto queue = ResolveQueue(r);
-  return BatchResultJson(Take(queue->DeleteMessageBatch(entries)));
+  const lqs::BatchResult result = Take(queue->DeleteMessageBatch(entries));
+  if (r.protocol == Protocol::kJson) {
+    AppendBatchResultJson(&out->json_body, result);
+    return;
+  }
+  out->output = BatchResultJson(result);
 }
 
 Json Actions::ChangeMessageVisibility(const ActionRequest& r) {

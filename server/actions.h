@@ -11,7 +11,10 @@
 //
 // Long polling: ReceiveMessage uses Queue::ReceiveMessageAsync. Its callback
 // only posts the result to the connection's executor (ActionRequest::post),
-// where the response is built; no thread waits.
+// where the response is built; no thread waits. A parked receive whose
+// client closes the connection is withdrawn (Queue::CancelReceive) through
+// ActionRequest::on_abandon, so it leases nothing for nobody; it is answered
+// with no messages (the answer goes nowhere, or to a half-closed client).
 //
 // Thread safety: Run() may be called concurrently from any number of threads.
 
@@ -46,11 +49,19 @@ struct ActionRequest {
   std::string base_url;      // "http://127.0.0.1:9324": queue URLs are base_url/<account>/<name>
   std::string trace_header;  // the X-Amzn-Trace-Id header (SendMessage's AWSTraceHeader)
   Poster post;               // runs a closure on the connection's executor
+  // Long polls register here what to do if the client goes away (see
+  // AbandonHook); may be empty.
+  AbandonHook on_abandon;
 };
 
 struct ActionResult {
   std::optional<SqsError> error;
   Json output = Json::object();  // the output members, when no error
+  // The hot actions (SendMessage, SendMessageBatch, ReceiveMessage,
+  // DeleteMessageBatch) answering a JSON-protocol request write their output
+  // object here directly, encoded byte for byte as sqs_json::EncodeResult
+  // would encode `output` (which then stays empty): no Json tree per message.
+  std::string json_body;
 };
 
 using ActionDone = std::function<void(ActionResult)>;
@@ -81,6 +92,8 @@ class Actions {
 
  private:
   using Handler = Json (Actions::*)(const ActionRequest&);
+  // Writes output (or json_body, for JSON requests) into the result.
+  using FastHandler = void (Actions::*)(const ActionRequest&, ActionResult*);
   struct Entry;
   static const Entry* Find(std::string_view action);
 
@@ -94,10 +107,10 @@ class Actions {
   Json GetQueueAttributes(const ActionRequest& r);
   Json SetQueueAttributes(const ActionRequest& r);
   Json PurgeQueue(const ActionRequest& r);
-  Json SendMessage(const ActionRequest& r);
-  Json SendMessageBatch(const ActionRequest& r);
+  void SendMessage(const ActionRequest& r, ActionResult* out);
+  void SendMessageBatch(const ActionRequest& r, ActionResult* out);
   Json DeleteMessage(const ActionRequest& r);
-  Json DeleteMessageBatch(const ActionRequest& r);
+  void DeleteMessageBatch(const ActionRequest& r, ActionResult* out);
   Json ChangeMessageVisibility(const ActionRequest& r);
   Json ChangeMessageVisibilityBatch(const ActionRequest& r);
   Json TagQueue(const ActionRequest& r);

@@ -2,18 +2,24 @@
 
 #include "server/http_server.h"
 
+#include <array>
 #include <atomic>
+#include <cerrno>
 #include <ctime>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <utility>
 
+#include <sys/socket.h>
+
+#include <boost/asio/basic_socket_acceptor.hpp>
+#include <boost/asio/basic_stream_socket.hpp>
+#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -26,23 +32,31 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
+// Concrete executor types: no type-erased any_io_executor on the hot path.
+using Executor = asio::io_context::executor_type;
+using Socket = asio::basic_stream_socket<tcp, Executor>;
+using Acceptor = asio::basic_socket_acceptor<tcp, Executor>;
+using SteadyClock = std::chrono::steady_clock;
+using Timer = asio::basic_waitable_timer<SteadyClock, asio::wait_traits<SteadyClock>, Executor>;
+
 class Session;
 
 struct HttpServer::State {
-  State(asio::io_context& io, Limits l, Handler h, Rejecter r)
-      : ioc(io),
+  State(std::vector<asio::io_context*> ctx, Limits l, Handler h, Rejecter r)
+      : contexts(std::move(ctx)),
         limits(l),
         handler(std::move(h)),
         rejecter(std::move(r)),
-        acceptor(asio::make_strand(io)),
-        retry_timer(acceptor.get_executor()) {}
+        acceptor(contexts.front()->get_executor()),
+        retry_timer(contexts.front()->get_executor()) {}
 
-  asio::io_context& ioc;
+  std::vector<asio::io_context*> contexts;
   Limits limits;
   Handler handler;
   Rejecter rejecter;
-  tcp::acceptor acceptor;
-  asio::steady_timer retry_timer;
+  Acceptor acceptor;
+  Timer retry_timer;
+  size_t next_context = 0;  // round robin (acceptor's thread only)
   std::atomic<bool> stopping{false};
   mutable std::mutex mu;
   std::map<Session*, std::weak_ptr<Session>> sessions;
@@ -50,13 +64,20 @@ struct HttpServer::State {
 
 namespace {
 
-std::string HttpDate() {
+// "Sun, 06 Nov 1994 08:49:37 GMT", formatted once per second per thread.
+const std::string& HttpDate() {
+  thread_local std::time_t cached_second = -1;
+  thread_local std::string cached;
   const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  const size_t n = std::strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return std::string(buf, n);
+  if (now != cached_second) {
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[64];
+    const size_t n = std::strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    cached.assign(buf, n);
+    cached_second = now;
+  }
+  return cached;
 }
 
 bool IsHttpParseError(const beast::error_code& ec) {
@@ -65,14 +86,26 @@ bool IsHttpParseError(const beast::error_code& ec) {
          ec != http::error::need_more && ec != http::error::need_buffer;
 }
 
+bool IEquals(std::string_view a, std::string_view b) {
+  return beast::iequals(beast::string_view(a.data(), a.size()),
+                        beast::string_view(b.data(), b.size()));
+}
+
+void AppendHeader(std::string* out, std::string_view name, std::string_view value) {
+  out->append(name.data(), name.size());
+  out->append(": ");
+  out->append(value);
+  out->append("\r\n");
+}
+
 }  // namespace
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, std::shared_ptr<HttpServer::State> state)
-      : stream_(std::move(socket)), state_(std::move(state)) {
+  Session(Socket&& socket, std::shared_ptr<HttpServer::State> state)
+      : socket_(std::move(socket)), timer_(socket_.get_executor()), state_(std::move(state)) {
     beast::error_code ec;
-    const tcp::endpoint remote = stream_.socket().remote_endpoint(ec);
+    const tcp::endpoint remote = socket_.remote_endpoint(ec);
     if (!ec) remote_ = remote.address().to_string() + ":" + std::to_string(remote.port());
   }
 
@@ -82,13 +115,13 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Start() {
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+    asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
   }
 
   // Closes the connection now if it waits for a request, else after the
   // response in progress.
   void Stop() {
-    asio::post(stream_.get_executor(), [self = shared_from_this()] {
+    asio::post(socket_.get_executor(), [self = shared_from_this()] {
       self->stop_requested_ = true;
       if (!self->busy_) self->Close();
     });
@@ -96,28 +129,28 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   void ReadHeader() {
-    if (stop_requested_ || state_->stopping.load()) return Close();
+    if (stop_requested_ || state_->stopping.load() || closed_) return Close();
     busy_ = false;
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(state_->limits.max_header_bytes));
     parser_->body_limit(state_->limits.max_body_bytes);
-    stream_.expires_after(state_->limits.idle_timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
+    SetDeadline(state_->limits.idle_timeout);
+    http::async_read_header(socket_, buffer_, *parser_,
                             beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
   }
 
   void OnHeader(beast::error_code ec, std::size_t) {
     if (ec) return OnReadError(ec);
     busy_ = true;
-    stream_.expires_after(state_->limits.io_timeout);
+    SetDeadline(state_->limits.io_timeout);
     const auto& req = parser_->get();
     version_ = req.version();
     const auto expect = req[http::field::expect];
     if (beast::iequals(expect, "100-continue") && !parser_->is_done()) {
-      auto res = std::make_shared<http::response<http::empty_body>>(http::status::continue_,
-                                                                    req.version());
-      http::async_write(stream_, *res,
-                        [self = shared_from_this(), res](beast::error_code wec, std::size_t) {
+      static const std::string kContinue11 = "HTTP/1.1 100 Continue\r\n\r\n";
+      static const std::string kContinue10 = "HTTP/1.0 100 Continue\r\n\r\n";
+      asio::async_write(socket_, asio::buffer(version_ == 10 ? kContinue10 : kContinue11),
+                        [self = shared_from_this()](beast::error_code wec, std::size_t) {
                           if (wec) return self->Close();
                           self->ReadBody();
                         });
@@ -127,27 +160,66 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void ReadBody() {
-    http::async_read(stream_, buffer_, *parser_,
+    http::async_read(socket_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnBody, shared_from_this()));
   }
 
   void OnBody(beast::error_code ec, std::size_t) {
     if (ec) return OnReadError(ec);
-    stream_.expires_never();
+    ClearDeadline();  // handling (a long poll may wait 20 s) has no timeout
     http::request<http::string_body> msg = parser_->release();
     keep_alive_ = msg.keep_alive();
     HttpRequest request = Convert(msg);
     request.body = std::move(msg.body());
+    responded_ = false;
+    abandon_ = nullptr;
 
     auto self = shared_from_this();
     Poster post = [self](std::function<void()> fn) {
-      asio::post(self->stream_.get_executor(), std::move(fn));
+      asio::post(self->socket_.get_executor(), std::move(fn));
     };
+    // On this connection's thread (a synchronous answer) the response is
+    // written at once; from another thread it is posted.
     Responder respond = [self](HttpResponse response) {
-      asio::post(self->stream_.get_executor(),
-                 [self, r = std::move(response)]() mutable { self->Write(std::move(r)); });
+      asio::dispatch(self->socket_.get_executor(),
+                     [self, r = std::move(response)]() mutable { self->Write(std::move(r)); });
     };
-    state_->handler(std::move(request), std::move(post), std::move(respond));
+    AbandonHook abandon = [self](std::function<void()> fn) {
+      asio::dispatch(self->socket_.get_executor(), [self, fn = std::move(fn)]() mutable {
+        if (self->responded_ || self->closed_) return;
+        self->abandon_ = std::move(fn);
+        self->WatchForClose();
+      });
+    };
+    state_->handler(std::move(request), std::move(post), std::move(respond), std::move(abandon));
+  }
+
+  // While a long poll waits, learn whether the client went away: the socket
+  // becomes readable with nothing to read (end of stream) or with an error.
+  void WatchForClose() {
+    if (watching_ || closed_) return;
+    watching_ = true;
+    socket_.async_wait(Socket::wait_read, [self = shared_from_this(),
+                                           gen = request_gen_](beast::error_code ec) {
+      self->watching_ = false;
+      if (gen != self->request_gen_ || self->responded_ || self->closed_) return;
+      if (ec == asio::error::operation_aborted) return;
+      if (!ec) {
+        char c = 0;
+        const ssize_t n = ::recv(self->socket_.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n > 0) return;  // the client sent more (pipelining): it is still there
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+          return self->WatchForClose();  // spurious
+        }
+      }
+      // End of stream, reset, or an error: the client is gone.
+      self->peer_closed_ = true;
+      if (self->abandon_) {
+        std::function<void()> fn = std::move(self->abandon_);
+        self->abandon_ = nullptr;
+        fn();  // usually answers at once; Write then closes the connection
+      }
+    });
   }
 
   void OnReadError(const beast::error_code& ec) {
@@ -159,7 +231,7 @@ class Session : public std::enable_shared_from_this<Session> {
     } else if (IsHttpParseError(ec)) {
       status = 400;
     }
-    if (status == 0) return Close();  // EOF, reset, timeout, cancelled
+    if (status == 0 || closed_) return Close();  // EOF, reset, timeout, cancelled
     busy_ = true;
     HttpRequest head;
     // Fields parsed so far (a body_limit error comes before "header done").
@@ -174,29 +246,68 @@ class Session : public std::enable_shared_from_this<Session> {
     HttpRequest r;
     r.method = std::string(msg.method_string());
     r.target = std::string(msg.target());
+    r.headers.reserve(8);
     for (const auto& field : msg) {
-      r.headers.emplace_back(AsciiLower(std::string(field.name_string())),
-                             std::string(field.value()));
+      const beast::string_view name = field.name_string();
+      std::string lower(name.data(), name.size());
+      for (char& c : lower) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      }
+      const beast::string_view value = field.value();
+      r.headers.emplace_back(std::move(lower), std::string(value.data(), value.size()));
     }
     r.remote = remote_;
     return r;
   }
 
   void Write(HttpResponse response) {
-    auto res = std::make_shared<http::response<http::string_body>>();
-    res->version(version_ == 10 ? 10 : 11);
-    res->result(static_cast<unsigned>(response.status));
-    res->set(http::field::server, "lqsd");
-    res->set(http::field::date, HttpDate());
-    for (const auto& [name, value] : response.headers) res->set(name, value);
-    res->body() = std::move(response.body);
-    const bool keep =
-        keep_alive_ && !response.close && !stop_requested_ && !state_->stopping.load();
-    res->keep_alive(keep);
-    res->prepare_payload();
-    stream_.expires_after(state_->limits.io_timeout);
-    http::async_write(stream_, *res,
-                      [self = shared_from_this(), res, keep](beast::error_code ec, std::size_t) {
+    responded_ = true;
+    ++request_gen_;  // a close watch still pending is stale from now on
+    abandon_ = nullptr;
+    const bool keep = keep_alive_ && !response.close && !stop_requested_ &&
+                      !state_->stopping.load() && !peer_closed_ && !closed_;
+    const unsigned status = static_cast<unsigned>(response.status);
+    std::string& head = out_head_;
+    head.clear();
+    head.append(version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
+    head.append(std::to_string(status));
+    head.push_back(' ');
+    const beast::string_view reason = http::obsolete_reason(static_cast<http::status>(status));
+    head.append(reason.data(), reason.size());
+    head.append("\r\n");
+    AppendHeader(&head, "Server", "lqsd");
+    AppendHeader(&head, "Date", HttpDate());
+    // As Beast's set(): one field per name, the last value given wins.
+    const auto& fields = response.headers;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const std::string& name = fields[i].first;
+      if (IEquals(name, "Server") || IEquals(name, "Date") || IEquals(name, "Content-Length") ||
+          IEquals(name, "Connection")) {
+        continue;  // ours
+      }
+      bool replaced = false;
+      for (size_t j = i + 1; j < fields.size() && !replaced; ++j) {
+        replaced = IEquals(fields[j].first, name);
+      }
+      if (!replaced) AppendHeader(&head, name, fields[i].second);
+    }
+    // prepare_payload(): no Content-Length on 1xx, 204 and 304.
+    if (!(status < 200 || status == 204 || status == 304)) {
+      AppendHeader(&head, "Content-Length", std::to_string(response.body.size()));
+    }
+    // keep_alive(): HTTP/1.1 says "close" to end; HTTP/1.0 says "keep-alive" to keep.
+    if (version_ == 10) {
+      if (keep) AppendHeader(&head, "Connection", "keep-alive");
+    } else if (!keep) {
+      AppendHeader(&head, "Connection", "close");
+    }
+    head.append("\r\n");
+    out_body_ = std::move(response.body);
+    SetDeadline(state_->limits.io_timeout);
+    const std::array<asio::const_buffer, 2> buffers{asio::buffer(out_head_),
+                                                     asio::buffer(out_body_)};
+    asio::async_write(socket_, buffers,
+                      [self = shared_from_this(), keep](beast::error_code ec, std::size_t) {
                         if (ec) return self->Close();
                         if (!keep) return self->Linger();
                         self->ReadHeader();
@@ -209,15 +320,15 @@ class Session : public std::enable_shared_from_this<Session> {
   // and discard until the client closes (at most 5 s / 16 MiB), then close.
   void Linger() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
     if (ec) return Close();
     drain_ = std::make_unique<char[]>(kDrainChunk);
-    stream_.expires_after(std::chrono::seconds(5));
+    SetDeadline(std::chrono::seconds(5));
     DrainSome();
   }
 
   void DrainSome() {
-    stream_.async_read_some(asio::buffer(drain_.get(), kDrainChunk),
+    socket_.async_read_some(asio::buffer(drain_.get(), kDrainChunk),
                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                               self->drained_ += n;
                               if (ec || self->drained_ > kDrainLimit) return self->Close();
@@ -226,57 +337,104 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Close() {
+    closed_ = true;
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-    stream_.socket().close(ec);
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
+    socket_.close(ec);
+    timer_.cancel();
+    timer_armed_ = false;
+  }
+
+  // ---- Timeouts: one deadline, one timer ----
+  // The timer is re-armed only when a deadline moves earlier than the time
+  // it is set for; when it fires early (the deadline moved later meanwhile)
+  // it is set again for the current deadline.
+  void SetDeadline(SteadyClock::duration d) {
+    deadline_ = SteadyClock::now() + d;
+    if (!timer_armed_ || deadline_ < timer_at_) ArmTimer(deadline_);
+  }
+  void ClearDeadline() { deadline_ = SteadyClock::time_point::max(); }
+
+  void ArmTimer(SteadyClock::time_point at) {
+    if (closed_) return;
+    timer_at_ = at;
+    timer_armed_ = true;
+    timer_.expires_at(at);  // a wait still pending completes as aborted
+    timer_.async_wait([weak = weak_from_this(), at](beast::error_code ec) {
+      if (ec == asio::error::operation_aborted) return;
+      if (auto self = weak.lock()) self->OnTimer(at);
+    });
+  }
+
+  void OnTimer(SteadyClock::time_point at) {
+    if (closed_ || at != timer_at_) return;
+    timer_armed_ = false;
+    if (deadline_ == SteadyClock::time_point::max()) return;  // no deadline now
+    if (SteadyClock::now() >= deadline_) return Close();     // pending I/O fails
+    ArmTimer(deadline_);
   }
 
   static constexpr size_t kDrainChunk = 16 << 10;
   static constexpr size_t kDrainLimit = 16 << 20;
 
-  beast::tcp_stream stream_;
+  Socket socket_;
+  Timer timer_;
   std::shared_ptr<HttpServer::State> state_;
   std::unique_ptr<char[]> drain_;
   size_t drained_ = 0;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::string remote_;
+  std::string out_head_;  // the response being written
+  std::string out_body_;
+  std::function<void()> abandon_;  // see AbandonHook
+  SteadyClock::time_point deadline_ = SteadyClock::time_point::max();
+  SteadyClock::time_point timer_at_{};
+  uint64_t request_gen_ = 0;  // advances with each response
   unsigned version_ = 11;
+  bool timer_armed_ = false;
   bool keep_alive_ = true;
   bool busy_ = false;            // a request is being read, handled or answered
   bool stop_requested_ = false;  // close after the response in progress
+  bool responded_ = false;       // the current request's response was given
+  bool watching_ = false;        // a close watch (WatchForClose) is pending
+  bool peer_closed_ = false;     // the client closed or reset the connection
+  bool closed_ = false;
 };
 
 namespace {
 
 void Accept(const std::shared_ptr<HttpServer::State>& state) {
-  state->acceptor.async_accept(asio::make_strand(state->ioc),
-                               [state](beast::error_code ec, tcp::socket socket) {
-                                 if (state->stopping.load() || !state->acceptor.is_open()) return;
-                                 if (ec) {
-                                   // Out of descriptors or a transient error: try again shortly.
-                                   state->retry_timer.expires_after(std::chrono::milliseconds(50));
-                                   state->retry_timer.async_wait([state](beast::error_code) {
-                                     if (!state->stopping.load()) Accept(state);
-                                   });
-                                   return;
-                                 }
-                                 beast::error_code opt_ec;
-                                 socket.set_option(tcp::no_delay(true), opt_ec);
-                                 auto session = std::make_shared<Session>(std::move(socket), state);
-                                 {
-                                   std::lock_guard<std::mutex> lock(state->mu);
-                                   state->sessions[session.get()] = session;
-                                 }
-                                 session->Start();
-                                 Accept(state);
-                               });
+  asio::io_context& target = *state->contexts[state->next_context++ % state->contexts.size()];
+  auto socket = std::make_shared<Socket>(target.get_executor());
+  state->acceptor.async_accept(*socket, [state, socket](beast::error_code ec) {
+    if (state->stopping.load() || !state->acceptor.is_open()) return;
+    if (ec) {
+      // Out of descriptors or a transient error: try again shortly.
+      state->retry_timer.expires_after(std::chrono::milliseconds(50));
+      state->retry_timer.async_wait([state](beast::error_code) {
+        if (!state->stopping.load()) Accept(state);
+      });
+      return;
+    }
+    beast::error_code opt_ec;
+    socket->set_option(tcp::no_delay(true), opt_ec);
+    auto session = std::make_shared<Session>(std::move(*socket), state);
+    {
+      std::lock_guard<std::mutex> lock(state->mu);
+      state->sessions[session.get()] = session;
+    }
+    session->Start();
+    Accept(state);
+  });
 }
 
 }  // namespace
 
-HttpServer::HttpServer(asio::io_context& ioc, Limits limits, Handler handler, Rejecter rejecter)
-    : state_(std::make_shared<State>(ioc, limits, std::move(handler), std::move(rejecter))) {}
+HttpServer::HttpServer(std::vector<asio::io_context*> contexts, Limits limits, Handler handler,
+                       Rejecter rejecter)
+    : state_(std::make_shared<State>(std::move(contexts), limits, std::move(handler),
+                                     std::move(rejecter))) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -288,7 +446,7 @@ bool HttpServer::Listen(const std::string& host, uint16_t port, std::string* err
     return false;
   }
   const tcp::endpoint endpoint(address, port);
-  tcp::acceptor& acceptor = state_->acceptor;
+  Acceptor& acceptor = state_->acceptor;
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor.bind(endpoint, ec);

@@ -1,24 +1,41 @@
 // server/http_server.h — lqsd's HTTP/1.1 server: a Beast acceptor and one
 // session per connection, with keep-alive.
 //
-// Each connection runs on its own strand of the shared io_context. A session
-// reads one request (header first: "Expect: 100-continue" is answered, and
-// the body limit is enforced before the body is read), hands it to the
-// handler with a Poster for its strand and a Responder, and reads the next
-// request only after the response is written. Responses may arrive from any
-// thread (long polls complete from the Broker's receiver thread); they are
-// posted to the connection's strand. A handler that never responds keeps
-// only its connection waiting: no thread is held.
+// Threads: the server is given N io_contexts, each meant to be run by exactly
+// one thread (concurrency hint 1). Connections are spread over them round
+// robin and each lives on its context for good, so a connection's handlers
+// never run concurrently (no strand needed) and a request is read, handled
+// and answered on one thread without handing work between threads: no
+// scheduler wake-ups, no locks on the I/O path. The acceptor runs on the
+// first context.
+//
+// A session reads one request (header first: "Expect: 100-continue" is
+// answered, and the body limit is enforced before the body is read), hands it
+// to the handler with a Poster for its context, a Responder and an
+// AbandonHook, and reads the next request only after the response is
+// written. A response given on the connection's thread (the usual case) is
+// written at once; one given from another thread (long polls complete from
+// the Broker's receiver thread) is posted to the connection's context. A
+// handler that never responds keeps only its connection waiting: no thread
+// is held. While a handler that registered an abandon hook waits, the
+// session watches the socket: when the client closes or resets the
+// connection, the hook runs (lqsd withdraws the parked receive).
+//
+// The response head is formatted directly (Server, Date, the handler's
+// fields, Content-Length, and Connection as Beast's keep_alive() would set
+// it) and written with the body in one gather write.
 //
 // Limits: bodies over Limits::max_body_bytes get 413, headers over
 // max_header_bytes 431, malformed HTTP 400 (through the Rejecter, which
 // speaks the request's SQS protocol); then the connection is closed. Idle
-// keep-alive connections are closed after idle_timeout.
+// keep-alive connections are closed after idle_timeout; reading a request or
+// writing a response may take io_timeout (one timer per connection, re-armed
+// only when a deadline moves earlier, not once per operation).
 //
 // Stop(): stops accepting, closes idle connections, and lets busy ones finish
 // their response and close.
 //
-// Thread safety: Listen() before the io_context runs; Stop() and
+// Thread safety: Listen() before the io_contexts run; Stop() and
 // open_connections() from any thread.
 
 #ifndef LQS_SERVER_HTTP_SERVER_H_
@@ -29,6 +46,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 
@@ -44,11 +62,13 @@ class HttpServer {
     std::chrono::seconds idle_timeout{75};  // keep-alive connection waiting for a request
     std::chrono::seconds io_timeout{60};    // reading one request, writing one response
   };
-  using Handler = std::function<void(HttpRequest, Poster, Responder)>;
+  using Handler = std::function<void(HttpRequest, Poster, Responder, AbandonHook)>;
   // The response to a request refused with `status` (400, 413, 431).
   using Rejecter = std::function<HttpResponse(const HttpRequest& head, int status)>;
 
-  HttpServer(boost::asio::io_context& ioc, Limits limits, Handler handler, Rejecter rejecter);
+  // `contexts` (at least one) must outlive the server; see above.
+  HttpServer(std::vector<boost::asio::io_context*> contexts, Limits limits, Handler handler,
+             Rejecter rejecter);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

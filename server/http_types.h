@@ -52,6 +52,13 @@ struct HttpResponse {
 using Poster = std::function<void(std::function<void()>)>;
 // Completes a request; may be called from any thread, exactly once.
 using Responder = std::function<void(HttpResponse)>;
+// For handlers that answer later (long polls): hook(fn) asks the connection
+// to run fn once, on its executor, if the client closes the connection (or
+// resets it) before the response is written; fn typically withdraws the
+// pending work and answers at once (the answer is then discarded). Never runs
+// after the response was written. Call it from inside the handler; a later
+// call replaces fn.
+using AbandonHook = std::function<void(std::function<void()>)>;
 
 }  // namespace lqsd
 

@@ -203,7 +203,18 @@ int main(int argc, char** argv) {
   std::unique_ptr<lqs::Broker> broker = std::move(opened).value();
 
   // ---- HTTP ----
-  boost::asio::io_context ioc;
+  // One io_context per I/O thread (see http_server.h): a connection is
+  // served start to end on one thread.
+  const int threads = flags.threads > 0
+                          ? flags.threads
+                          : std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<std::unique_ptr<boost::asio::io_context>> contexts;
+  std::vector<boost::asio::io_context*> context_ptrs;
+  for (int i = 0; i < threads; ++i) {
+    contexts.push_back(std::make_unique<boost::asio::io_context>(1));
+    context_ptrs.push_back(contexts.back().get());
+  }
+  boost::asio::io_context& ioc = *contexts.front();
   lqsd::Actions actions(broker.get(), flags.account_id);
   lqsd::RouterConfig router_config;
   router_config.account_id = flags.account_id;
@@ -218,9 +229,11 @@ int main(int argc, char** argv) {
   lqsd::HttpServer::Limits limits;
   limits.max_body_bytes = flags.max_body_bytes;
   lqsd::HttpServer server(
-      ioc, limits,
-      [&router](lqsd::HttpRequest request, lqsd::Poster post, lqsd::Responder respond) {
-        router->Handle(std::move(request), std::move(post), std::move(respond));
+      context_ptrs, limits,
+      [&router](lqsd::HttpRequest request, lqsd::Poster post, lqsd::Responder respond,
+                lqsd::AbandonHook abandon) {
+        router->Handle(std::move(request), std::move(post), std::move(respond),
+                       std::move(abandon));
       },
       [&router, &limits](const lqsd::HttpRequest& head, int status) {
         return router->Reject(head, status, limits.max_body_bytes);
@@ -240,7 +253,8 @@ int main(int argc, char** argv) {
 
   // Parked long polls have no pending I/O: keep run() from returning while
   // they wait (the shutdown thread releases it).
-  auto work = boost::asio::make_work_guard(ioc);
+  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
+  for (auto& c : contexts) work.push_back(boost::asio::make_work_guard(*c));
 
   // ---- Signals and shutdown ----
   std::atomic<bool> shutting_down{false};
@@ -276,15 +290,12 @@ int main(int argc, char** argv) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
       debug("database closed; " + std::to_string(server.open_connections()) + " connections left");
-      work.reset();
-      ioc.stop();
+      for (auto& w : work) w.reset();
+      for (auto& c : contexts) c->stop();
     });
   };
   signals.async_wait(on_signal);
 
-  const int threads = flags.threads > 0
-                          ? flags.threads
-                          : std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
   info("database " + options.path + (temp_dir.empty() ? "" : " (temporary)") +
        (verifier.has_value() ? ", SigV4 authentication on" : ", no authentication") + ", " +
        std::to_string(threads) + " threads");
@@ -292,7 +303,10 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
+  for (int i = 1; i < threads; ++i) {
+    boost::asio::io_context* c = contexts[static_cast<size_t>(i)].get();
+    pool.emplace_back([c] { c->run(); });
+  }
   ioc.run();
   for (auto& t : pool) t.join();
   if (shutdown_thread.joinable()) shutdown_thread.join();

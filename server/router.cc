@@ -124,7 +124,8 @@ HttpResponse Router::Reject(const HttpRequest& head, int http_status, size_t bod
   return r;
 }
 
-void Router::Handle(HttpRequest request, Poster post, Responder respond_once) {
+void Router::Handle(HttpRequest request, Poster post, Responder respond_once,
+                    AbandonHook abandon) {
   const std::string request_id = NewRequestId();
   // Exactly one response per request, whatever happens below.
   auto answered = std::make_shared<std::atomic<bool>>(false);
@@ -171,7 +172,7 @@ void Router::Handle(HttpRequest request, Poster post, Responder respond_once) {
       r.close = true;
       reply(std::move(r));
     } else {
-      Dispatch(request, protocol, request_id, post, reply, action_name.get());
+      Dispatch(request, protocol, request_id, post, reply, std::move(abandon), action_name.get());
     }
   } catch (const std::exception& e) {
     respond(EncodeError(protocol, InternalFailure(std::string("Internal error: ") + e.what()),
@@ -220,7 +221,8 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
 }
 
 void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string& request_id,
-                      const Poster& post, const Responder& respond, std::string* action_name) {
+                      const Poster& post, const Responder& respond, AbandonHook abandon,
+                      std::string* action_name) {
   auto fail = [&](const SqsError& error) { respond(EncodeError(protocol, error, request_id)); };
 
   if (config_.auth != nullptr) {
@@ -233,6 +235,7 @@ void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string
   action.protocol = protocol;
   action.base_url = BaseUrl(request);
   action.post = post;
+  action.on_abandon = std::move(abandon);
   if (const std::string* trace = request.Header("x-amzn-trace-id")) action.trace_header = *trace;
   const std::optional<std::string> path_queue = QueueNameFromPath(request.RawPath());
 
@@ -294,7 +297,10 @@ void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string
                   if (result.error.has_value()) {
                     respond(EncodeError(protocol, *result.error, request_id));
                   } else if (protocol == Protocol::kJson) {
-                    respond(sqs_json::EncodeResult(result.output, request_id));
+                    respond(result.json_body.empty()
+                                ? sqs_json::EncodeResult(result.output, request_id)
+                                : sqs_json::EncodeEncodedResult(std::move(result.json_body),
+                                                                request_id));
                   } else {
                     respond(sqs_query::EncodeResult(name, result.output, request_id));
                   }

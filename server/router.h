@@ -61,8 +61,11 @@ class Router {
   Router(Actions* actions, RouterConfig config);
 
   // Answers `request`; `respond` is called exactly once, possibly later and
-  // from another thread (long polls complete through `post`). Never throws.
-  void Handle(HttpRequest request, Poster post, Responder respond);
+  // from another thread (long polls complete through `post`). `abandon`
+  // (optional) lets a long poll learn that its client went away (see
+  // AbandonHook). Never throws.
+  void Handle(HttpRequest request, Poster post, Responder respond,
+              AbandonHook abandon = nullptr);
 
   // The answer to a request the HTTP layer refused before reading it whole:
   // 413 (body too large), 431 (header too large) or 400 (malformed). The
@@ -86,7 +89,8 @@ class Router {
  private:
   // Sets *action_name as soon as the action is known (for the request log).
   void Dispatch(HttpRequest& request, Protocol protocol, const std::string& request_id,
-                const Poster& post, const Responder& respond, std::string* action_name);
+                const Poster& post, const Responder& respond, AbandonHook abandon,
+                std::string* action_name);
   std::string BaseUrl(const HttpRequest& request) const;
   // GET /metrics or GET /health (see above).
   bool IsOpsRequest(const HttpRequest& request) const;

@@ -17,11 +17,26 @@ std::string Dump(const Json& value) {
 constexpr int kMaxDepth = 32;
 constexpr size_t kMaxMembers = 1000;
 
-// The deepest nesting of [ and { outside strings (a pre-scan, so that neither
-// parsing nor converting recurses deeply).
-int NestingDepth(std::string_view text) {
-  int depth = 0;
+// The deepest nesting of [ and { outside strings, and the most members any
+// one object has (colons directly inside it, an upper bound for a valid
+// document): a pre-scan, so that neither parsing nor converting recurses
+// deeply, and so that small objects can be parsed straight into the
+// insertion-ordered Json (whose key lookup is linear).
+struct Shape {
   int max_depth = 0;
+  size_t max_members = 0;
+};
+
+Shape ScanShape(std::string_view text) {
+  Shape shape;
+  // Per open container: is it an object, and its colons so far. Beyond
+  // kMaxDepth only the depth is tracked (the request is refused anyway).
+  struct Level {
+    bool object;
+    size_t colons;
+  };
+  Level stack[kMaxDepth + 1];
+  int depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -34,12 +49,15 @@ int NestingDepth(std::string_view text) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
-      max_depth = std::max(max_depth, ++depth);
+      if (depth >= 0 && depth < kMaxDepth + 1) stack[depth] = Level{c == '{', 0};
+      shape.max_depth = std::max(shape.max_depth, ++depth);
     } else if (c == '}' || c == ']') {
       --depth;
+    } else if (c == ':' && depth > 0 && depth <= kMaxDepth + 1 && stack[depth - 1].object) {
+      shape.max_members = std::max(shape.max_members, ++stack[depth - 1].colons);
     }
   }
-  return max_depth;
+  return shape;
 }
 
 bool MembersWithinLimit(const nlohmann::json& value) {
@@ -77,8 +95,22 @@ std::optional<SqsError> DecodeBody(std::string_view body, Json* params) {
     *params = Json::object();
     return std::nullopt;
   }
-  if (NestingDepth(body) > kMaxDepth) {
+  const Shape shape = ScanShape(body);
+  if (shape.max_depth > kMaxDepth) {
     return SerializationError("The request body is nested too deeply.");
+  }
+  if (shape.max_members <= kMaxMembers) {
+    // Every object is small: parse straight into the ordered Json (the same
+    // outcome as below, without the std::map tree and its conversion).
+    Json parsed = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) {
+      return SerializationError("The request body is not valid JSON.");
+    }
+    if (!parsed.is_object()) {
+      return SerializationError("The request body must be a JSON object.");
+    }
+    *params = std::move(parsed);
+    return std::nullopt;
   }
   // Parsed into std::map-backed JSON first: the insertion-ordered Json looks
   // keys up linearly, so a huge object would cost quadratic time.
@@ -101,6 +133,36 @@ HttpResponse EncodeResult(const Json& output, const std::string& request_id) {
   HttpResponse r = Base(200, request_id);
   r.body = output.is_object() ? Dump(output) : "{}";
   return r;
+}
+
+HttpResponse EncodeEncodedResult(std::string json_body, const std::string& request_id) {
+  HttpResponse r = Base(200, request_id);
+  r.body = std::move(json_body);
+  return r;
+}
+
+void AppendString(std::string* out, std::string_view text) {
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x80) {
+      // Control characters and non-ASCII: exactly as the serialiser does it.
+      out->append(Dump(Json(std::string(text))));
+      return;
+    }
+  }
+  out->reserve(out->size() + text.size() + 2);
+  out->push_back('"');
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '"' || text[i] == '\\') {
+      out->append(text.data() + start, i - start);
+      out->push_back('\\');
+      out->push_back(text[i]);
+      start = i + 1;
+    }
+  }
+  out->append(text.data() + start, text.size() - start);
+  out->push_back('"');
 }
 
 HttpResponse EncodeError(const SqsError& error, const std::string& request_id) {

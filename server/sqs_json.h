@@ -32,6 +32,26 @@ std::optional<SqsError> DecodeBody(std::string_view body, Json* params);
 // A 200 response with `output` (never null; {} for actions without output).
 HttpResponse EncodeResult(const Json& output, const std::string& request_id);
 
+// The same 200 response for an output object already encoded (by the
+// writers below) exactly as EncodeResult would encode it.
+HttpResponse EncodeEncodedResult(std::string json_body, const std::string& request_id);
+
+// Appends `text` as a JSON string literal, byte for byte as EncodeResult's
+// serialiser writes it (no ASCII escaping; control characters escaped;
+// malformed UTF-8 replaced by U+FFFD). Plain ASCII takes a fast path.
+void AppendString(std::string* out, std::string_view text);
+// Appends `"key":` (key must be plain ASCII without quotes or backslashes).
+inline void AppendKey(std::string* out, std::string_view key) {
+  out->push_back('"');
+  out->append(key.data(), key.size());
+  out->append("\":");
+}
+// Appends `"key":"value"` (key as AppendKey).
+inline void AppendMember(std::string* out, std::string_view key, std::string_view value) {
+  AppendKey(out, key);
+  AppendString(out, value);
+}
+
 // An error response (status from the error; x-amzn-query-error always set).
 HttpResponse EncodeError(const SqsError& error, const std::string& request_id);
 

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -221,6 +223,122 @@ TEST_F(AsyncReceiveTest, InvalidRequestAnsweredAtOnce) {
   auto q = MakeQueue("q");
   auto o = Start(*q, 20, 11);
   EXPECT_CODE(o->future.get(), kInvalidParameterValue);
+}
+
+// ---- Cancelling a parked receive (lqsd: a client closed its connection) ----
+
+TEST_F(AsyncReceiveTest, CancelledReceiveLeasesNothingAndNeverCompletes) {
+  auto q = MakeQueue("q");
+  auto called = std::make_shared<std::atomic<int>>(0);
+  ReceiveMessageRequest r;
+  r.wait_time_seconds = 20;
+  r.max_number_of_messages = 10;
+  const uint64_t id =
+      q->ReceiveMessageAsync(r, [called](StatusOr<ReceiveMessageResult>) { ++*called; });
+  ASSERT_NE(id, 0u);  // parked
+  EXPECT_TRUE(q->CancelReceive(id));
+  EXPECT_FALSE(q->CancelReceive(id));  // once
+  Send(*q, "after");
+  // The message is not leased: a short poll gets it on its first delivery.
+  ReceiveMessageRequest now;
+  now.max_number_of_messages = 10;
+  now.message_system_attribute_names = {"ApproximateReceiveCount"};
+  auto got = q->ReceiveMessage(now);
+  ASSERT_OK(got);
+  ASSERT_EQ(got->messages.size(), 1u);
+  EXPECT_EQ(got->messages[0].body, "after");
+  EXPECT_EQ(got->messages[0].attributes.at("ApproximateReceiveCount"), "1");
+  clock_->AdvanceSeconds(30);  // past its deadline: still never completed
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(called->load(), 0);
+  ExpectConsistent();
+}
+
+TEST_F(AsyncReceiveTest, CancelAfterCompletionReturnsFalse) {
+  auto q = MakeQueue("q");
+  Send(*q, "x");
+  auto o = Start(*q, 20);  // answered at once
+  ASSERT_EQ(o->future.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_FALSE(q->CancelReceive(0));
+  auto b = std::make_shared<Outcome>();
+  ReceiveMessageRequest r;
+  r.wait_time_seconds = 20;
+  const uint64_t id = q->ReceiveMessageAsync(
+      r, [b](StatusOr<ReceiveMessageResult> res) { b->promise.set_value(std::move(res)); });
+  ASSERT_NE(id, 0u);
+  Send(*q, "y");
+  auto rb = b->future.get();
+  ASSERT_OK(rb);
+  ASSERT_EQ(rb->messages.size(), 1u);
+  EXPECT_FALSE(q->CancelReceive(id));  // it completed: its message stays leased to it
+}
+
+TEST_F(AsyncReceiveTest, CancelOnlyOnItsOwnQueue) {
+  auto a = MakeQueue("a");
+  auto b = MakeQueue("b");
+  ReceiveMessageRequest r;
+  r.wait_time_seconds = 20;
+  auto o = std::make_shared<Outcome>();
+  const uint64_t id = a->ReceiveMessageAsync(
+      r, [o](StatusOr<ReceiveMessageResult> res) { o->promise.set_value(std::move(res)); });
+  ASSERT_NE(id, 0u);
+  EXPECT_FALSE(b->CancelReceive(id));
+  Send(*a, "x");
+  auto got = o->future.get();
+  ASSERT_OK(got);
+  EXPECT_EQ(got->messages.size(), 1u);
+}
+
+TEST_F(AsyncReceiveTest, CancelRacingSendsNeverLosesAMessage) {
+  // Park, send and cancel race; every message must end up either with a
+  // receive that completed (Cancel returned false) or still receivable at
+  // once: a receive whose cancel succeeded leased nothing.
+  auto q = MakeQueue("q");
+  constexpr int kRounds = 300;
+  std::mutex mu;
+  std::multiset<std::string> delivered;
+  int completed = 0;
+  int cancelled = 0;
+  for (int i = 0; i < kRounds; ++i) {
+    ReceiveMessageRequest r;
+    r.wait_time_seconds = 20;
+    r.max_number_of_messages = 10;
+    auto fired = std::make_shared<std::atomic<bool>>(false);
+    const uint64_t id = q->ReceiveMessageAsync(r, [&, fired](StatusOr<ReceiveMessageResult> res) {
+      fired->store(true);
+      std::lock_guard<std::mutex> lock(mu);
+      ++completed;
+      if (res.ok()) {
+        for (const auto& m : res->messages) delivered.insert(m.body);
+      }
+    });
+    std::thread sender([&, i] { Send(*q, "m" + std::to_string(i)); });
+    if (i % 3 != 0) std::this_thread::yield();
+    const bool ok = q->CancelReceive(id);
+    sender.join();
+    if (ok) {
+      ++cancelled;
+      EXPECT_FALSE(fired->load()) << "round " << i;
+    }
+  }
+  // Drain what nobody leased.
+  std::multiset<std::string> left;
+  while (true) {
+    ReceiveMessageRequest now;
+    now.max_number_of_messages = 10;
+    auto got = q->ReceiveMessage(now);
+    ASSERT_OK(got);
+    if (got->messages.empty()) break;
+    for (const auto& m : got->messages) left.insert(m.body);
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(delivered.size() + left.size(), static_cast<size_t>(kRounds));
+  for (int i = 0; i < kRounds; ++i) {
+    const std::string body = "m" + std::to_string(i);
+    EXPECT_EQ(delivered.count(body) + left.count(body), 1u) << body;
+  }
+  EXPECT_GT(cancelled, 0);
+  EXPECT_EQ(completed + cancelled, kRounds);
 }
 
 TEST_F(AsyncReceiveTest, EndsAtItsDeadlineOnTheSystemClock) {

@@ -15,7 +15,7 @@ const fs = require('fs');
 const os = require('os');
 
 function parseArgs(argv) {
-  const a = {n1: 10000, n10: 20000, nmixed: 20000, concurrency: 4, body: 100, modes: ''};
+  const a = {n1: 10000, n10: 20000, nmixed: 20000, nlife: 20000, concurrency: 4, body: 100, modes: ''};
   for (let i = 2; i < argv.length; i += 2) {
     const k = argv[i].replace(/^--/, '');
     const v = argv[i + 1];
@@ -279,6 +279,52 @@ async function modeMixed(n) {
           end_to_end_latency: summarize(e2e), ...m};
 }
 
+// The library's "lifecycle" (bench/lqs_bench `life b10 100B t1 process`)
+// over HTTP: one connection, a standing backlog of 1,000 messages; each round
+// sends a batch of 10 (SendMessageBatch), then receives (ReceiveMessage max
+// 10, no wait, repeated until 10 arrived) and deletes them
+// (DeleteMessageBatch). msgs/s counts lifecycles (messages sent, received and
+// deleted); latency is per round, as in lqs_bench.
+async function modeLife(n) {
+  const q = await newQueue('life');
+  await prefill(q, 1000);
+  let seq = 0;
+  async function round() {
+    const entries = [];
+    for (let j = 0; j < 10; j++) entries.push({Id: String(j), MessageBody: makeBody(seq++)});
+    const s = await call('SendMessageBatch', {QueueUrl: q, Entries: entries});
+    if (s.Failed && s.Failed.length) throw new Error('send failed: ' + JSON.stringify(s.Failed[0]));
+    let need = 10;
+    let empties = 0;
+    while (need > 0) {
+      const r = await call('ReceiveMessage', {QueueUrl: q, MaxNumberOfMessages: need, WaitTimeSeconds: 0});
+      const msgs = r.Messages || [];
+      if (!msgs.length) {
+        if (++empties > 1000) throw new Error('life: nothing receivable');
+        continue;
+      }
+      const del = msgs.map((mm, j) => ({Id: String(j), ReceiptHandle: mm.ReceiptHandle}));
+      const d = await call('DeleteMessageBatch', {QueueUrl: q, Entries: del});
+      if (d.Failed && d.Failed.length) throw new Error('delete failed: ' + JSON.stringify(d.Failed[0]));
+      need -= msgs.length;
+    }
+  }
+  for (let i = 0; i < 100; i++) await round();  // warm-up (lqs_bench warms too)
+  const lat = [];
+  const rounds = Math.ceil(n / 10);
+  const m = await measured(async () => {
+    for (let i = 0; i < rounds; i++) {
+      const t = now();
+      await round();
+      lat.push(now() - t);
+    }
+    return {};
+  });
+  return {messages: rounds * 10, msgs_per_s: Math.round((rounds * 10) / m.seconds),
+          latency: summarize(lat), ...m,
+          latency_unit: 'one round: SendMessageBatch(10) + ReceiveMessage(max 10) + DeleteMessageBatch, 1 connection'};
+}
+
 async function main() {
   const all = {
     send1: () => modeSend(1, args.n1),
@@ -286,6 +332,7 @@ async function main() {
     recv1: () => modeRecv(1, args.n1),
     recv10: () => modeRecv(10, args.n10),
     mixed: () => modeMixed(args.nmixed),
+    life: () => modeLife(args.nlife),
   };
   const modes = args.modes ? String(args.modes).split(',') : Object.keys(all);
   // Warm-up: connections, JIT, queue creation path.

@@ -6,6 +6,11 @@
 #
 # Writes bench/http/results.json and prints a table. Needs node (fauxqs 1.9.x
 # runs on Node 20); installs fauxqs@1.9 into bench/http/node_modules if missing.
+#
+# LQS_BENCH=PATH/TO/lqs_bench (optional): also measures the library's own
+# lifecycle in the same run (lqs_bench --workloads="life b10 100B t1 process"
+# --systems=lqs, the same workload as load.js's `life` mode) and reports
+# lqsd's `life` over HTTP as a fraction of it (issue #7: >= 50%).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -57,7 +62,15 @@ node "$here/load.js" --endpoint "http://127.0.0.1:$fport" --pid "$fpid" --name f
   > "$work/fauxqs.json"
 kill "$fpid"; wait "$fpid" 2>/dev/null || true
 
+# The library's own lifecycle figure, same workload, in the same run.
+libjson=""
+if [ -n "${LQS_BENCH:-}" ]; then
+  "$LQS_BENCH" --workloads="life b10 100B t1 process" --systems=lqs --json \
+    --db="$work/lib-db" > "$work/lib.json" 2> "$work/lib.log" || { cat "$work/lib.log" >&2; exit 1; }
+  libjson="$work/lib.json"
+fi
+
 uptime_after="$(uptime)"
 fversion="$(node -p 'require(process.argv[1]).version' "$here/node_modules/fauxqs/package.json")"
 node "$here/table.js" "$work/lqsd.json" "$work/fauxqs.json" "$out" \
-  "$uptime_before" "$uptime_after" "$fversion" "$(nproc)"
+  "$uptime_before" "$uptime_after" "$fversion" "$(nproc)" "$libjson"

@@ -88,9 +88,24 @@ class Queue {
   // otherwise later from the Broker's receiver thread when a message becomes
   // available or the wait ends (kClosed if the Broker closes first). `done`
   // must be quick and must not block; hand the result to your own executor.
+  // Returns an id for CancelReceive when the receive parked (never 0), or 0
+  // when `done` was already called on this thread. A parked receive may
+  // complete (call `done`) before this returns its id.
   using ReceiveCallback = std::function<void(StatusOr<ReceiveMessageResult>)>;
-  virtual void ReceiveMessageAsync(const ReceiveMessageRequest& request,
-                                   ReceiveCallback done) = 0;
+  virtual uint64_t ReceiveMessageAsync(const ReceiveMessageRequest& request,
+                                       ReceiveCallback done) = 0;
+
+  // Cancels a parked ReceiveMessageAsync (its caller went away, e.g. a client
+  // closed its connection mid-long-poll). Returns true when the receive was
+  // still waiting: it is withdrawn, `done` is never called (it is destroyed
+  // before this returns), and no message was or will be leased for it.
+  // Returns false when it already completed or is completing (`done` has
+  // been or will be called exactly once, with whatever it leased), or when
+  // `receive_id` is 0 or not a receive of this queue. If the receiver thread
+  // is trying the receive at that moment, waits for that one attempt to end
+  // (microseconds). Calling it from inside `done` is allowed (returns false
+  // for that receive). Thread-safe.
+  virtual bool CancelReceive(uint64_t receive_id) = 0;
 
   // Deletes the message that `receipt_handle` names.
   // Standard queues: any handle ever issued for the message works, also after

@@ -930,24 +930,29 @@ std::optional<StatusOr<ReceiveMessageResult>> QueueImpl::ReceiveOnce(
   return BuildResult(taken, request);
 }
 
-void QueueImpl::ReceiveMessageAsync(const ReceiveMessageRequest& request, ReceiveCallback done) {
+uint64_t QueueImpl::ReceiveMessageAsync(const ReceiveMessageRequest& request,
+                                       ReceiveCallback done) {
   Status live = CheckLive();
-  if (!live.ok()) return done(live);
+  if (!live.ok()) return done(live), 0;
   Status valid = api::ValidateReceiveMessage(request);
-  if (!valid.ok()) return done(valid);
+  if (!valid.ok()) return done(valid), 0;
   int64_t deadline = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const int wait_s = request.wait_time_seconds.value_or(config_.receive_message_wait_time_seconds);
     deadline = core_->NowMillis() + int64_t{wait_s} * 1000;
   }
+  // Read before our own attempt: a change after it makes Park try again at
+  // once (no lost wake-up), and without one Park waits for a Wake or
+  // next_check instead of trying again right away.
+  const uint64_t epoch = core_->async_receiver().WakeEpoch();
   int64_t next_check = 0;
   std::optional<StatusOr<ReceiveMessageResult>> now = ReceiveOnce(request, deadline, &next_check);
-  if (now) return done(std::move(*now));
+  if (now) return done(std::move(*now)), 0;
   std::shared_ptr<QueueImpl> self = shared_from_this();
   auto shared_done = std::make_shared<ReceiveCallback>(std::move(done));
-  core_->async_receiver().Park(
-      id_, next_check,
+  return core_->async_receiver().Park(
+      id_, epoch, next_check,
       [self, request, deadline, shared_done](bool closing, int64_t* next) -> bool {
         if (closing) {
           (*shared_done)(Status(ErrorCode::kClosed, "the database is closed"));
@@ -958,6 +963,11 @@ void QueueImpl::ReceiveMessageAsync(const ReceiveMessageRequest& request, Receiv
         (*shared_done)(std::move(*r));
         return true;
       });
+}
+
+bool QueueImpl::CancelReceive(uint64_t receive_id) {
+  if (receive_id == 0) return false;
+  return core_->async_receiver().Cancel(id_, receive_id);
 }
 
 StatusOr<ReceiveMessageResult> QueueImpl::BuildResult(const std::vector<Taken>& taken,

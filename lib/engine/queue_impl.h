@@ -76,8 +76,9 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
       const std::vector<SendMessageBatchEntry>& entries) override;
   StatusOr<ReceiveMessageResult> ReceiveMessage(
       const ReceiveMessageRequest& request) override;
-  void ReceiveMessageAsync(const ReceiveMessageRequest& request,
-                           ReceiveCallback done) override;
+  uint64_t ReceiveMessageAsync(const ReceiveMessageRequest& request,
+                               ReceiveCallback done) override;
+  bool CancelReceive(uint64_t receive_id) override;
   Status DeleteMessage(const std::string& receipt_handle) override;
   StatusOr<BatchResult> DeleteMessageBatch(
       const std::vector<DeleteMessageBatchEntry>& entries) override;

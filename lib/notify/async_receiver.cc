@@ -10,29 +10,61 @@ AsyncReceiver::AsyncReceiver(std::shared_ptr<Clock> clock)
 
 AsyncReceiver::~AsyncReceiver() { Shutdown(); }
 
-void AsyncReceiver::Park(uint64_t queue_id, int64_t next_check_ms, Attempt attempt) {
+uint64_t AsyncReceiver::Park(uint64_t queue_id, uint64_t epoch, int64_t next_check_ms,
+                             Attempt attempt) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stop_) {
       const uint64_t id = next_id_++;
       waiters_.emplace(id, Waiter{id, queue_id, std::move(attempt)});
+      // Dekker with Wake (both seq_cst): either this load sees a Wake's new
+      // epoch, or that Wake sees this receive counted and wakes its queue.
       parked_count_.fetch_add(1, std::memory_order_seq_cst);
-      // Tried once more right away: a change between the caller's own
-      // attempt and this moment may have found no parked receive to wake.
-      (void)next_check_ms;
-      const int64_t first_check = clock_->NowMillis();
-      schedule_.emplace(first_check, id);
-      next_check_[id] = first_check;
-      parked_new_ = true;
-      cv_.notify_one();
-      return;
+      const bool changed = wake_epoch_.load(std::memory_order_seq_cst) != epoch;
+      // A change since the caller's own attempt: try once more right away.
+      const int64_t check = changed ? clock_->NowMillis() : next_check_ms;
+      const bool earliest = schedule_.empty() || check < schedule_.begin()->first;
+      schedule_.emplace(check, id);
+      next_check_[id] = check;
+      // The thread sleeps until the earliest check: only an earlier one
+      // needs it to look again.
+      if (changed || earliest) {
+        parked_new_ = true;
+        cv_.notify_one();
+      }
+      return id;
     }
   }
   int64_t ignored = 0;
   attempt(/*closing=*/true, &ignored);
+  return 0;
+}
+
+bool AsyncReceiver::Cancel(uint64_t queue_id, uint64_t id) {
+  Attempt doomed;  // destroyed after the lock is released
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (std::this_thread::get_id() == thread_.get_id()) {
+      if (running_ == id) return false;  // called from its own completion
+    } else {
+      attempt_done_.wait(lock, [&] { return running_ != id; });
+    }
+    auto it = waiters_.find(id);
+    if (it == waiters_.end() || it->second.queue_id != queue_id) return false;
+    doomed = std::move(it->second.attempt);
+    auto nc = next_check_.find(id);
+    if (nc != next_check_.end()) {
+      schedule_.erase({nc->second, id});
+      next_check_.erase(nc);
+    }
+    waiters_.erase(it);
+    parked_count_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  return true;
 }
 
 void AsyncReceiver::Wake(uint64_t queue_id) {
+  wake_epoch_.fetch_add(1, std::memory_order_seq_cst);
   if (parked_count_.load(std::memory_order_seq_cst) == 0) return;
   std::lock_guard<std::mutex> lock(mu_);
   woken_queues_.insert(queue_id);
@@ -40,6 +72,7 @@ void AsyncReceiver::Wake(uint64_t queue_id) {
 }
 
 void AsyncReceiver::WakeAll() {
+  wake_epoch_.fetch_add(1, std::memory_order_seq_cst);
   std::lock_guard<std::mutex> lock(mu_);
   clock_moved_ = true;
   cv_.notify_one();
@@ -86,18 +119,23 @@ void AsyncReceiver::Run() {
       });
       continue;
     }
-    // Try them in parking order, without holding the lock.
+    // Try them in parking order, without holding the lock. While an attempt
+    // runs, running_ names it: Cancel waits for it, so the waiter (and the
+    // Attempt called through `attempt`) stays in place.
     std::sort(due.begin(), due.end());
     due.erase(std::unique(due.begin(), due.end()), due.end());
     for (uint64_t id : due) {
       auto wit = waiters_.find(id);
-      if (wit == waiters_.end()) continue;
-      Attempt attempt = wit->second.attempt;
+      if (wit == waiters_.end()) continue;  // cancelled meanwhile
+      Attempt& attempt = wit->second.attempt;
       schedule_.erase({next_check_[id], id});
+      running_ = id;
       lock.unlock();
       int64_t next_check = 0;
       const bool done = attempt(/*closing=*/false, &next_check);
       lock.lock();
+      running_ = 0;
+      attempt_done_.notify_all();
       if (done) {
         waiters_.erase(id);
         next_check_.erase(id);

@@ -36,11 +36,30 @@ class AsyncReceiver {
   explicit AsyncReceiver(std::shared_ptr<Clock> clock);
   ~AsyncReceiver();  // completes every parked receive as closing
 
-  // Parks a receive of queue `queue_id`, to be tried first at `next_check_ms`.
-  void Park(uint64_t queue_id, int64_t next_check_ms, Attempt attempt);
+  // A counter that every Wake and WakeAll advances. Read it before the
+  // caller's own first attempt and pass it to Park: a change in between is
+  // then never lost.
+  uint64_t WakeEpoch() const { return wake_epoch_.load(std::memory_order_seq_cst); }
+
+  // Parks a receive of queue `queue_id` whose own attempt (made after reading
+  // `epoch` from WakeEpoch) found nothing. It is tried next at
+  // `next_check_ms`, or right away when a Wake or WakeAll came after `epoch`
+  // (the change may have found no parked receive to wake). Returns the
+  // receive's id for Cancel (never 0); returns 0 when the receiver is shut
+  // down, after completing `attempt` as closing on this thread.
+  uint64_t Park(uint64_t queue_id, uint64_t epoch, int64_t next_check_ms, Attempt attempt);
+  // Cancels parked receive `id` of queue `queue_id`. Returns true when it was
+  // still parked: it is removed, its attempt never runs again (so it leases
+  // nothing and completes nothing), and the attempt is destroyed before this
+  // returns. Returns false when `id` is unknown, of another queue, or
+  // completed or completing (its attempt returned true or is being completed
+  // as closing). If an attempt of `id` is running on the receiver thread,
+  // waits for it to return first (one receive: microseconds); called from
+  // the receiver thread itself (inside a callback) it does not wait, and
+  // returns false for the receive whose attempt is running.
+  bool Cancel(uint64_t queue_id, uint64_t id);
   // Something changed in queue `queue_id`: retry its parked receives now.
-  // Costs one atomic load when nothing is parked. A receive parked after the
-  // change is tried once right away, so no wake-up is lost.
+  // Costs two atomic operations when nothing is parked.
   void Wake(uint64_t queue_id);
   // The clock moved (ManualClock): re-evaluate every deadline.
   void WakeAll();
@@ -60,11 +79,14 @@ class AsyncReceiver {
   std::shared_ptr<Clock> clock_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::condition_variable attempt_done_;  // running_ changed (for Cancel)
   bool stop_ = false;
   bool clock_moved_ = false;
   bool parked_new_ = false;  // a receive was parked since the thread last looked
   std::atomic<size_t> parked_count_{0};
+  std::atomic<uint64_t> wake_epoch_{0};
   uint64_t next_id_ = 1;
+  uint64_t running_ = 0;  // the id whose attempt runs now (receiver thread), or 0
   std::map<uint64_t, Waiter> waiters_;                  // by id (FIFO order)
   std::set<std::pair<int64_t, uint64_t>> schedule_;    // (next check, id)
   std::map<uint64_t, int64_t> next_check_;             // id -> next check

@@ -137,6 +137,28 @@ TEST(SqsQuery, EncodesResultsFlattenedAndEscaped) {
             std::string::npos);
 }
 
+TEST(SqsJson, DirectWriterMatchesTheSerialiser) {
+  // The hot actions write JSON text directly; it must be byte for byte what
+  // EncodeResult's serialiser writes for the same strings.
+  const std::string cases[] = {
+      "",
+      "plain ascii 0123456789 ~!@#$%^&*()_+{}[]|:;'<>,.?/",
+      "quote \" and backslash \\ and slash /",
+      std::string("controls \x01\x07\b\t\n\x0b\f\r\x1f and DEL \x7f", 30),
+      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+      "bad utf-8 \xc3 \xff \xed\xa0\x80 end",
+      std::string(1000, 'x') + "\"",
+  };
+  for (const std::string& text : cases) {
+    std::string direct;
+    lqsd::sqs_json::AppendString(&direct, text);
+    lqsd::Json holder = lqsd::Json::object();
+    holder["k"] = text;
+    const std::string full = lqsd::sqs_json::EncodeResult(holder, "id").body;
+    EXPECT_EQ("{\"k\":" + direct + "}", full) << text;
+  }
+}
+
 TEST(ErrorMap, ProtocolSpecificMessages) {
   const SqsError e = NonExistentQueue();
   EXPECT_EQ(e.query_code, "AWS.SimpleQueueService.NonExistentQueue");

@@ -423,6 +423,79 @@ def test_keep_alive_and_expect_continue(server):
     s.close()
 
 
+def receive_answers(c):
+    """ReceiveMessage responses with status 200 so far (GET /metrics)."""
+    r = c.request("GET", "/metrics")
+    m = re.search(r'^lqsd_requests_total\{action="ReceiveMessage",status="200"\} (\d+)$',
+                  r.text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+@pytest.mark.parametrize("how", ["close", "reset"])
+def test_disconnect_mid_long_poll_withdraws_the_receive(c, server, how):
+    # A client that goes away during a long poll must not leave a parked
+    # receive behind that leases the next message for nobody (it would stay
+    # invisible for the visibility timeout): lqsd cancels the receive when
+    # the connection closes, so a message sent afterwards is immediately
+    # receivable by another client, on its first delivery.
+    name = "disconnect-" + how
+    url = create(c, name)
+    before = receive_answers(c)
+    s = socket.create_connection((server.host, server.port), timeout=5)
+    body = json.dumps({"QueueUrl": url, "WaitTimeSeconds": 20, "MaxNumberOfMessages": 10}).encode()
+    s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: AmazonSQS.ReceiveMessage\r\n"
+              b"Content-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n"
+              % len(body) + body)
+    time.sleep(0.2)  # parked (the order does not matter: a request read before the close parks first)
+    if how == "reset":
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    s.close()
+    # The withdrawn receive is answered (with no messages, to nobody) at once,
+    # not after its 20 s wait.
+    deadline = time.time() + 10
+    while receive_answers(c) < before + 1:
+        assert time.time() < deadline, "the abandoned long poll was not withdrawn"
+        time.sleep(0.02)
+    r = c.json("SendMessage", {"QueueUrl": url, "MessageBody": "after the disconnect"})
+    assert r.status == 200, r.text
+    r = c.json("ReceiveMessage", {"QueueUrl": url, "WaitTimeSeconds": 0, "MaxNumberOfMessages": 10,
+                                  "MessageSystemAttributeNames": ["ApproximateReceiveCount"]})
+    assert r.status == 200, r.text
+    msgs = r.json().get("Messages", [])
+    assert [m["Body"] for m in msgs] == ["after the disconnect"]
+    assert msgs[0]["Attributes"]["ApproximateReceiveCount"] == "1"
+
+
+def test_long_poll_on_a_kept_connection_still_answers(c, server):
+    # The close watch does not disturb a long poll whose client stays: it is
+    # answered by the send, and the connection serves the next request.
+    url = create(c, "watch-keeps")
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    h = {"X-Amz-Target": "AmazonSQS.ReceiveMessage", "Content-Type": "application/x-amz-json-1.0"}
+    result = {}
+
+    def poll():
+        conn.request("POST", "/", body=json.dumps({"QueueUrl": url, "WaitTimeSeconds": 10}),
+                     headers=h)
+        result["r"] = Resp(conn.getresponse())
+
+    t = threading.Thread(target=poll)
+    t.start()
+    time.sleep(0.2)
+    assert c.json("SendMessage", {"QueueUrl": url, "MessageBody": "hello"}).status == 200
+    t.join(15)
+    assert result["r"].status == 200
+    assert [m["Body"] for m in result["r"].json()["Messages"]] == ["hello"]
+    sock = conn.sock
+    conn.request("POST", "/", body=json.dumps({"QueueUrl": url}),
+                 headers={"X-Amz-Target": "AmazonSQS.GetQueueAttributes",
+                          "Content-Type": "application/x-amz-json-1.0"})
+    r = Resp(conn.getresponse())
+    assert r.status == 200
+    assert conn.sock is sock
+    conn.close()
+
+
 # ---- SigV4 ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
