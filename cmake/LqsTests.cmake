@@ -60,6 +60,23 @@ target_link_libraries(lqs_worker_test PRIVATE lqs GTest::gtest_main)
 target_compile_options(lqs_worker_test PRIVATE ${LQS_WARNINGS})
 gtest_discover_tests(lqs_worker_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
 
+# The worker crash test: lqs_worker_crash_child runs a Worker with the
+# idempotency inbox and a producer until the test kills it with SIGKILL
+# (LQS_WORKER_CRASH_ROUNDS rounds, default 20; docs/reliability.md).
+list(APPEND LQS_EXTRA_TESTS tests/worker_crash_test.cc)
+add_executable(lqs_worker_crash_child tests/worker_crash_child.cc)
+target_link_libraries(lqs_worker_crash_child PRIVATE lqs)
+target_compile_options(lqs_worker_crash_child PRIVATE ${LQS_WARNINGS})
+add_executable(lqs_worker_crash_test tests/worker_crash_test.cc tests/testutil.cc)
+target_include_directories(lqs_worker_crash_test PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(lqs_worker_crash_test PRIVATE lqs GTest::gtest_main)
+target_compile_options(lqs_worker_crash_test PRIVATE ${LQS_WARNINGS})
+target_compile_definitions(lqs_worker_crash_test PRIVATE
+  LQS_WORKER_CRASH_CHILD="$<TARGET_FILE:lqs_worker_crash_child>")
+add_dependencies(lqs_worker_crash_test lqs_worker_crash_child)
+gtest_discover_tests(lqs_worker_crash_test DISCOVERY_TIMEOUT 60
+                     PROPERTIES TIMEOUT 300 LABELS crash)
+
 # Fuzz corpus replay: every fuzzer (fuzz/fuzz_*.cc) built without libFuzzer
 # and run over its seed and regression inputs in fuzz/corpus/<name>/.
 include(${PROJECT_SOURCE_DIR}/fuzz/fuzzers.cmake)

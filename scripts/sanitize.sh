@@ -8,18 +8,22 @@
 # asan: builds build-asan with -DLQS_SANITIZE=address,undefined and runs
 #   lqs_api_test and lqs_engine_test (all of it, including the kill -9 crash
 #   test with LQS_CRASH_ROUNDS=3 rounds per mode, the fault injection and the
-#   database-lock test), the engine suite split in two shards on two cores.
+#   database-lock test), the engine suite split in two shards on two cores,
+#   then lqs_worker_test (the consumer runtime) in two shards and the worker
+#   kill -9 crash test (lqs_worker_crash_test, LQS_WORKER_CRASH_ROUNDS=5).
 # tsan: builds build-tsan with -DLQS_SANITIZE=thread and runs the tests that
 #   exercise concurrency (long polling, async receive, concurrent FIFO
-#   consumers, fair queues, the database lock) and a 5-second soak
+#   consumers, fair queues, the database lock, the consumer-support
+#   methods), all of lqs_worker_test in two shards, and a 5-second soak
 #   (4 producers, 4 consumers).
 #
 # Environment: LQS_UBSAN_SKIP_ALIGNMENT=1 builds without UBSan's alignment
 # check (an escape hatch; before commit 14e718f flatbuffers records were read
 # in place at odd addresses, see docs/reliability.md). CXX/CC (default g++/gcc; clang 14 needs
 # -Wno-defaulted-function-deleted, see docs/reliability.md), JOBS (default 2),
-# LQS_CRASH_ROUNDS (default 3). RocksDB comes uninstrumented from Debian;
-# tests/tsan.supp documents why no suppression is needed beyond it.
+# LQS_CRASH_ROUNDS (default 3), LQS_WORKER_CRASH_ROUNDS (default 5). RocksDB
+# comes uninstrumented from Debian; tests/tsan.supp documents the
+# suppressions that needs (false positives inside RocksDB only).
 # Exits non-zero on the first failing suite or sanitizer report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,7 +71,8 @@ if [[ $MODE == all || $MODE == asan ]]; then
     SAN="address,undefined;-fno-sanitize=alignment"
   fi
   cmake -S . -B $B "${COMMON[@]}" "-DLQS_SANITIZE=$SAN" >/dev/null
-  cmake --build $B -j"$JOBS" --target lqs lqs_api lqs_api_test lqs_engine_test lqs_crash_child
+  cmake --build $B -j"$JOBS" --target lqs lqs_api lqs_api_test lqs_engine_test lqs_crash_child \
+    lqs_worker_test lqs_worker_crash_test lqs_worker_crash_child
   mkdir -p "$LOGDIR"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -75,6 +80,10 @@ if [[ $MODE == all || $MODE == asan ]]; then
   $B/lqs_api_test --gtest_brief=1
   stamp "asan+ubsan: lqs_engine_test (LQS_CRASH_ROUNDS=$LQS_CRASH_ROUNDS, 2 shards)"
   run_sharded 2 $B/lqs_engine_test --gtest_brief=1
+  stamp "asan+ubsan: lqs_worker_test (2 shards)"
+  run_sharded 2 $B/lqs_worker_test --gtest_brief=1
+  stamp "asan+ubsan: lqs_worker_crash_test (LQS_WORKER_CRASH_ROUNDS=${LQS_WORKER_CRASH_ROUNDS:-5})"
+  LQS_WORKER_CRASH_ROUNDS=${LQS_WORKER_CRASH_ROUNDS:-5} $B/lqs_worker_crash_test --gtest_brief=1
   stamp "asan+ubsan: done"
 fi
 
@@ -83,12 +92,15 @@ if [[ $MODE == all || $MODE == tsan ]]; then
   LOGDIR=$B/sanitize-logs
   stamp "tsan: configure and build ($CXX)"
   cmake -S . -B $B "${COMMON[@]}" -DLQS_SANITIZE=thread >/dev/null
-  cmake --build $B -j"$JOBS" --target lqs lqs_engine_test lqs_crash_child lqs_soak_test
+  cmake --build $B -j"$JOBS" --target lqs lqs_engine_test lqs_crash_child lqs_soak_test \
+    lqs_worker_test
   mkdir -p "$LOGDIR"
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}
   stamp "tsan: concurrency tests"
   run_sharded 2 $B/lqs_engine_test --gtest_brief=1 \
-    '--gtest_filter=LongPoll*:AsyncReceive*:Fifo*Concurrent*:FairQueue*:Durability*Locked*'
+    '--gtest_filter=LongPoll*:AsyncReceive*:Fifo*Concurrent*:FairQueue*:Durability*Locked*:ConsumerSupport*'
+  stamp "tsan: lqs_worker_test (2 shards)"
+  run_sharded 2 $B/lqs_worker_test --gtest_brief=1
   stamp "tsan: soak (5 s, 4 producers + 4 consumers)"
   LQS_SOAK_SECONDS=5 $B/lqs_soak_test --gtest_brief=1
   stamp "tsan: done"

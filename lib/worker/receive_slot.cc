@@ -48,10 +48,31 @@ void ReceiveSlot::Complete(StatusOr<ReceiveMessageResult> result) {
   stats_->released.fetch_add(ReleaseNow(*queue_, handles, nullptr));
 }
 
+void ReceiveSlot::SetReceiveId(uint64_t receive_id) {
+  bool cancel = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    receive_id_ = receive_id;
+    cancel = abandoned_ && receive_id != 0;
+  }
+  // Outside mu_: CancelReceive may wait for an attempt whose callback is
+  // Complete(), which takes mu_.
+  if (cancel) queue_->CancelReceive(receive_id);
+}
+
 void ReceiveSlot::Abandon() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!result_) abandoned_ = true;
-  cv_.notify_all();
+  uint64_t cancel_id = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!result_) {
+      abandoned_ = true;
+      cancel_id = receive_id_;
+    }
+    cv_.notify_all();
+  }
+  // A withdrawn poll leases nothing more; one that is completing right now
+  // delivers to Complete(), which gives its messages back.
+  if (cancel_id != 0) queue_->CancelReceive(cancel_id);
 }
 
 std::optional<StatusOr<ReceiveMessageResult>> ReceiveSlot::Wait() {

@@ -12,6 +12,7 @@
 #define LQS_LIB_WORKER_RECEIVE_SLOT_H_
 
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,7 +30,12 @@ class ReceiveSlot {
 
   // The poll's answer (Queue::ReceiveCallback); called exactly once.
   void Complete(StatusOr<ReceiveMessageResult> result);
-  // Gives up on the poll unless it already answered. Wakes Wait().
+  // The id ReceiveMessageAsync returned for the poll (0: it answered at
+  // once). If the slot was abandoned before the id was known, cancels now.
+  void SetReceiveId(uint64_t receive_id);
+  // Gives up on the poll unless it already answered, withdrawing it from the
+  // queue (Queue::CancelReceive) so that it leases nothing more. Wakes
+  // Wait(). Must not be called from inside the poll's callback.
   void Abandon();
   // Blocks until the poll answered (returns the answer) or was abandoned
   // (returns nothing; the messages it may still deliver are released).
@@ -43,6 +49,7 @@ class ReceiveSlot {
   bool abandoned_ = false;                                // guarded by mu_
   std::optional<StatusOr<ReceiveMessageResult>> result_;  // guarded by mu_
   bool taken_ = false;                                    // guarded by mu_
+  uint64_t receive_id_ = 0;                               // guarded by mu_
 };
 
 // Makes `messages` visible at once (ChangeMessageVisibilityBatch, 10 at a

@@ -15,11 +15,11 @@ Scheduler::Scheduler(std::shared_ptr<Clock> clock, bool fifo, double rate_per_se
       fifo_(fifo),
       limiter_(rate_per_second, per_group_rate_per_second, clock->NowMillis()) {}
 
-bool Scheduler::Push(Job&& job) {
+bool Scheduler::Push(std::vector<Job>* jobs) {
   {
     std::lock_guard<std::mutex> lock(wait_.mu());
     if (closed_) return false;
-    jobs_.push_back(std::move(job));
+    for (Job& job : *jobs) jobs_.push_back(std::move(job));
     ++changes_;
   }
   wait_.Notify();

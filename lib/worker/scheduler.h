@@ -43,8 +43,11 @@ class Scheduler {
   Scheduler(std::shared_ptr<Clock> clock, bool fifo, double rate_per_second,
             double per_group_rate_per_second);
 
-  // Queues a job. False (job untouched) after Close().
-  bool Push(Job&& job);
+  // Queues the jobs of one receive, all under one lock: a Done(failed) of
+  // their group sees all of them or none (never the first of a receive
+  // without the later ones, which would then run ahead of it). Moves from
+  // *jobs; false (*jobs untouched) after Close().
+  bool Push(std::vector<Job>* jobs);
   // Blocks until a job may start, then returns it (counted as running until
   // Done). False once closed.
   bool Next(Job* job);

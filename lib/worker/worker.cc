@@ -201,8 +201,8 @@ class WorkerImpl final : public Worker {
       request.message_system_attribute_names = {"All"};
       request.message_attribute_names = {"All"};
       const int64_t lease_start = options_.clock->NowMillis();
-      queue_->ReceiveMessageAsync(
-          request, [slot](StatusOr<ReceiveMessageResult> r) { slot->Complete(std::move(r)); });
+      slot->SetReceiveId(queue_->ReceiveMessageAsync(
+          request, [slot](StatusOr<ReceiveMessageResult> r) { slot->Complete(std::move(r)); }));
       std::optional<StatusOr<ReceiveMessageResult>> result = slot->Wait();
       {
         std::lock_guard<std::mutex> lock(wait_.mu());
@@ -251,9 +251,10 @@ class WorkerImpl final : public Worker {
     } else {
       for (WorkerMessage& m : messages) jobs.push_back(Job{{std::move(m)}, lease_start});
     }
-    for (Job& job : jobs) {
-      // Closed cannot happen (Stop joins this thread first); be safe anyway.
-      if (!scheduler_.Push(std::move(job))) Release(job.messages, "received while stopping");
+    // One push for the whole receive (see Scheduler::Push). Closed cannot
+    // happen (Stop joins this thread first); be safe anyway.
+    if (!scheduler_.Push(&jobs)) {
+      for (Job& job : jobs) Release(job.messages, "received while stopping");
     }
   }
 
