@@ -23,12 +23,25 @@ set(LQS_ENGINE_TESTS
   tests/fifo_test.cc
   tests/fair_queue_test.cc
   tests/consumer_support_test.cc)
+# The SIGKILL crash tests' shared plumbing: the test process's side
+# (crash_harness: spawn, "ready", kill, oracle files; uses gtest) and the
+# child's (crash_child_support: oracle log, Die, the queues; no gtest).
+add_library(lqs_crash_child_support STATIC tests/crash_child_support.cc)
+target_include_directories(lqs_crash_child_support PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(lqs_crash_child_support PUBLIC lqs)
+target_compile_options(lqs_crash_child_support PRIVATE ${LQS_WARNINGS})
+add_library(lqs_crash_harness STATIC tests/crash_harness.cc)
+target_include_directories(lqs_crash_harness PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(lqs_crash_harness PUBLIC lqs GTest::gtest)
+target_compile_options(lqs_crash_harness PRIVATE ${LQS_WARNINGS})
+
 add_executable(lqs_engine_test ${LQS_ENGINE_TESTS} tests/testutil.cc)
 target_include_directories(lqs_engine_test PRIVATE ${PROJECT_SOURCE_DIR}
                            ${PROJECT_BINARY_DIR}/generated)
 add_dependencies(lqs_engine_test lqs_generated)
 target_link_libraries(lqs_engine_test PRIVATE lqs lqs_api RocksDB::rocksdb
-                      flatbuffers::flatbuffers OpenSSL::Crypto GTest::gtest_main)
+                      flatbuffers::flatbuffers OpenSSL::Crypto GTest::gtest_main
+                      lqs_crash_harness lqs_crash_child_support)
 target_compile_options(lqs_engine_test PRIVATE ${LQS_WARNINGS})
 target_compile_definitions(lqs_engine_test PRIVATE
   LQS_CRASH_CHILD="$<TARGET_FILE:lqs_crash_child>")
@@ -36,7 +49,7 @@ gtest_discover_tests(lqs_engine_test DISCOVERY_TIMEOUT 60)
 
 # The child process that durability_test kills with SIGKILL.
 add_executable(lqs_crash_child tests/crash_child.cc)
-target_link_libraries(lqs_crash_child PRIVATE lqs)
+target_link_libraries(lqs_crash_child PRIVATE lqs lqs_crash_child_support)
 target_compile_options(lqs_crash_child PRIVATE ${LQS_WARNINGS})
 add_dependencies(lqs_engine_test lqs_crash_child)
 
@@ -65,11 +78,11 @@ gtest_discover_tests(lqs_worker_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120
 # (LQS_WORKER_CRASH_ROUNDS rounds, default 20; docs/reliability.md).
 list(APPEND LQS_EXTRA_TESTS tests/worker_crash_test.cc)
 add_executable(lqs_worker_crash_child tests/worker_crash_child.cc)
-target_link_libraries(lqs_worker_crash_child PRIVATE lqs)
+target_link_libraries(lqs_worker_crash_child PRIVATE lqs lqs_crash_child_support)
 target_compile_options(lqs_worker_crash_child PRIVATE ${LQS_WARNINGS})
 add_executable(lqs_worker_crash_test tests/worker_crash_test.cc tests/testutil.cc)
 target_include_directories(lqs_worker_crash_test PRIVATE ${PROJECT_SOURCE_DIR})
-target_link_libraries(lqs_worker_crash_test PRIVATE lqs GTest::gtest_main)
+target_link_libraries(lqs_worker_crash_test PRIVATE lqs GTest::gtest_main lqs_crash_harness)
 target_compile_options(lqs_worker_crash_test PRIVATE ${LQS_WARNINGS})
 target_compile_definitions(lqs_worker_crash_test PRIVATE
   LQS_WORKER_CRASH_CHILD="$<TARGET_FILE:lqs_worker_crash_child>")

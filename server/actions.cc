@@ -138,14 +138,18 @@ lqs::MessageAttributeMap AttributeValues(const Json& params, const char* name) {
   return out;
 }
 
-std::vector<Json> Entries(const Json& params) {
-  std::vector<Json> out;
-  const Json* m = Member(params, "Entries");
-  if (m == nullptr) return out;
-  if (!m->is_array()) WrongType("Entries", "a list");
-  for (const Json& item : *m) {
+// The batch actions' "Entries": absent -> none; each entry (a structure) is
+// read by `parse`, which returns the Entry.
+template <typename Entry, typename Parse>
+std::vector<Entry> Entries(const Json& params, Parse&& parse) {
+  std::vector<Entry> out;
+  const Json* list = Member(params, "Entries");
+  if (list == nullptr) return out;
+  if (!list->is_array()) WrongType("Entries", "a list");
+  out.reserve(list->size());
+  for (const Json& item : *list) {
     if (!item.is_object()) WrongType("Entries", "a list of structures");
-    out.push_back(item);
+    out.push_back(parse(item));
   }
   return out;
 }
@@ -163,13 +167,18 @@ Json AttributeValueJson(const lqs::MessageAttributeValue& v) {
   return out;
 }
 
-void AddSendResult(Json& out, const lqs::SendMessageResult& r) {
-  out["MessageId"] = r.message_id;
-  out["MD5OfMessageBody"] = r.md5_of_message_body;
+// The optional digests of a send, in the order both send actions give them.
+void AddSendDigests(Json& out, const lqs::SendMessageResult& r) {
   if (r.md5_of_message_attributes) out["MD5OfMessageAttributes"] = *r.md5_of_message_attributes;
   if (r.md5_of_message_system_attributes) {
     out["MD5OfMessageSystemAttributes"] = *r.md5_of_message_system_attributes;
   }
+}
+
+void AddSendResult(Json& out, const lqs::SendMessageResult& r) {
+  out["MessageId"] = r.message_id;
+  out["MD5OfMessageBody"] = r.md5_of_message_body;
+  AddSendDigests(out, r);
   if (r.sequence_number) out["SequenceNumber"] = *r.sequence_number;
 }
 
@@ -195,14 +204,62 @@ Json BatchResultJson(const lqs::BatchResult& r) {
   return out;
 }
 
-// The same outputs written straight to JSON text (see ActionResult::json_body).
-void AppendFailedJson(std::string* b, const std::vector<lqs::BatchResultError>& failed) {
-  sqs_json::AppendKey(b, "Failed");
-  b->push_back('[');
+// ---- The same outputs written straight to JSON text (see ActionResult::json_body) ----
+// Each writer gives the bytes EncodeResult would give for the Json above.
+
+// `open`, then each of `items` written by `write` with ',' between, then
+// `close`: a JSON array ('[', ']') or object ('{', '}').
+template <typename Range, typename Write>
+void AppendEach(std::string* b, char open, const Range& items, char close, Write&& write) {
+  b->push_back(open);
   bool first = true;
-  for (const auto& f : failed) {
+  for (const auto& item : items) {
     if (!first) b->push_back(',');
     first = false;
+    write(item);
+  }
+  b->push_back(close);
+}
+
+// `,"key":"value"` when `value` is set; nothing otherwise.
+void AppendOptMember(std::string* b, std::string_view key,
+                     const std::optional<std::string>& value) {
+  if (!value) return;
+  b->push_back(',');
+  sqs_json::AppendMember(b, key, *value);
+}
+
+// A map of strings as a JSON object.
+void AppendStringMap(std::string* b, const std::map<std::string, std::string>& map) {
+  AppendEach(b, '{', map, '}', [b](const auto& kv) {
+    sqs_json::AppendString(b, kv.first);
+    b->push_back(':');
+    sqs_json::AppendString(b, kv.second);
+  });
+}
+
+// AttributeValueJson as text.
+void AppendAttributeValueJson(std::string* b, const lqs::MessageAttributeValue& v) {
+  b->push_back('{');
+  if (v.IsBinary()) {
+    sqs_json::AppendMember(b, "BinaryValue", Base64Encode(v.binary_value));
+  } else {
+    sqs_json::AppendMember(b, "StringValue", v.string_value);
+  }
+  b->push_back(',');
+  sqs_json::AppendMember(b, "DataType", v.data_type);
+  b->push_back('}');
+}
+
+// AddSendDigests as text (each member preceded by ',').
+void AppendSendDigests(std::string* b, const lqs::SendMessageResult& r) {
+  AppendOptMember(b, "MD5OfMessageAttributes", r.md5_of_message_attributes);
+  AppendOptMember(b, "MD5OfMessageSystemAttributes", r.md5_of_message_system_attributes);
+}
+
+void AppendFailedJson(std::string* b, const std::vector<lqs::BatchResultError>& failed) {
+  sqs_json::AppendKey(b, "Failed");
+  AppendEach(b, '[', failed, ']', [b](const lqs::BatchResultError& f) {
     b->push_back('{');
     sqs_json::AppendMember(b, "Id", f.id);
     b->push_back(',');
@@ -213,22 +270,18 @@ void AppendFailedJson(std::string* b, const std::vector<lqs::BatchResultError>& 
     b->push_back(',');
     sqs_json::AppendMember(b, "Message", f.message);
     b->push_back('}');
-  }
-  b->push_back(']');
+  });
 }
 
 void AppendBatchResultJson(std::string* b, const lqs::BatchResult& r) {
   b->reserve(64 + 24 * r.successful.size());
-  b->append("{\"Successful\":[");
-  bool first = true;
-  for (const auto& id : r.successful) {
-    if (!first) b->push_back(',');
-    first = false;
+  b->append("{\"Successful\":");
+  AppendEach(b, '[', r.successful, ']', [b](const std::string& id) {
     b->push_back('{');
     sqs_json::AppendMember(b, "Id", id);
     b->push_back('}');
-  }
-  b->append("],");
+  });
+  b->push_back(',');
   AppendFailedJson(b, r.failed);
   b->push_back('}');
 }
@@ -277,11 +330,8 @@ std::string ReceiveOutputJson(const lqs::ReceiveMessageResult& result) {
   if (result.messages.empty()) return "{}";  // "Messages" absent when none (§5.10)
   std::string b;
   b.reserve(32 + 320 * result.messages.size());
-  b.append("{\"Messages\":[");
-  bool first = true;
-  for (const auto& m : result.messages) {
-    if (!first) b.push_back(',');
-    first = false;
+  b.append("{\"Messages\":");
+  AppendEach(&b, '[', result.messages, ']', [&b](const lqs::ReceivedMessage& m) {
     b.push_back('{');
     sqs_json::AppendMember(&b, "MessageId", m.message_id);
     b.push_back(',');
@@ -293,45 +343,21 @@ std::string ReceiveOutputJson(const lqs::ReceiveMessageResult& result) {
     if (!m.attributes.empty()) {
       b.push_back(',');
       sqs_json::AppendKey(&b, "Attributes");
-      b.push_back('{');
-      bool f = true;
-      for (const auto& [k, v] : m.attributes) {
-        if (!f) b.push_back(',');
-        f = false;
-        sqs_json::AppendString(&b, k);
-        b.push_back(':');
-        sqs_json::AppendString(&b, v);
-      }
-      b.push_back('}');
+      AppendStringMap(&b, m.attributes);
     }
-    if (m.md5_of_message_attributes) {
-      b.push_back(',');
-      sqs_json::AppendMember(&b, "MD5OfMessageAttributes", *m.md5_of_message_attributes);
-    }
+    AppendOptMember(&b, "MD5OfMessageAttributes", m.md5_of_message_attributes);
     if (!m.message_attributes.empty()) {
       b.push_back(',');
       sqs_json::AppendKey(&b, "MessageAttributes");
-      b.push_back('{');
-      bool f = true;
-      for (const auto& [k, v] : m.message_attributes) {
-        if (!f) b.push_back(',');
-        f = false;
-        sqs_json::AppendString(&b, k);
-        b.append(":{");
-        if (v.IsBinary()) {
-          sqs_json::AppendMember(&b, "BinaryValue", Base64Encode(v.binary_value));
-        } else {
-          sqs_json::AppendMember(&b, "StringValue", v.string_value);
-        }
-        b.push_back(',');
-        sqs_json::AppendMember(&b, "DataType", v.data_type);
-        b.push_back('}');
-      }
-      b.push_back('}');
+      AppendEach(&b, '{', m.message_attributes, '}', [&b](const auto& kv) {
+        sqs_json::AppendString(&b, kv.first);
+        b.push_back(':');
+        AppendAttributeValueJson(&b, kv.second);
+      });
     }
     b.push_back('}');
-  }
-  b.append("]}");
+  });
+  b.push_back('}');
   return b;
 }
 
@@ -527,60 +553,34 @@ void Actions::SendMessage(const ActionRequest& r, ActionResult* out) {
     b.reserve(160);
     b.push_back('{');
     sqs_json::AppendMember(&b, "MD5OfMessageBody", result.md5_of_message_body);
-    if (result.md5_of_message_attributes) {
-      b.push_back(',');
-      sqs_json::AppendMember(&b, "MD5OfMessageAttributes", *result.md5_of_message_attributes);
-    }
-    if (result.md5_of_message_system_attributes) {
-      b.push_back(',');
-      sqs_json::AppendMember(&b, "MD5OfMessageSystemAttributes",
-                             *result.md5_of_message_system_attributes);
-    }
+    AppendSendDigests(&b, result);
     b.push_back(',');
     sqs_json::AppendMember(&b, "MessageId", result.message_id);
-    if (result.sequence_number) {
-      b.push_back(',');
-      sqs_json::AppendMember(&b, "SequenceNumber", *result.sequence_number);
-    }
+    AppendOptMember(&b, "SequenceNumber", result.sequence_number);
     b.push_back('}');
     return;
   }
   Json& o = out->output;
   o["MD5OfMessageBody"] = result.md5_of_message_body;
-  if (result.md5_of_message_attributes) {
-    o["MD5OfMessageAttributes"] = *result.md5_of_message_attributes;
-  }
-  if (result.md5_of_message_system_attributes) {
-    o["MD5OfMessageSystemAttributes"] = *result.md5_of_message_system_attributes;
-  }
+  AddSendDigests(o, result);
   o["MessageId"] = result.message_id;
   if (result.sequence_number) o["SequenceNumber"] = *result.sequence_number;
 }
 
 void Actions::SendMessageBatch(const ActionRequest& r, ActionResult* out) {
-  std::vector<lqs::SendMessageBatchEntry> entries;
-  const Json* list = Member(r.params, "Entries");
-  if (list != nullptr) {
-    if (!list->is_array()) WrongType("Entries", "a list");
-    entries.reserve(list->size());
-    for (const Json& e : *list) {
-      if (!e.is_object()) WrongType("Entries", "a list of structures");
-      lqs::SendMessageBatchEntry entry;
-      entry.id = OptString(e, "Id").value_or("");
-      entry.request = SendRequestFrom(e);
-      entries.push_back(std::move(entry));
-    }
-  }
+  const auto entries = Entries<lqs::SendMessageBatchEntry>(r.params, [](const Json& e) {
+    lqs::SendMessageBatchEntry entry;
+    entry.id = OptString(e, "Id").value_or("");
+    entry.request = SendRequestFrom(e);
+    return entry;
+  });
   auto queue = ResolveQueue(r);
   const lqs::SendMessageBatchResult result = Take(queue->SendMessageBatch(entries));
   if (r.protocol == Protocol::kJson) {
     std::string& b = out->json_body;
     b.reserve(64 + 160 * result.successful.size());
-    b.append("{\"Successful\":[");
-    bool first = true;
-    for (const auto& ok : result.successful) {
-      if (!first) b.push_back(',');
-      first = false;
+    b.append("{\"Successful\":");
+    AppendEach(&b, '[', result.successful, ']', [&b](const lqs::SendMessageBatchResultEntry& ok) {
       const lqs::SendMessageResult& sr = ok.result;
       b.push_back('{');
       sqs_json::AppendMember(&b, "Id", ok.id);
@@ -588,22 +588,11 @@ void Actions::SendMessageBatch(const ActionRequest& r, ActionResult* out) {
       sqs_json::AppendMember(&b, "MessageId", sr.message_id);
       b.push_back(',');
       sqs_json::AppendMember(&b, "MD5OfMessageBody", sr.md5_of_message_body);
-      if (sr.md5_of_message_attributes) {
-        b.push_back(',');
-        sqs_json::AppendMember(&b, "MD5OfMessageAttributes", *sr.md5_of_message_attributes);
-      }
-      if (sr.md5_of_message_system_attributes) {
-        b.push_back(',');
-        sqs_json::AppendMember(&b, "MD5OfMessageSystemAttributes",
-                               *sr.md5_of_message_system_attributes);
-      }
-      if (sr.sequence_number) {
-        b.push_back(',');
-        sqs_json::AppendMember(&b, "SequenceNumber", *sr.sequence_number);
-      }
+      AppendSendDigests(&b, sr);
+      AppendOptMember(&b, "SequenceNumber", sr.sequence_number);
       b.push_back('}');
-    }
-    b.append("],");
+    });
+    b.push_back(',');
     AppendFailedJson(&b, result.failed);
     b.push_back('}');
     return;
@@ -688,19 +677,12 @@ Json Actions::DeleteMessage(const ActionRequest& r) {
 }
 
 void Actions::DeleteMessageBatch(const ActionRequest& r, ActionResult* out) {
-  std::vector<lqs::DeleteMessageBatchEntry> entries;
-  const Json* list = Member(r.params, "Entries");
-  if (list != nullptr) {
-    if (!list->is_array()) WrongType("Entries", "a list");
-    entries.reserve(list->size());
-    for (const Json& e : *list) {
-      if (!e.is_object()) WrongType("Entries", "a list of structures");
-      lqs::DeleteMessageBatchEntry entry;
-      entry.id = OptString(e, "Id").value_or("");
-      entry.receipt_handle = OptString(e, "ReceiptHandle").value_or("");
-      entries.push_back(std::move(entry));
-    }
-  }
+  const auto entries = Entries<lqs::DeleteMessageBatchEntry>(r.params, [](const Json& e) {
+    lqs::DeleteMessageBatchEntry entry;
+    entry.id = OptString(e, "Id").value_or("");
+    entry.receipt_handle = OptString(e, "ReceiptHandle").value_or("");
+    return entry;
+  });
   auto queue = ResolveQueue(r);
   const lqs::BatchResult result = Take(queue->DeleteMessageBatch(entries));
   if (r.protocol == Protocol::kJson) {
@@ -720,14 +702,13 @@ Json Actions::ChangeMessageVisibility(const ActionRequest& r) {
 }
 
 Json Actions::ChangeMessageVisibilityBatch(const ActionRequest& r) {
-  std::vector<lqs::ChangeMessageVisibilityBatchEntry> entries;
-  for (const Json& e : Entries(r.params)) {
+  const auto entries = Entries<lqs::ChangeMessageVisibilityBatchEntry>(r.params, [](const Json& e) {
     lqs::ChangeMessageVisibilityBatchEntry entry;
     entry.id = OptString(e, "Id").value_or("");
     entry.receipt_handle = OptString(e, "ReceiptHandle").value_or("");
     entry.visibility_timeout = OptInt(e, "VisibilityTimeout");
-    entries.push_back(std::move(entry));
-  }
+    return entry;
+  });
   auto queue = ResolveQueue(r);
   return BatchResultJson(Take(queue->ChangeMessageVisibilityBatch(entries)));
 }

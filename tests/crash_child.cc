@@ -25,24 +25,23 @@
 // Environment: LQS_CRASH_WRITE_BUFFER_BYTES, if set, replaces
 // Options::write_buffer_bytes (small memtables make RocksDB flush often).
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/crash_child_support.h"
+
 #include "lqs/lqs.h"
 
 namespace {
+
+using lqs::testing::Die;
+using lqs::testing::OracleLog;
 
 constexpr int kProducers = 2;
 constexpr int kConsumers = 2;
@@ -51,51 +50,6 @@ constexpr int kConsumers = 2;
 // on it (unpaced, in-flight leases pile up into the tens of thousands).
 constexpr int64_t kMaxBacklog = 1000;
 constexpr auto kProducerPause = std::chrono::milliseconds(1);
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "lqs_crash_child: %s\n", what.c_str());
-  std::_Exit(2);
-}
-
-// One thread's append-only oracle file.
-class OracleLog {
- public:
-  explicit OracleLog(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) Die("cannot open oracle file " + path + ": " + std::strerror(errno));
-  }
-  ~OracleLog() { ::close(fd_); }
-  OracleLog(const OracleLog&) = delete;
-  OracleLog& operator=(const OracleLog&) = delete;
-
-  // Appends `lines` (each ending in '\n') with a single write(2).
-  void Append(const std::string& lines) {
-    size_t done = 0;
-    while (done < lines.size()) {
-      ssize_t n = ::write(fd_, lines.data() + done, lines.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        Die(std::string("oracle write failed: ") + std::strerror(errno));
-      }
-      done += static_cast<size_t>(n);
-    }
-  }
-
-  // "<event> <id>\n" for every id.
-  void Record(const char* event, const std::vector<std::string>& ids) {
-    std::string lines;
-    for (const auto& id : ids) {
-      lines += event;
-      lines += ' ';
-      lines += id;
-      lines += '\n';
-    }
-    if (!lines.empty()) Append(lines);
-  }
-
- private:
-  int fd_ = -1;
-};
 
 lqs::Durability ParseDurability(const std::string& s) {
   if (s == "none") return lqs::Durability::kNone;
@@ -211,42 +165,20 @@ void Consume(lqs::Queue& q, OracleLog& log, uint64_t seed, const char* deleted_e
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr,
-                 "usage: %s <db_dir> <oracle_dir> <seed> <none|process|fsync>\n", argv[0]);
-    return 2;
-  }
-  const std::string db_dir = argv[1];
-  const std::string oracle_dir = argv[2];
-  const uint64_t seed = std::strtoull(argv[3], nullptr, 10);
-  const std::string seed_text = std::to_string(seed);
-
-  std::error_code ec;
-  std::filesystem::create_directories(oracle_dir, ec);
-  if (ec) Die("cannot create " + oracle_dir + ": " + ec.message());
-
-  lqs::Options options;
-  options.path = db_dir;
-  options.durability = ParseDurability(argv[4]);
-  options.background_maintenance = true;
-  options.maintenance_interval_ms = 200;
+  const lqs::testing::ChildArgs args =
+      lqs::testing::ParseChildArgs(argc, argv, 1, "<none|process|fsync>");
+  const uint64_t seed = args.seed;
+  const std::string& seed_text = args.seed_text;
+  const std::string& oracle_dir = args.oracle_dir;
+  lqs::Options options = lqs::testing::ChildOptions(args, ParseDurability(argv[4]));
   if (const char* wb = std::getenv("LQS_CRASH_WRITE_BUFFER_BYTES")) {
     options.write_buffer_bytes = std::strtoll(wb, nullptr, 10);
   }
-  auto opened = lqs::Broker::Open(options);
-  if (!opened.ok()) Die("open failed: " + opened.status().ToString());
-  std::unique_ptr<lqs::Broker> broker = std::move(opened).value();
-
-  auto dlq = broker->CreateQueue("work-dlq", {}, {});
-  if (!dlq.ok()) Die("create work-dlq: " + dlq.status().ToString());
-  const std::string redrive = "{\"deadLetterTargetArn\":\"" + (*dlq)->arn() +
-                              "\",\"maxReceiveCount\":\"3\"}";
-  auto work = broker->CreateQueue(
-      "work",
-      {{std::string(lqs::attr::kVisibilityTimeout), "2"},
-       {std::string(lqs::attr::kRedrivePolicy), redrive}},
-      {});
-  if (!work.ok()) Die("create work: " + work.status().ToString());
+  std::unique_ptr<lqs::Broker> broker = lqs::testing::OpenOrDie(options);
+  auto queues = lqs::testing::CreateQueueWithDlq(*broker, "work", "work-dlq", 2, 3);
+  if (!queues.ok()) Die("create work and work-dlq: " + queues.status().ToString());
+  lqs::Queue& work = *queues->queue;
+  lqs::Queue& dlq = *queues->dlq;
 
   std::vector<std::unique_ptr<OracleLog>> logs;
   std::vector<std::thread> threads;
@@ -257,25 +189,23 @@ int main(int argc, char** argv) {
   for (int p = 0; p < kProducers; ++p) {
     OracleLog& log = new_log("p" + std::to_string(p));
     const std::string prefix = "s" + seed_text + "p" + std::to_string(p) + "-";
-    threads.emplace_back([&q = **work, &log, prefix, seed, p] {
+    threads.emplace_back([&q = work, &log, prefix, seed, p] {
       Produce(q, log, prefix, seed * 131 + static_cast<uint64_t>(p));
     });
   }
   for (int c = 0; c < kConsumers; ++c) {
     OracleLog& log = new_log("c" + std::to_string(c));
-    threads.emplace_back([&q = **work, &log, seed, c] {
+    threads.emplace_back([&q = work, &log, seed, c] {
       Consume(q, log, seed * 137 + static_cast<uint64_t>(c), "deleted", 70);
     });
   }
   {
     OracleLog& log = new_log("dlq");
-    threads.emplace_back([&q = **dlq, &log, seed] {
-      Consume(q, log, seed * 139, "dlq-deleted", 50);
-    });
+    threads.emplace_back(
+        [&q = dlq, &log, seed] { Consume(q, log, seed * 139, "dlq-deleted", 50); });
   }
 
-  std::printf("ready\n");
-  std::fflush(stdout);
+  lqs::testing::SignalReady();
   for (auto& t : threads) t.join();  // never: the threads run until SIGKILL
   return 0;
 }

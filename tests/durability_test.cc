@@ -8,11 +8,6 @@
 // After each SIGKILL the test opens the database and checks it against the
 // oracle.
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rocksdb/env.h>
@@ -35,9 +30,9 @@
 #include <vector>
 
 #include "lib/engine/open.h"
+#include "tests/crash_child_support.h"
+#include "tests/crash_harness.h"
 #include "tests/testutil.h"
-
-extern char** environ;
 
 namespace lqs::testing {
 namespace {
@@ -61,113 +56,8 @@ const char* DurabilityName(Durability d) {
 }
 
 int RoundsFromEnv(int default_rounds) {
-  const char* v = std::getenv("LQS_CRASH_ROUNDS");
-  if (v == nullptr || *v == '\0') return default_rounds;
-  const int n = std::atoi(v);
-  return n > 0 ? n : default_rounds;
+  return CrashRoundsFromEnv("LQS_CRASH_ROUNDS", default_rounds);
 }
-
-// ---- The child process ------------------------------------------------------------
-
-// One run of lqs_crash_child, its stdout read through a pipe. The destructor
-// kills it if the test did not.
-class CrashChild {
- public:
-  CrashChild() = default;
-  CrashChild(const CrashChild&) = delete;
-  CrashChild& operator=(const CrashChild&) = delete;
-  ~CrashChild() {
-    if (pid_ > 0) Kill();
-    if (out_fd_ >= 0) ::close(out_fd_);
-  }
-
-  // Spawns the child with `args` and this process's environment plus
-  // `extra_env` ("NAME=value"); true on success (*error says why not).
-  bool Start(const std::vector<std::string>& args, std::string* error,
-             const std::vector<std::string>& extra_env = {}) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
-      *error = std::string("pipe2: ") + std::strerror(errno);
-      return false;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    std::vector<std::string> argv_storage = args;
-    argv_storage.insert(argv_storage.begin(), LQS_CRASH_CHILD);
-    std::vector<char*> argv;
-    for (auto& a : argv_storage) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_storage = extra_env;
-    std::vector<char*> envp;
-    for (auto& e : env_storage) envp.push_back(e.data());
-    for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
-    envp.push_back(nullptr);
-    const int rc = ::posix_spawn(&pid_, LQS_CRASH_CHILD, &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(fds[1]);
-    out_fd_ = fds[0];
-    if (rc != 0) {
-      pid_ = -1;
-      *error = std::string("posix_spawn " LQS_CRASH_CHILD ": ") + std::strerror(rc);
-      return false;
-    }
-    return true;
-  }
-
-  // Waits (up to `timeout`) for the line "ready". False if the child died
-  // or said nothing in time (*error says which).
-  bool WaitReady(std::chrono::milliseconds timeout, std::string* error) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    std::string seen;
-    while (seen.find("ready\n") == std::string::npos) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
-        *error = "the child did not print \"ready\" in time";
-        return false;
-      }
-      pollfd p{out_fd_, POLLIN, 0};
-      const int n = ::poll(&p, 1, static_cast<int>(left.count()));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) continue;
-      char buf[256];
-      const ssize_t got = ::read(out_fd_, buf, sizeof(buf));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        *error = "the child exited before \"ready\" (" + Reap() + "); see its stderr above";
-        return false;
-      }
-      seen.append(buf, static_cast<size_t>(got));
-    }
-    return true;
-  }
-
-  // SIGKILLs the child and reaps it; returns how it ended ("killed by
-  // signal 9" is the expected answer: anything else means it died first).
-  std::string Kill() {
-    if (pid_ <= 0) return "not running";
-    ::kill(pid_, SIGKILL);
-    return Reap();
-  }
-
- private:
-  std::string Reap() {
-    int status = 0;
-    pid_t r;
-    do {
-      r = ::waitpid(pid_, &status, 0);
-    } while (r < 0 && errno == EINTR);
-    pid_ = -1;
-    if (r < 0) return std::string("waitpid: ") + std::strerror(errno);
-    if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-    if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-    return "ended with wait status " + std::to_string(status);
-  }
-
-  pid_t pid_ = -1;
-  int out_fd_ = -1;
-};
 
 // ---- The oracle -------------------------------------------------------------------
 
@@ -179,30 +69,22 @@ struct Oracle {
   std::set<std::string> dlq_deleted;  // DeleteMessage on "work-dlq" returned OK
 };
 
-// Reads every thread's log in `dir`. A torn last line (impossible with one
-// small write(2) per event, but cheap to tolerate) is ignored.
+// Reads every thread's log in `dir` (a torn last line is ignored).
 Oracle ReadOracle(const std::string& dir) {
   Oracle o;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    std::ifstream in(entry.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      const size_t space = line.find(' ');
-      if (space == std::string::npos || in.eof()) continue;  // eof: no '\n' after it
-      const std::string event = line.substr(0, space), id = line.substr(space + 1);
-      if (event == "pending") {
-        o.pending.insert(id);
-      } else if (event == "acked") {
-        o.acked.insert(id);
-      } else if (event == "deleting") {
-        o.deleting.insert(id);
-      } else if (event == "deleted") {
-        o.deleted.insert(id);
-      } else if (event == "dlq-deleted") {
-        o.dlq_deleted.insert(id);
-      }
+  ReadOracleEvents(dir, [&o](const std::string&, const std::string& event, const std::string& id) {
+    if (event == "pending") {
+      o.pending.insert(id);
+    } else if (event == "acked") {
+      o.acked.insert(id);
+    } else if (event == "deleting") {
+      o.deleting.insert(id);
+    } else if (event == "deleted") {
+      o.deleted.insert(id);
+    } else if (event == "dlq-deleted") {
+      o.dlq_deleted.insert(id);
     }
-  }
+  });
   return o;
 }
 
@@ -240,16 +122,6 @@ std::vector<std::string> Drain(Queue& q) {
   return bodies;
 }
 
-// Fails the test if Verify() finds problems; lists the first ten.
-void ExpectVerifyClean(Broker& broker, const std::string& what) {
-  auto problems = broker.Verify();
-  ASSERT_OK(problems);
-  std::string listed;
-  for (size_t i = 0; i < problems->size() && i < 10; ++i) listed += "\n  " + (*problems)[i];
-  EXPECT_TRUE(problems->empty()) << what << ": Verify() found " << problems->size()
-                                 << " problems, among them:" << listed;
-}
-
 // What a full drain of a database copy found.
 struct DrainedState {
   std::vector<std::string> work;  // bodies received from "work"
@@ -266,12 +138,7 @@ void DrainCopy(const std::string& db, const std::string& copy, Durability durabi
   fs::remove_all(copy, ec);
   fs::copy(db, copy, fs::copy_options::recursive);
   auto clock = std::make_shared<ManualClock>(SystemClock().NowMillis());
-  Options o;
-  o.path = copy;
-  o.clock = clock;
-  o.durability = durability;
-  o.background_maintenance = false;
-  auto broker = Broker::Open(o);
+  auto broker = OpenToCheck(copy, durability, clock);
   ASSERT_OK(broker);
   clock->AdvanceSeconds(3600);
   auto work = (*broker)->GetQueue(kWorkQueue);
@@ -311,11 +178,7 @@ struct RoundStats {
 void CheckAfterCrash(const std::string& db, const std::string& oracle_dir,
                      const std::string& scratch, Durability durability, RoundStats* stats) {
   {
-    Options o;
-    o.path = db;
-    o.durability = durability;
-    o.background_maintenance = false;
-    auto broker = Broker::Open(o);
+    auto broker = OpenToCheck(db, durability);
     ASSERT_OK(broker);
     ExpectVerifyClean(**broker, "the database after SIGKILL");
     ASSERT_OK((*broker)->Close());
@@ -377,38 +240,18 @@ void RunKillNineRounds(Durability durability, int rounds,
   if (durability == Durability::kNone) {
     // kNone keeps only what a clean Close() flushed: create the queues (as
     // the child would) and close, so that a crash cannot take them too.
-    Options o;
-    o.path = db;
-    o.durability = durability;
-    o.background_maintenance = false;
-    auto broker = Broker::Open(o);
+    auto broker = OpenToCheck(db, durability);
     ASSERT_OK(broker);
-    auto dlq = (*broker)->CreateQueue(kDeadLetterQueue, {}, {});
-    ASSERT_OK(dlq);
-    ASSERT_OK((*broker)->CreateQueue(
-        kWorkQueue,
-        {{std::string(attr::kVisibilityTimeout), "2"},
-         {std::string(attr::kRedrivePolicy),
-          "{\"deadLetterTargetArn\":\"" + (*dlq)->arn() + "\",\"maxReceiveCount\":\"3\"}"}},
-        {}));
+    ASSERT_OK(CreateQueueWithDlq(**broker, kWorkQueue, kDeadLetterQueue, 2, 3));
     ASSERT_OK((*broker)->Close());
   }
   std::mt19937 rng(std::random_device{}());
   for (int round = 0; round < rounds; ++round) {
     SCOPED_TRACE("round " + std::to_string(round) + " (" + DurabilityName(durability) + ")");
     const int run_ms = 100 + static_cast<int>(rng() % 501);
-    {
-      CrashChild child;
-      std::string error;
-      ASSERT_TRUE(child.Start({db, oracle, std::to_string(round + 1), DurabilityName(durability)},
-                              &error, child_env))
-          << error;
-      ASSERT_TRUE(child.WaitReady(std::chrono::seconds(20), &error)) << error;
-      // The random point in the child's work at which it dies: the point of
-      // the test, not a wait for a timeout.
-      std::this_thread::sleep_for(std::chrono::milliseconds(run_ms));
-      ASSERT_EQ(child.Kill(), "killed by signal 9") << "the child died before the SIGKILL";
-    }
+    ASSERT_NO_FATAL_FAILURE(RunChildAndKill(
+        LQS_CRASH_CHILD, {db, oracle, std::to_string(round + 1), DurabilityName(durability)},
+        std::chrono::milliseconds(run_ms), child_env));
     RoundStats stats;
     CheckAfterCrash(db, oracle, dir.path(), durability, &stats);
     if (::testing::Test::HasFailure()) return;
@@ -457,7 +300,7 @@ TEST(DurabilityTest, KillNineNoneModeStaysConsistent) {
 TEST(DurabilityTest, DatabaseLockedByAnotherProcess) {
   TempDir dir;
   const std::string db = dir.path() + "/db";
-  CrashChild child;
+  ChildProcess child(LQS_CRASH_CHILD);
   std::string error;
   ASSERT_TRUE(child.Start({db, dir.path() + "/oracle", "1", "process"}, &error)) << error;
   ASSERT_TRUE(child.WaitReady(std::chrono::seconds(20), &error)) << error;

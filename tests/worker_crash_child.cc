@@ -30,62 +30,27 @@
 // Prints "ready" on stdout once the worker and the producer run. Never
 // exits on its own.
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <deque>
-#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
 #include <thread>
-#include <vector>
+
+#include "tests/crash_child_support.h"
 
 #include "lqs/lqs.h"
 #include "lqs/worker.h"
 
 namespace {
 
+using lqs::testing::Die;
+using lqs::testing::OracleLog;
+
 constexpr int64_t kMaxBacklog = 500;
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "lqs_worker_crash_child: %s\n", what.c_str());
-  std::_Exit(2);
-}
-
-// An append-only oracle file; Record() is one write(2) (O_APPEND), so
-// several threads may share one.
-class OracleLog {
- public:
-  explicit OracleLog(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) Die("cannot open oracle file " + path + ": " + std::strerror(errno));
-  }
-  ~OracleLog() { ::close(fd_); }
-  OracleLog(const OracleLog&) = delete;
-  OracleLog& operator=(const OracleLog&) = delete;
-
-  void Record(const char* event, const std::string& body) {
-    const std::string line = std::string(event) + " " + body + "\n";
-    size_t done = 0;
-    while (done < line.size()) {
-      const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        Die(std::string("oracle write failed: ") + std::strerror(errno));
-      }
-      done += static_cast<size_t>(n);
-    }
-  }
-
- private:
-  int fd_ = -1;
-};
 
 std::string KeyOf(const std::string& body) { return body.substr(0, body.find('/')); }
 bool IsPoison(const std::string& key) { return !key.empty() && key.back() == 'x'; }
@@ -134,38 +99,15 @@ void Produce(lqs::Queue& q, OracleLog& log, const std::string& prefix, uint64_t 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s <db_dir> <oracle_dir> <seed>\n", argv[0]);
-    return 2;
-  }
-  const std::string db_dir = argv[1];
-  const std::string oracle_dir = argv[2];
-  const uint64_t seed = std::strtoull(argv[3], nullptr, 10);
-  const std::string seed_text = std::to_string(seed);
-
-  std::error_code ec;
-  std::filesystem::create_directories(oracle_dir, ec);
-  if (ec) Die("cannot create " + oracle_dir + ": " + ec.message());
-
-  lqs::Options options;
-  options.path = db_dir;
-  options.durability = lqs::Durability::kProcess;
-  options.background_maintenance = true;
-  options.maintenance_interval_ms = 200;
-  auto opened = lqs::Broker::Open(options);
-  if (!opened.ok()) Die("open failed: " + opened.status().ToString());
-  std::unique_ptr<lqs::Broker> broker = std::move(opened).value();
-
-  auto dlq = broker->CreateQueue("jobs-dlq", {}, {});
-  if (!dlq.ok()) Die("create jobs-dlq: " + dlq.status().ToString());
-  const std::string redrive =
-      "{\"deadLetterTargetArn\":\"" + (*dlq)->arn() + "\",\"maxReceiveCount\":\"5\"}";
-  auto jobs = broker->CreateQueue("jobs",
-                                  {{std::string(lqs::attr::kVisibilityTimeout), "10"},
-                                   {std::string(lqs::attr::kRedrivePolicy), redrive}},
-                                  {});
-  if (!jobs.ok()) Die("create jobs: " + jobs.status().ToString());
-  std::shared_ptr<lqs::Queue> q = *jobs;
+  const lqs::testing::ChildArgs args = lqs::testing::ParseChildArgs(argc, argv);
+  const uint64_t seed = args.seed;
+  const std::string& seed_text = args.seed_text;
+  const std::string& oracle_dir = args.oracle_dir;
+  std::unique_ptr<lqs::Broker> broker =
+      lqs::testing::OpenOrDie(lqs::testing::ChildOptions(args, lqs::Durability::kProcess));
+  auto queues = lqs::testing::CreateQueueWithDlq(*broker, "jobs", "jobs-dlq", 10, 5);
+  if (!queues.ok()) Die("create jobs and jobs-dlq: " + queues.status().ToString());
+  std::shared_ptr<lqs::Queue> q = queues->queue;
 
   OracleLog producer_log(oracle_dir + "/" + seed_text + "-producer.log");
   OracleLog handler_log(oracle_dir + "/" + seed_text + "-handler.log");
@@ -202,8 +144,7 @@ int main(int argc, char** argv) {
 
   std::thread producer([&] { Produce(*q, producer_log, "k" + seed_text + "-", seed * 131); });
 
-  std::printf("ready\n");
-  std::fflush(stdout);
+  lqs::testing::SignalReady();
   producer.join();  // never: runs until SIGKILL
   return 0;
 }

@@ -13,13 +13,6 @@
 //
 // Rounds: LQS_WORKER_CRASH_ROUNDS (default 20; docs/reliability.md).
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -27,7 +20,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,9 +30,8 @@
 #include <vector>
 
 #include "lqs/worker.h"
+#include "tests/crash_harness.h"
 #include "tests/testutil.h"
-
-extern char** environ;
 
 namespace lqs::testing {
 namespace {
@@ -52,105 +43,12 @@ constexpr const char* kJobs = "jobs";
 constexpr const char* kJobsDlq = "jobs-dlq";
 
 int RoundsFromEnv(int default_rounds) {
-  const char* v = std::getenv("LQS_WORKER_CRASH_ROUNDS");
-  if (v == nullptr || *v == '\0') return default_rounds;
-  const int n = std::atoi(v);
-  return n > 0 ? n : default_rounds;
+  return CrashRoundsFromEnv("LQS_WORKER_CRASH_ROUNDS", default_rounds);
 }
 
 std::string KeyOf(const std::string& body) { return body.substr(0, body.find('/')); }
 bool IsPoison(const std::string& key) { return !key.empty() && key.back() == 'x'; }
 bool IsDuplicate(const std::string& body) { return body.find('/') != std::string::npos; }
-
-// One run of lqs_worker_crash_child, its stdout read through a pipe; killed
-// by the destructor if the test did not.
-class Child {
- public:
-  Child() = default;
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  ~Child() {
-    if (pid_ > 0) Kill();
-    if (out_fd_ >= 0) ::close(out_fd_);
-  }
-
-  bool Start(const std::vector<std::string>& args, std::string* error) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
-      *error = std::string("pipe2: ") + std::strerror(errno);
-      return false;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    std::vector<std::string> storage = args;
-    storage.insert(storage.begin(), LQS_WORKER_CRASH_CHILD);
-    std::vector<char*> argv;
-    for (auto& a : storage) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int rc = ::posix_spawn(&pid_, LQS_WORKER_CRASH_CHILD, &actions, nullptr, argv.data(),
-                                 environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(fds[1]);
-    out_fd_ = fds[0];
-    if (rc != 0) {
-      pid_ = -1;
-      *error = std::string("posix_spawn " LQS_WORKER_CRASH_CHILD ": ") + std::strerror(rc);
-      return false;
-    }
-    return true;
-  }
-
-  // Waits up to `timeout` for the line "ready".
-  bool WaitReady(std::chrono::milliseconds timeout, std::string* error) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    std::string seen;
-    while (seen.find("ready\n") == std::string::npos) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
-        *error = "the child did not print \"ready\" in time";
-        return false;
-      }
-      pollfd p{out_fd_, POLLIN, 0};
-      const int n = ::poll(&p, 1, static_cast<int>(left.count()));
-      if (n <= 0) continue;
-      char buf[256];
-      const ssize_t got = ::read(out_fd_, buf, sizeof(buf));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        *error = "the child exited before \"ready\" (" + Reap() + "); see its stderr above";
-        return false;
-      }
-      seen.append(buf, static_cast<size_t>(got));
-    }
-    return true;
-  }
-
-  // SIGKILLs and reaps; "killed by signal 9" is the expected answer.
-  std::string Kill() {
-    if (pid_ <= 0) return "not running";
-    ::kill(pid_, SIGKILL);
-    return Reap();
-  }
-
- private:
-  std::string Reap() {
-    int status = 0;
-    pid_t r;
-    do {
-      r = ::waitpid(pid_, &status, 0);
-    } while (r < 0 && errno == EINTR);
-    pid_ = -1;
-    if (r < 0) return std::string("waitpid: ") + std::strerror(errno);
-    if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-    if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-    return "ended with wait status " + std::to_string(status);
-  }
-
-  pid_t pid_ = -1;
-  int out_fd_ = -1;
-};
 
 struct Oracle {
   std::set<std::string> pending, acked;
@@ -161,36 +59,19 @@ struct Oracle {
 // Reads every log in `dir`; a torn last line (no '\n') is ignored.
 Oracle ReadOracle(const std::string& dir) {
   Oracle o;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    const int seed = std::atoi(name.c_str());
-    std::ifstream in(entry.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      const size_t space = line.find(' ');
-      if (space == std::string::npos || in.eof()) continue;
-      const std::string event = line.substr(0, space), body = line.substr(space + 1);
-      if (event == "pending") {
-        o.pending.insert(body);
-      } else if (event == "acked") {
-        o.acked.insert(body);
-      } else if (event == "run") {
-        o.runs[seed].push_back(body);
-      } else if (event == "violation") {
-        o.violations.push_back(body);
-      }
-    }
-  }
+  ReadOracleEvents(
+      dir, [&o](const std::string& file_name, const std::string& event, const std::string& body) {
+        if (event == "pending") {
+          o.pending.insert(body);
+        } else if (event == "acked") {
+          o.acked.insert(body);
+        } else if (event == "run") {
+          o.runs[std::atoi(file_name.c_str())].push_back(body);  // "<seed>-handler.log"
+        } else if (event == "violation") {
+          o.violations.push_back(body);
+        }
+      });
   return o;
-}
-
-void ExpectVerifyClean(Broker& broker, const std::string& what) {
-  auto problems = broker.Verify();
-  ASSERT_OK(problems);
-  std::string listed;
-  for (size_t i = 0; i < problems->size() && i < 10; ++i) listed += "\n  " + (*problems)[i];
-  EXPECT_TRUE(problems->empty()) << what << ": Verify() found " << problems->size()
-                                 << " problems, among them:" << listed;
 }
 
 // The bodies stored in `q` (ScanMessages: visible, in flight and delayed);
@@ -284,11 +165,7 @@ void CheckInvariants(const Oracle& o, const State& s) {
 // once; each whose key is recorded is skipped (deleted unhandled).
 void DrainWithWorker(const std::string& db, const Oracle& o, const State& before) {
   auto clock = std::make_shared<ManualClock>(SystemClock().NowMillis());
-  Options opts;
-  opts.path = db;
-  opts.clock = clock;
-  opts.background_maintenance = false;
-  auto broker = Broker::Open(opts);
+  auto broker = OpenToCheck(db, Durability::kProcess, clock);
   ASSERT_OK(broker);
   clock->AdvanceSeconds(3600);
   auto jobs = (*broker)->GetQueue(kJobs);
@@ -407,21 +284,13 @@ TEST(WorkerCrashTest, KillNineWithInbox) {
     const int seed = round + 1;
     SCOPED_TRACE("round " + std::to_string(round));
     const int run_ms = 100 + static_cast<int>(rng() % 501);
-    {
-      Child child;
-      std::string error;
-      ASSERT_TRUE(child.Start({db, oracle_dir, std::to_string(seed)}, &error)) << error;
-      ASSERT_TRUE(child.WaitReady(20s, &error)) << error;
-      std::this_thread::sleep_for(std::chrono::milliseconds(run_ms));
-      ASSERT_EQ(child.Kill(), "killed by signal 9") << "the child died before the SIGKILL";
-    }
+    ASSERT_NO_FATAL_FAILURE(RunChildAndKill(LQS_WORKER_CRASH_CHILD,
+                                            {db, oracle_dir, std::to_string(seed)},
+                                            std::chrono::milliseconds(run_ms)));
     const Oracle o = ReadOracle(oracle_dir);
     State s;
     {
-      Options opts;
-      opts.path = db;
-      opts.background_maintenance = false;
-      auto broker = Broker::Open(opts);
+      auto broker = OpenToCheck(db);
       ASSERT_OK(broker);
       ReadState(**broker, KeysOf(o.pending), &s);
       ASSERT_OK((*broker)->Close());

@@ -18,6 +18,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "lib/api/message_rules.h"
+#include "lib/engine/handle_errors.h"
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
 #include "lib/storage/range_iterator.h"
@@ -56,25 +57,9 @@ Status ValidateTtl(int64_t ttl_seconds) {
   return Status::OK();
 }
 
-// The receipt-handle errors, with the texts of DeleteMessage and
-// ChangeMessageVisibility (queue_impl.cc).
-Status InvalidHandle(const std::string& handle) {
-  return Status(ErrorCode::kReceiptHandleIsInvalid,
-                "The input receipt handle \"" + handle + "\" is not a valid receipt handle.");
-}
-
-Status ForeignHandle(const std::string& handle) {
-  return Status(ErrorCode::kReceiptHandleIsInvalid,
-                "The receipt handle \"" + handle + "\" is not valid for this queue.");
-}
-
-Status ExpiredHandle(const std::string& handle) {
-  return Status(
-      ErrorCode::kInvalidParameterValue,
-      "Value " + handle +
-          " for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.");
-}
-
+// The receipt-handle errors InvalidHandle, ForeignHandle and ExpiredHandle
+// are those of DeleteMessage and ChangeMessageVisibility (handle_errors.h);
+// this one is the consumer-support calls' own.
 Status NotLeased(const std::string& handle) {
   return Status(ErrorCode::kInvalidParameterValue,
                 "Value " + handle +

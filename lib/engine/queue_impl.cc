@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "lib/api/message_rules.h"
+#include "lib/engine/handle_errors.h"
 #include "lib/engine/ids.h"
 #include "lib/fifo/dedup_table.h"
 #include "lib/storage/keys.h"
@@ -30,25 +31,9 @@ Status QueueGone() {
   return Status(ErrorCode::kQueueDoesNotExist, "The specified queue does not exist.");
 }
 
-Status InvalidHandle(const std::string& handle) {
-  return Status(ErrorCode::kReceiptHandleIsInvalid,
-                "The input receipt handle \"" + handle + "\" is not a valid receipt handle.");
-}
-
-Status ForeignHandle(const std::string& handle) {
-  return Status(ErrorCode::kReceiptHandleIsInvalid,
-                "The receipt handle \"" + handle + "\" is not valid for this queue.");
-}
-
 rocksdb::Slice AsSlice(const std::string& s) { return rocksdb::Slice(s.data(), s.size()); }
 
 int64_t BucketOf(int64_t visible_at_ms) { return (visible_at_ms + 999) / 1000; }
-
-Status ExpiredHandle(const std::string& handle) {
-  return Status(ErrorCode::kInvalidParameterValue,
-                "Value " + handle +
-                    " for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.");
-}
 
 // The typed Status behind a batch entry's error (single calls are batches
 // of one).
