@@ -6,11 +6,18 @@
 // is shared by consecutive inputs, as opening one costs more than most
 // inputs (it is replaced by a fresh one every 256 inputs). Each input
 // creates its own standard queue and FIFO queue (ContentBasedDeduplication),
-// deletes them at the end, and reads the input as a sequence of
-// operations: send, send batch (with an invalid entry at times), receive
-// with visibility timeouts, delete and change visibility (single and batch,
-// with current, stale, foreign and garbage handles), clock advances, purge,
-// and a close/reopen. After every operation the model predicts the result.
+// each with a dead-letter queue of its kind (RedrivePolicy, maxReceiveCount
+// 1000: never reached by receives), deletes them at the end, and reads the
+// input as a sequence of operations on any of the four: send (at times
+// with a user attribute), send batch (with an invalid entry at times),
+// receive with visibility timeouts, delete and change visibility (single
+// and batch, with current, stale, foreign and garbage handles), clock
+// advances, purge, the consumer-support calls (DeleteMessageAndRecord with
+// keys from a small pool and TTLs from a small set, valid or not;
+// InboxContains; MoveToDeadLetterQueue with extra attributes, valid or
+// not, also on the dead-letter queues, which have no RedrivePolicy),
+// RunMaintenance, and at most one close/reopen. After every operation the
+// model predicts the result.
 //
 // Checked against the model:
 //   * no message is lost or duplicated: ScanMessages lists exactly the
@@ -27,8 +34,23 @@
 //     documents (standard: any handle ever issued; FIFO: only the current,
 //     unexpired lease; the 12-hour lease budget);
 //   * GetStats gauges (visible, in flight, delayed) and totals (sent,
-//     received, deleted, purged) equal the model's, also after a reopen;
+//     received, deleted, purged, moved to the DLQ) equal the model's, also
+//     after a reopen;
+//   * user attributes and MD5OfMessageAttributes on send, receive and scan;
+//   * the inbox: DeleteMessageAndRecord succeeds or fails as DeleteMessage
+//     does (bad key or TTL: InvalidParameterValue), records only when it
+//     succeeds, renews a recorded key; InboxContains of every pool key
+//     equals the model (key -> expiry, against the ManualClock) after every
+//     check, every RunMaintenance (its sweep) and a reopen;
+//   * MoveToDeadLetterQueue moves only with the current, unexpired lease on
+//     a queue with a RedrivePolicy (else ReceiptHandleIsInvalid or
+//     InvalidParameterValue, changing nothing); the message then is in the
+//     DLQ, visible, same id, body and group, receive count kept, extra
+//     attributes merged (more than 10 allowed), DeadLetterQueueSourceArn
+//     set; its FIFO group is unlocked at once; moved_to_dlq_total counts it;
 //   * Broker::Verify finds no inconsistency.
+//
+// LQS_FUZZ_TRACE=1 prints the operations of each input, with results.
 // Any mismatch prints the operation log and aborts.
 
 #include <rocksdb/env.h>
@@ -63,7 +85,9 @@ struct ModelMessage {
   int64_t visible_at = 0;  // delay end, or lease end once received
   int64_t lease_start = 0;
   uint32_t receives = 0;   // ApproximateReceiveCount
-  bool deleted = false;
+  bool deleted = false;    // deleted, purged or moved to the dead-letter queue
+  lqs::MessageAttributeMap attributes;  // user attributes
+  std::string dead_letter_source_arn;   // set when moved into a dead-letter queue
 };
 
 struct Handle {
@@ -83,8 +107,27 @@ struct ModelQueue {
   std::vector<ModelMessage> messages;  // in send order
   std::map<std::string, size_t> by_id;
   std::map<std::string, DedupRecord> dedup;
-  int64_t sent = 0, received = 0, deleted = 0, purged = 0;
+  std::map<std::string, int64_t> inbox;  // idempotency key -> expiry (ms)
+  int64_t sent = 0, received = 0, deleted = 0, purged = 0, moved = 0;
 };
+
+// Queues of one input: two sources, each with its own dead-letter queue.
+constexpr int kStandard = 0, kFifo = 1, kStandardDlq = 2, kFifoDlq = 3, kQueues = 4;
+constexpr bool IsDlq(int q) { return q >= kStandardDlq; }
+constexpr int DlqOf(int q) { return q + 2; }  // of a source queue
+// A RedrivePolicy no receive of an input reaches (at most 256 operations),
+// so a message reaches its dead-letter queue only through
+// MoveToDeadLetterQueue, which the model predicts exactly.
+constexpr int kMaxReceiveCount = 1000;
+
+// Idempotency keys: a small pool, so records are renewed and looked up
+// again; the longest valid key; and invalid ones.
+const std::string& InboxKey(size_t i) {
+  static const auto* keys = new std::vector<std::string>{
+      "k0", "k1", "k2", "k3", "k4", std::string(512, 'K'), "", std::string(513, 'K')};
+  return (*keys)[i];
+}
+constexpr size_t kValidInboxKeys = 6;
 
 // What consecutive inputs share.
 struct Shared {
@@ -99,8 +142,11 @@ class Runner {
   Runner(FuzzInput* in, Shared* shared)
       : in_(in), env_(shared->env), clock_(shared->clock), broker_(shared->broker) {
     const std::string n = std::to_string(shared->inputs);
-    names_[0] = "fuzz-" + n;
-    names_[1] = "fuzz-" + n + ".fifo";
+    names_[kStandard] = "fuzz-" + n;
+    names_[kFifo] = "fuzz-" + n + ".fifo";
+    names_[kStandardDlq] = "fuzz-" + n + "-dlq";
+    names_[kFifoDlq] = "fuzz-" + n + "-dlq.fifo";
+    for (int q = 0; q < kQueues; ++q) model_[q].fifo = (q == kFifo || q == kFifoDlq);
   }
 
   // Opens a fresh database when `shared` has none.
@@ -113,36 +159,57 @@ class Runner {
   }
 
   void Run() {
-    auto std_q = broker_->CreateQueue(names_[0], {{"VisibilityTimeout", "5"}}, {});
-    auto fifo_q = broker_->CreateQueue(
-        names_[1],
-        {{"FifoQueue", "true"}, {"ContentBasedDeduplication", "true"}, {"VisibilityTimeout", "5"}},
-        {});
-    Require(std_q.ok() && fifo_q.ok(), "create queues");
-    queues_[0] = *std_q;
-    queues_[1] = *fifo_q;
-    model_[1].fifo = true;
+    // The dead-letter queues first: a RedrivePolicy names an existing queue.
+    for (int q : {kStandardDlq, kFifoDlq, kStandard, kFifo}) {
+      lqs::AttributeMap attrs{{"VisibilityTimeout", "5"}};
+      if (model_[q].fifo) {
+        attrs["FifoQueue"] = "true";
+        attrs["ContentBasedDeduplication"] = "true";
+      }
+      if (!IsDlq(q)) {
+        attrs["RedrivePolicy"] = "{\"deadLetterTargetArn\":\"" + queues_[DlqOf(q)]->arn() +
+                                 "\",\"maxReceiveCount\":" + std::to_string(kMaxReceiveCount) +
+                                 "}";
+      }
+      auto created = broker_->CreateQueue(names_[q], attrs, {});
+      RequireOk(created.status(), "create queue " + names_[q]);
+      queues_[q] = *created;
+    }
 
     for (int step = 0; step < 256 && !in_->empty(); ++step) {
-      const int q = in_->Bool() ? 1 : 0;
-      switch (in_->Range<int>(0, 15)) {
-        case 0: case 1: case 2: Send(q); break;
+      const int q = PickQueue();
+      switch (in_->Range<int>(0, 23)) {
+        case 0: case 1: case 2: case 22: Send(q); break;
         case 3: SendBatch(q); break;
-        case 4: case 5: case 6: Receive(q); break;
+        case 4: case 5: case 6: case 23: Receive(q); break;
         case 7: case 8: Delete(q); break;
         case 9: DeleteBatch(q); break;
         case 10: ChangeVisibility(q); break;
         case 11: ChangeVisibilityBatch(q); break;
         case 12: case 13: Advance(); break;
         case 14: if (in_->Range<int>(0, 3) == 0) Purge(q); else CheckAll(); break;
-        default: if (in_->Range<int>(0, 3) == 0) Reopen(); else CheckAll(); break;
+        case 15:
+          // At most one close + reopen per input: an open costs more than
+          // a whole input (most of it RocksDB writing and re-parsing its
+          // OPTIONS file), and every later input runs on the reopened
+          // database anyway.
+          if (in_->Range<int>(0, 3) == 0 && !reopened_) Reopen(); else CheckAll();
+          break;
+        case 16: case 17: DeleteAndRecord(q); break;
+        case 18: InboxContains(q); break;
+        case 19: case 20: MoveToDeadLetter(q); break;
+        default: Maintenance(); break;
       }
     }
     CheckAll();
-    queues_[0].reset();
-    queues_[1].reset();
-    RequireOk(broker_->DeleteQueue(names_[0]), "delete queue");
-    RequireOk(broker_->DeleteQueue(names_[1]), "delete queue");
+    if (std::getenv("LQS_FUZZ_TRACE") != nullptr) {  // the operations of each input
+      for (const auto& l : log_) std::fprintf(stderr, "  %s\n", l.c_str());
+    }
+    for (auto& queue : queues_) queue.reset();
+    // Sources first: a dead-letter queue is deleted after what names it.
+    for (int q : {kStandard, kFifo, kStandardDlq, kFifoDlq}) {
+      RequireOk(broker_->DeleteQueue(names_[q]), "delete queue " + names_[q]);
+    }
   }
 
  private:
@@ -179,20 +246,54 @@ class Runner {
 
   void Reopen() {
     Log("reopen");
-    queues_[0].reset();
-    queues_[1].reset();
+    reopened_ = true;
+    for (auto& queue : queues_) queue.reset();
     RequireOk(broker_->Close(), "close");
     broker_.reset();
     Open();
-    auto a = broker_->GetQueue(names_[0]);
-    auto b = broker_->GetQueue(names_[1]);
-    Require(a.ok() && b.ok(), "queues after reopen");
-    queues_[0] = *a;
-    queues_[1] = *b;
+    for (int q = 0; q < kQueues; ++q) {
+      auto got = broker_->GetQueue(names_[q]);
+      RequireOk(got.status(), "queue " + names_[q] + " after reopen");
+      queues_[q] = *got;
+    }
     CheckAll();
   }
 
   int64_t Now() { return clock_->NowMillis(); }
+
+  // Mostly the two sources; their dead-letter queues take every operation
+  // too (sends, receives, deletes, ... and a refused dead-letter move).
+  int PickQueue() {
+    const int v = in_->Range<int>(0, 7);
+    return v < 3 ? kStandard : v < 6 ? kFifo : v == 6 ? kStandardDlq : kFifoDlq;
+  }
+
+  // The MD5 of `attrs` as SendMessage and ReceiveMessage return it: absent
+  // (or empty) for no attributes.
+  void RequireAttributesMd5(const lqs::MessageAttributeMap& attrs,
+                            const std::optional<std::string>& md5, const std::string& what) {
+    if (attrs.empty()) {
+      Require(!md5 || md5->empty(), what + ": MD5OfMessageAttributes without attributes");
+    } else {
+      Require(md5 && *md5 == lqs::api::Md5OfMessageAttributes(attrs),
+              what + ": MD5OfMessageAttributes");
+    }
+  }
+
+  // DeadLetterQueueSourceArn: present exactly on messages moved into a
+  // dead-letter queue, naming their source.
+  void RequireSourceArn(const std::map<std::string, std::string>& system_attrs,
+                        const ModelMessage& m, const std::string& what) {
+    auto it = system_attrs.find("DeadLetterQueueSourceArn");
+    if (m.dead_letter_source_arn.empty()) {
+      Require(it == system_attrs.end(), what + ": DeadLetterQueueSourceArn on " + m.body);
+    } else {
+      Require(it != system_attrs.end() && it->second == m.dead_letter_source_arn,
+              what + ": DeadLetterQueueSourceArn of " + m.body + " is " +
+                  (it == system_attrs.end() ? "absent" : it->second) + ", expected " +
+                  m.dead_letter_source_arn);
+    }
+  }
 
   // ---- Model predicates ----------------------------------------------------
 
@@ -230,6 +331,11 @@ class Runner {
     } else {
       r.body = "body-" + std::to_string(next_body_++) + std::string(in_->Range<int>(0, 3), '~');
     }
+    // At times a user attribute, which a dead-letter move's extra
+    // attributes may overwrite.
+    if (in_->Range<int>(0, 3) == 0) {
+      r.message_attributes["a"] = {"String", "sent-" + std::to_string(next_body_), ""};
+    }
     *expect_dedup = false;
     if (mq.fifo) {
       r.message_group_id = "g" + std::to_string(in_->Range<int>(0, 3));
@@ -259,6 +365,8 @@ class Runner {
                 bool expect_dedup, const std::string& dedup_key, const std::string& original_id) {
     ModelQueue& mq = model_[q];
     Require(res.md5_of_message_body == lqs::api::Md5Hex(r.body), "MD5 of sent body");
+    if (!expect_dedup) RequireAttributesMd5(r.message_attributes, res.md5_of_message_attributes,
+                                            "send");
     if (expect_dedup) {
       Require(res.message_id == original_id,
               "deduplicated send returned " + res.message_id + ", expected " + original_id);
@@ -269,6 +377,7 @@ class Runner {
     m.id = res.message_id;
     m.body = r.body;
     m.group = r.message_group_id.value_or("");
+    m.attributes = r.message_attributes;
     m.visible_at = Now() + int64_t{r.delay_seconds.value_or(0)} * 1000;
     mq.by_id[m.id] = mq.messages.size();
     mq.messages.push_back(std::move(m));
@@ -347,6 +456,7 @@ class Runner {
     // else: the queue's default (5 s)
     r.wait_time_seconds = 0;
     r.message_system_attribute_names = {"All"};
+    r.message_attribute_names = {"All"};
     const int64_t lease_ms = int64_t{r.visibility_timeout.value_or(5)} * 1000;
     Log("receive q" + std::to_string(q) + " max=" + std::to_string(r.max_number_of_messages) +
         " vt=" + std::to_string(lease_ms / 1000));
@@ -382,6 +492,9 @@ class Runner {
               "ApproximateReceiveCount of " + m.body + " is " +
                   (rc == rm.attributes.end() ? "absent" : rc->second) + ", expected " +
                   std::to_string(m.receives + 1));
+      Require(rm.message_attributes == m.attributes, "message attributes of " + m.body);
+      RequireAttributesMd5(m.attributes, rm.md5_of_message_attributes, "receive of " + m.body);
+      RequireSourceArn(rm.attributes, m, "receive");
       if (mq.fifo) {
         Require(!blocked[idx], "received from a locked group: " + m.body +
                                    " (behind an in-flight message of group " + m.group + ")");
@@ -413,8 +526,10 @@ class Runner {
       }
       Require(!available || !got.empty(), "FIFO receive returned nothing from an unlocked group");
     }
+    log_.back() += " -> " + std::to_string(got.size());
     for (const auto& rm : got) {
       ModelMessage& m = mq.messages[mq.by_id[rm.message_id]];
+      log_.back() += " " + m.body;
       m.receives++;
       m.visible_at = Now() + lease_ms;
       m.lease_start = Now();
@@ -423,9 +538,19 @@ class Runner {
     }
   }
 
-  // A handle to use: one ever issued (any queue), or garbage.
-  std::optional<Handle> PickHandle() {
-    if (handles_.empty() || in_->Range<int>(0, 15) == 0) return std::nullopt;
+  // A handle to use on queue q: garbage, one ever issued (any queue), or
+  // one of the last few issued by q (so that most operations meet a message
+  // still leased).
+  std::optional<Handle> PickHandle(int q) {
+    const int kind = handles_.empty() ? 0 : in_->Range<int>(0, 15);
+    if (kind == 0) return std::nullopt;
+    if (kind >= 8) {
+      std::vector<size_t> own;  // the newest first
+      for (size_t i = handles_.size(); i-- > 0 && own.size() < 4;) {
+        if (handles_[i].queue == q) own.push_back(i);
+      }
+      if (!own.empty()) return handles_[own[in_->Range<size_t>(0, own.size() - 1)]];
+    }
     // Prefer recent handles.
     const size_t n = handles_.size();
     const size_t back = in_->Bool() ? in_->Range<size_t>(0, std::min<size_t>(n - 1, 3))
@@ -434,7 +559,9 @@ class Runner {
   }
 
   // What the engine must answer for a delete with `h` on queue q.
-  enum class Outcome { kOk, kInvalidHandle, kExpired };
+  // kExpired and kInvalidValue are both InvalidParameterValue (an expired
+  // or stale lease; a bad argument, a message gone, no RedrivePolicy).
+  enum class Outcome { kOk, kInvalidHandle, kExpired, kInvalidValue };
   Outcome PredictDelete(int q, const std::optional<Handle>& h) {
     if (!h || h->queue != q) return Outcome::kInvalidHandle;
     const ModelMessage& m = model_[q].messages[h->msg];
@@ -457,6 +584,7 @@ class Runner {
   }
 
   void CheckOutcome(Outcome want, const lqs::Status& s, const std::string& what) {
+    if (!log_.empty()) log_.back() += s.ok() ? " -> ok" : " -> " + s.ToString().substr(0, 60);
     switch (want) {
       case Outcome::kOk: RequireOk(s, what); break;
       case Outcome::kInvalidHandle:
@@ -466,6 +594,10 @@ class Runner {
       case Outcome::kExpired:
         Require(s.code() == lqs::ErrorCode::kInvalidParameterValue,
                 what + ": expected InvalidParameterValue (expired), got " + s.ToString());
+        break;
+      case Outcome::kInvalidValue:
+        Require(s.code() == lqs::ErrorCode::kInvalidParameterValue,
+                what + ": expected InvalidParameterValue, got " + s.ToString());
         break;
     }
   }
@@ -478,7 +610,7 @@ class Runner {
   }
 
   void Delete(int q) {
-    const std::optional<Handle> h = PickHandle();
+    const std::optional<Handle> h = PickHandle(q);
     const Outcome want = PredictDelete(q, h);
     Log("delete q" + std::to_string(q) + " " + Describe(q, h));
     CheckOutcome(want, queues_[q]->DeleteMessage(Text(h)), "delete");
@@ -492,7 +624,7 @@ class Runner {
     std::vector<Outcome> want;
     std::string desc;
     for (int i = 0; i < n; ++i) {
-      hs.push_back(PickHandle());
+      hs.push_back(PickHandle(q));
       // Entries are judged against the state before the batch.
       want.push_back(PredictDelete(q, hs.back()));
       entries.push_back({"d" + std::to_string(i), Text(hs.back())});
@@ -551,7 +683,7 @@ class Runner {
   }
 
   void ChangeVisibility(int q) {
-    const std::optional<Handle> h = PickHandle();
+    const std::optional<Handle> h = PickHandle(q);
     const int timeout = PickTimeout();
     bool missing, budget;
     const Outcome want = PredictChange(q, h, timeout, &missing, &budget);
@@ -573,7 +705,7 @@ class Runner {
     std::set<std::pair<int, size_t>> used;
     std::string desc;
     for (int i = 0; i < n; ++i) {
-      std::optional<Handle> h = PickHandle();
+      std::optional<Handle> h = PickHandle(q);
       if (h && !used.insert({h->queue, h->msg}).second) continue;
       const int t = PickTimeout();
       bool missing, budget;
@@ -619,6 +751,121 @@ class Runner {
     mq.dedup.clear();
   }
 
+  // ---- Consumer support: idempotency inbox, immediate dead-letter move ------
+
+  bool ModelInboxContains(int q, const std::string& key) {
+    auto it = model_[q].inbox.find(key);
+    return it != model_[q].inbox.end() && it->second > Now();
+  }
+
+  static std::string KeyText(size_t k) {
+    return k == 5 ? "K*512" : k == 6 ? "(empty)" : k == 7 ? "K*513" : InboxKey(k);
+  }
+
+  // DeleteMessageAndRecord: the delete of DeleteMessage and, in the same
+  // write, the record; a call that fails records nothing (queue.h).
+  void DeleteAndRecord(int q) {
+    static constexpr int64_t kTtls[] = {1, 2, 5, 60, 300, 1209600, 0, 1209601};
+    const std::optional<Handle> h = PickHandle(q);
+    const size_t k = in_->Range<size_t>(0, 7);
+    const int64_t ttl = in_->Pick(kTtls);
+    const bool bad = k >= kValidInboxKeys || ttl < 1 || ttl > 1209600;
+    // Arguments are validated before the handle.
+    const Outcome want = bad ? Outcome::kInvalidValue : PredictDelete(q, h);
+    Log("delete_and_record q" + std::to_string(q) + " " + Describe(q, h) + " key=" + KeyText(k) +
+        " ttl=" + std::to_string(ttl));
+    CheckOutcome(want, queues_[q]->DeleteMessageAndRecord(Text(h), InboxKey(k), ttl),
+                 "delete and record");
+    if (want == Outcome::kOk) {
+      ApplyDelete(q, *h);
+      model_[q].inbox[InboxKey(k)] = Now() + ttl * 1000;  // recorded or renewed
+    }
+  }
+
+  void InboxContains(int q) {
+    const size_t k = in_->Range<size_t>(0, 7);
+    Log("inbox_contains q" + std::to_string(q) + " key=" + KeyText(k));
+    auto got = queues_[q]->InboxContains(InboxKey(k));
+    if (k >= kValidInboxKeys) {
+      CheckOutcome(Outcome::kInvalidValue, got.status(), "inbox contains");
+      return;
+    }
+    RequireOk(got.status(), "inbox contains");
+    const bool want = ModelInboxContains(q, InboxKey(k));
+    log_.back() += *got ? " -> true" : " -> false";
+    Require(*got == want, "InboxContains(" + KeyText(k) + ") is " + (*got ? "true" : "false") +
+                              ", model " + (want ? "true" : "false"));
+  }
+
+  // MoveToDeadLetterQueue: only the current, unexpired lease moves the
+  // message, on a queue with a RedrivePolicy; it then is a message of the
+  // dead-letter queue (same MessageId, body and group, receive count kept,
+  // visible at once, at the end of its group on a FIFO queue) with the
+  // extra attributes merged and DeadLetterQueueSourceArn set; the source
+  // counts it in moved_to_dlq_total, and a FIFO group is unlocked at once.
+  // A refused move changes nothing.
+  void MoveToDeadLetter(int q) {
+    const std::optional<Handle> h = PickHandle(q);
+    lqs::MessageAttributeMap extra;
+    bool bad = false;
+    switch (in_->Range<int>(0, 7)) {
+      case 0: break;
+      case 1: extra["a"] = {"String", "moved", ""}; break;  // overwrites the send's "a"
+      case 2:
+        extra["reason"] = {"String", "poison", ""};
+        extra["n"] = {"Number", "42", ""};
+        break;
+      case 3: extra["bin"] = {"Binary", "", std::string("\x01\x00\x02", 3)}; break;
+      case 4:  // more than SendMessage's 10 attributes: allowed here
+        for (int i = 0; i < 11; ++i) extra["x" + std::to_string(i)] = {"String", "v", ""};
+        break;
+      case 5: extra["a"] = {"String", "", ""}; bad = true; break;         // empty value
+      case 6: extra["AWS.x"] = {"String", "v", ""}; bad = true; break;    // reserved name
+      default: extra["n"] = {"Number", "forty", ""}; bad = true; break;   // not a number
+    }
+    Outcome want = Outcome::kOk;
+    // Extra attributes are validated first, then the handle, then the
+    // queue's RedrivePolicy, then the lease.
+    if (bad) {
+      want = Outcome::kInvalidValue;
+    } else if (!h || h->queue != q) {
+      want = Outcome::kInvalidHandle;
+    } else if (IsDlq(q)) {
+      want = Outcome::kInvalidValue;  // no RedrivePolicy
+    } else {
+      const ModelMessage& m = model_[q].messages[h->msg];
+      if (!Live(m) || m.receives != h->receive || m.visible_at <= Now()) {
+        want = Outcome::kInvalidValue;  // gone, a stale handle, or the lease ended
+      }
+    }
+    std::string names;
+    for (const auto& [name, value] : extra) names += (names.empty() ? "" : ",") + name;
+    Log("move_to_dlq q" + std::to_string(q) + " " + Describe(q, h) + " extra=[" + names + "]");
+    CheckOutcome(want, queues_[q]->MoveToDeadLetterQueue(Text(h), extra), "move to dead-letter queue");
+    if (want != Outcome::kOk) return;
+    ModelQueue& src = model_[q];
+    ModelQueue& dlq = model_[DlqOf(q)];
+    ModelMessage& m = src.messages[h->msg];
+    ModelMessage moved = m;
+    m.deleted = true;
+    src.moved++;
+    moved.visible_at = Now();
+    moved.lease_start = 0;
+    for (const auto& [name, value] : extra) moved.attributes[name] = value;
+    moved.dead_letter_source_arn = queues_[q]->arn();
+    Require(dlq.by_id.count(moved.id) == 0, "moved MessageId already in the dead-letter queue");
+    dlq.by_id[moved.id] = dlq.messages.size();
+    dlq.messages.push_back(std::move(moved));
+  }
+
+  // One maintenance pass (retention, dedup history, the inbox sweep): it
+  // must not change an answer of InboxContains.
+  void Maintenance() {
+    Log("maintenance");
+    RequireOk(broker_->RunMaintenance(), "maintenance");
+    for (int q = 0; q < kQueues; ++q) CheckInbox(q);
+  }
+
   // ---- Whole-state checks ----------------------------------------------------
 
   void CheckQueue(int q) {
@@ -644,6 +891,8 @@ class Runner {
             tag + "deleted_total " + num(st->deleted_total) + " != " + num(mq.deleted));
     Require(st->purged_total == mq.purged,
             tag + "purged_total " + num(st->purged_total) + " != " + num(mq.purged));
+    Require(st->moved_to_dlq_total == mq.moved,
+            tag + "moved_to_dlq_total " + num(st->moved_to_dlq_total) + " != " + num(mq.moved));
 
     // Every live message exactly once, in the model's state.
     std::set<std::string> scanned;
@@ -659,6 +908,8 @@ class Runner {
       auto rc = sm.attributes.find("ApproximateReceiveCount");
       Require(rc != sm.attributes.end() && rc->second == num(m.receives),
               tag + "scan receive count of " + m.body);
+      Require(sm.message_attributes == m.attributes, tag + "scan message attributes of " + m.body);
+      RequireSourceArn(sm.attributes, m, tag + "scan");
       return true;
     });
     RequireOk(scan, "scan");
@@ -667,10 +918,25 @@ class Runner {
                 num(visible + in_flight + delayed) + " (lost messages)");
   }
 
+  // Every valid key of the pool answers as the model says: recorded and
+  // not expired by the ManualClock.
+  void CheckInbox(int q) {
+    for (size_t k = 0; k < kValidInboxKeys; ++k) {
+      auto got = queues_[q]->InboxContains(InboxKey(k));
+      RequireOk(got.status(), "inbox contains");
+      const bool want = ModelInboxContains(q, InboxKey(k));
+      Require(*got == want, "q" + std::to_string(q) + " InboxContains(" + InboxKey(k).substr(0, 8) +
+                                ") is " + (*got ? "true" : "false") + ", model " +
+                                (want ? "true" : "false"));
+    }
+  }
+
   void CheckAll() {
     Log("check");
-    CheckQueue(0);
-    CheckQueue(1);
+    for (int q = 0; q < kQueues; ++q) {
+      CheckQueue(q);
+      CheckInbox(q);
+    }
     auto problems = broker_->Verify();
     RequireOk(problems.status(), "verify");
     if (!problems->empty()) Fail("Verify: " + problems->front());
@@ -680,15 +946,43 @@ class Runner {
   std::unique_ptr<rocksdb::Env>& env_;
   std::shared_ptr<lqs::ManualClock> clock_;
   std::unique_ptr<lqs::Broker>& broker_;
-  std::string names_[2];
-  std::shared_ptr<lqs::Queue> queues_[2];
-  ModelQueue model_[2];
+  std::string names_[kQueues];
+  std::shared_ptr<lqs::Queue> queues_[kQueues];
+  ModelQueue model_[kQueues];
   std::vector<Handle> handles_;
   std::vector<std::string> log_;
   int next_body_ = 0;
+  bool reopened_ = false;
 };
 
 }  // namespace
+
+// Present when linked with libFuzzer (not with fuzz/replay_main.cc).
+extern "C" __attribute__((weak)) int LLVMFuzzerRunDriver(
+    int* argc, char*** argv, int (*callback)(const uint8_t* data, size_t size));
+
+// Under libFuzzer, turns off its leak check after each input (unless the
+// command line sets -detect_leaks): the Broker shared by consecutive inputs
+// keeps allocating (memtables, caches), so libFuzzer saw more mallocs than
+// frees after almost every input and ran it a second time followed by a
+// LeakSanitizer pass over the whole heap — two thirds of the fuzzer's time.
+// LeakSanitizer still checks the process at exit (ASAN_OPTIONS
+// detect_leaks=1, as scripts/fuzz.sh sets): a block the engine leaks stays
+// unreachable until then, and the shared state is reachable from `shared`.
+// To find the input that leaks, rerun with -detect_leaks=1.
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  if (LLVMFuzzerRunDriver == nullptr) return 0;  // the replay main: no flags
+  for (int i = 1; i < *argc; ++i) {
+    if (std::string((*argv)[i]).rfind("-detect_leaks=", 0) == 0) return 0;
+  }
+  static std::vector<char*> args;  // outlives the fuzzer
+  args.assign(*argv, *argv + *argc);
+  args.push_back(const_cast<char*>("-detect_leaks=0"));
+  args.push_back(nullptr);
+  *argc = static_cast<int>(args.size()) - 1;
+  *argv = args.data();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Shared* shared = new Shared();  // never destroyed: no exit-time order issues
