@@ -52,8 +52,9 @@ void LeaseKeeper::Add(const std::string& receipt_handle, const std::string& mess
 }
 
 void LeaseKeeper::Remove(const std::string& receipt_handle) {
-  std::lock_guard<std::mutex> lock(wait_.mu());
+  std::unique_lock<std::mutex> lock(wait_.mu());
   leases_.erase(receipt_handle);
+  call_done_.wait(lock, [&] { return in_call_.count(receipt_handle) == 0; });
 }
 
 size_t LeaseKeeper::held() const {
@@ -106,9 +107,12 @@ void LeaseKeeper::Run() {
       continue;
     }
 
+    for (const auto& e : batch) in_call_.insert(e.receipt_handle);
     lock.unlock();
     StatusOr<BatchResult> result = queue_->ChangeMessageVisibilityBatch(batch);
     lock.lock();
+    in_call_.clear();
+    call_done_.notify_all();
 
     auto failed = [&](const ChangeMessageVisibilityBatchEntry& e, const Status& why, bool retry) {
       auto it = leases_.find(e.receipt_handle);

@@ -14,9 +14,11 @@
 #ifndef LQS_LIB_WORKER_LEASE_KEEPER_H_
 #define LQS_LIB_WORKER_LEASE_KEEPER_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -45,8 +47,10 @@ class LeaseKeeper {
   // start); `lease_end_ms`: when the lease received ends.
   void Add(const std::string& receipt_handle, const std::string& message_id, int receive_count,
            int64_t lease_start_ms, int64_t lease_end_ms);
-  // Stops keeping it (the message is finished or released). A renewal
-  // already in flight for it is ignored.
+  // Stops keeping it (the message is finished or released). If a renewal
+  // call covering it is in flight, waits for that call to return, so that
+  // the caller's own visibility change (a delete, a retry's backoff, a
+  // release) is never overtaken by a late heartbeat.
   void Remove(const std::string& receipt_handle);
   size_t held() const;
 
@@ -72,6 +76,9 @@ class LeaseKeeper {
   bool stop_ = false;                    // guarded by wait_.mu()
   std::map<std::string, Lease> leases_;  // by receipt handle; guarded by wait_.mu()
   uint64_t added_ = 0;                   // Add() calls; guarded by wait_.mu()
+  // Handles in the renewal call now in flight; guarded by wait_.mu().
+  std::set<std::string> in_call_;
+  std::condition_variable call_done_;  // in_call_ emptied
   std::thread thread_;
 };
 
