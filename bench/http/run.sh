@@ -4,6 +4,13 @@
 #
 #   bench/http/run.sh PATH/TO/lqsd [extra load.js args, e.g. --n1 5000]
 #
+# The client is `node load.js`, or, when LQS_HTTP_LOAD=PATH/TO/lqs_http_load
+# names it, that C++ twin of load.js (target lqs_http_load, bench/http/
+# http_load.cc: same arguments, modes and JSON). It costs a fraction of
+# load.js's ~40-50 us of client CPU per request, which on a 2-core box
+# otherwise competes with the server under test. Both servers get the same
+# client.
+#
 # Writes bench/http/results.json and prints a table. Needs node (fauxqs 1.9.x
 # runs on Node 20); installs fauxqs@1.9 into bench/http/node_modules if missing.
 #
@@ -18,6 +25,12 @@ lqsd="${1:?usage: run.sh PATH/TO/lqsd [load.js args]}"
 shift
 lqsd="$(cd "$(dirname "$lqsd")" && pwd)/$(basename "$lqsd")"
 out="${RESULTS:-$here/results.json}"
+if [ -n "${LQS_HTTP_LOAD:-}" ]; then
+  [ -x "$LQS_HTTP_LOAD" ] || { echo "LQS_HTTP_LOAD=$LQS_HTTP_LOAD is not executable" >&2; exit 1; }
+  client=("$(cd "$(dirname "$LQS_HTTP_LOAD")" && pwd)/$(basename "$LQS_HTTP_LOAD")")
+else
+  client=(node "$here/load.js")
+fi
 
 if [ ! -f "$here/node_modules/fauxqs/dist/cli.js" ]; then
   (cd "$here" && npm install --no-audit --no-fund fauxqs@1.9)
@@ -39,6 +52,16 @@ wait_for() {  # file pattern
   echo "server did not start; log:" >&2; cat "$1" >&2; return 1
 }
 
+# Each server first gets one unmeasured pass of every mode at small counts:
+# fauxqs runs on V8, whose JIT needs thousands of calls per code path before
+# it reaches steady state, and lqsd's RocksDB memtables and caches warm up
+# too. The measured pass that follows compares steady states.
+warm_up() {  # port pid
+  "${client[@]}" --endpoint "http://127.0.0.1:$1" --pid "$2" --name warmup \
+    --n1 2000 --n10 4000 --nmixed 4000 --nlife 2000 > /dev/null 2> "$work/warmup.log" \
+    || { cat "$work/warmup.log" >&2; return 1; }
+}
+
 uptime_before="$(uptime)"
 echo "load: $uptime_before" >&2
 
@@ -48,7 +71,8 @@ lport="$(free_port)"
   > "$work/lqsd.log" 2>&1 &
 lpid=$!; pids+=("$lpid")
 wait_for "$work/lqsd.log" "listening"
-node "$here/load.js" --endpoint "http://127.0.0.1:$lport" --pid "$lpid" --name lqsd "$@" \
+warm_up "$lport" "$lpid"
+"${client[@]}" --endpoint "http://127.0.0.1:$lport" --pid "$lpid" --name lqsd "$@" \
   > "$work/lqsd.json"
 kill "$lpid"; wait "$lpid" 2>/dev/null || true
 
@@ -58,7 +82,8 @@ FAUXQS_PORT="$fport" FAUXQS_LOGGER=false FAUXQS_HOST=localhost \
   node "$here/node_modules/fauxqs/dist/cli.js" > "$work/fauxqs.log" 2>&1 &
 fpid=$!; pids+=("$fpid")
 wait_for "$work/fauxqs.log" "listening"
-node "$here/load.js" --endpoint "http://127.0.0.1:$fport" --pid "$fpid" --name fauxqs "$@" \
+warm_up "$fport" "$fpid"
+"${client[@]}" --endpoint "http://127.0.0.1:$fport" --pid "$fpid" --name fauxqs "$@" \
   > "$work/fauxqs.json"
 kill "$fpid"; wait "$fpid" 2>/dev/null || true
 

@@ -48,6 +48,7 @@ const result = {
   generated: new Date().toISOString(),
   machine: {nproc: Number(nproc), uptime_before: upBefore.trim(), uptime_after: upAfter.trim(),
             node: process.version},
+  client: l.client || 'node',
   fauxqs_version: fversion,
   target: `lqsd >= ${target}x fauxqs msgs/s in every mode`,
   summary,
@@ -59,7 +60,10 @@ fs.writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
 
 console.log(`load before: ${upBefore.trim()}`);
 console.log(`load after:  ${upAfter.trim()}`);
-console.log(`client: Node ${process.version} raw keep-alive sockets, ${l.concurrency} connections with one request in flight each ` +
+// load.js writes no "client" key; lqs_http_load (C++) writes "client": "c++".
+const clientName = (d) => (d.client ? `${d.client} (lqs_http_load)` : `Node ${process.version} (load.js)`);
+console.log(`client: ${clientName(l)}${f.client !== l.client ? ` / fauxqs: ${clientName(f)}` : ''}, ` +
+  `raw keep-alive sockets, ${l.concurrency} connections with one request in flight each ` +
   `(mixed: 1 producer + 1 consumer), ${l.body_bytes}-byte bodies; fauxqs ${fversion}\n`);
 console.log('| mode | messages | lqsd msg/s | fauxqs msg/s | lqsd/fauxqs (>= 3x?) | ' +
   'lqsd p50 / p99 ms per call | fauxqs p50 / p99 ms per call | lqsd CPU us/req | fauxqs CPU us/req |');
