@@ -26,6 +26,12 @@ bool Scheduler::Push(std::vector<Job>* jobs) {
   return true;
 }
 
+std::map<std::string, int> Scheduler::GroupCounts(const Job& job) {
+  std::map<std::string, int> per_group;
+  for (const auto& m : job.messages) ++per_group[GroupOf(m)];
+  return per_group;
+}
+
 bool Scheduler::MayStart(int64_t now, const Job& job) {
   if (job.messages.size() == 1) {
     const WorkerMessage& m = job.messages.front();
@@ -35,8 +41,7 @@ bool Scheduler::MayStart(int64_t now, const Job& job) {
   }
   // A batch: its size against the overall rate, each group's share against
   // the group's.
-  std::map<std::string, int> per_group;
-  for (const auto& m : job.messages) ++per_group[GroupOf(m)];
+  const std::map<std::string, int> per_group = GroupCounts(job);
   if (!limiter_.CanStart(now, "", static_cast<double>(job.messages.size()))) return false;
   for (const auto& [g, n] : per_group) {
     if (!g.empty() && !limiter_.CanStart(now, g, n)) return false;
@@ -51,8 +56,7 @@ int64_t Scheduler::ReadyAt(int64_t now, const Job& job) {
     if (fifo_ && !group.empty() && busy_.count(group) != 0) return ClockWait::kNever;
     return limiter_.ReadyAt(now, group, 1);
   }
-  std::map<std::string, int> per_group;
-  for (const auto& m : job.messages) ++per_group[GroupOf(m)];
+  const std::map<std::string, int> per_group = GroupCounts(job);
   int64_t at = limiter_.ReadyAt(now, "", static_cast<double>(job.messages.size()));
   for (const auto& [g, n] : per_group) {
     if (!g.empty()) at = std::max(at, limiter_.ReadyAt(now, g, n));
@@ -67,8 +71,7 @@ void Scheduler::Start(int64_t now, const Job& job) {
     limiter_.Started(now, group, 1);
     return;
   }
-  std::map<std::string, int> per_group;
-  for (const auto& m : job.messages) ++per_group[GroupOf(m)];
+  const std::map<std::string, int> per_group = GroupCounts(job);
   limiter_.Started(now, "", static_cast<double>(job.messages.size()));
   for (const auto& [g, n] : per_group) {
     // The overall bucket was charged above; charge only the group's.

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -62,6 +63,9 @@ class Scheduler {
 
  private:
   static std::string GroupOf(const WorkerMessage& m) { return m.message_group_id.value_or(""); }
+  // A batch job's messages per group ("" for messages without one): what
+  // MayStart, ReadyAt and Start charge to each group's rate bucket.
+  static std::map<std::string, int> GroupCounts(const Job& job);
   // REQUIRES: mu held. Index of the first job that may start; else -1 and
   // *ready_at = when one may (kNever: none until something changes).
   int64_t Pick(int64_t now, int64_t* ready_at);
