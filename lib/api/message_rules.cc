@@ -3,17 +3,21 @@
 
 #include "lib/api/message_rules.h"
 
-#include <openssl/evp.h>
-
 #include <array>
-#include <memory>
+#include <clocale>
 #include <cstddef>
 #include <cstdint>
+#include <cwctype>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <locale.h>
+#include <openssl/evp.h>
+#include <wctype.h>
 
 namespace lqs::api {
 namespace {
@@ -200,8 +204,32 @@ bool IsValidNumberValue(std::string_view value) {
   return magnitude >= kMinNumberExponent && magnitude <= kMaxNumberExponent;
 }
 
-bool IsValidAttributeNameCharacter(char c) {
-  return IsAsciiAlnum(c) || c == '_' || c == '-' || c == '.';
+// A letter or digit of any script, by the Unicode tables of the C library's
+// UTF-8 locale (C.UTF-8 ships with glibc). Without that locale, the letters
+// of Latin-1 and Latin Extended-A/B stand in for them.
+bool IsUnicodeAlnum(uint32_t code_point) {
+  static const locale_t utf8 = [] {
+    locale_t l = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+    if (l == static_cast<locale_t>(nullptr)) {
+      l = newlocale(LC_CTYPE_MASK, "C.utf8", static_cast<locale_t>(nullptr));
+    }
+    return l;
+  }();
+  if (utf8 != static_cast<locale_t>(nullptr)) {
+    return iswalnum_l(static_cast<wint_t>(code_point), utf8) != 0;
+  }
+  if (code_point == 0xaa || code_point == 0xb5 || code_point == 0xba) return true;
+  return (code_point >= 0xc0 && code_point <= 0x24f && code_point != 0xd7 && code_point != 0xf7);
+}
+
+// Letters and digits of any script (AWS accepts "attr.1øßä" and refuses
+// "§"), hyphens, underscores and periods.
+bool IsValidAttributeNameCharacter(uint32_t code_point) {
+  if (code_point < 0x80) {
+    const char c = static_cast<char>(code_point);
+    return IsAsciiAlnum(c) || c == '_' || c == '-' || c == '.';
+  }
+  return IsUnicodeAlnum(code_point);
 }
 
 std::string UserAttributeText(std::string_view name, std::string_view rest) {
@@ -214,16 +242,18 @@ std::string UserAttributeText(std::string_view name, std::string_view rest) {
 
 Status ValidateAttributeName(std::string_view name) {
   constexpr std::string_view kParameter = "MessageAttributeName";
-  if (name.empty() || name.size() > kMaxAttributeNameLength) {
-    return InvalidValue(name, kParameter,
-                        "Message attribute names must be 1 to 256 characters long.");
-  }
-  for (char c : name) {
-    if (!IsValidAttributeNameCharacter(c)) {
+  size_t characters = 0;
+  for (size_t pos = 0; pos < name.size(); ++characters) {
+    const std::optional<uint32_t> code_point = DecodeUtf8(name, &pos);
+    if (!code_point || !IsValidAttributeNameCharacter(*code_point)) {
       return InvalidValue(name, kParameter,
                           "Message attribute names can only include alphanumeric "
                           "characters, hyphens, underscores and periods.");
     }
+  }
+  if (characters == 0 || characters > kMaxAttributeNameLength) {
+    return InvalidValue(name, kParameter,
+                        "Message attribute names must be 1 to 256 characters long.");
   }
   if (StartsWithIgnoringCase(name, "AWS.") || StartsWithIgnoringCase(name, "Amazon.")) {
     return InvalidValue(name, kParameter,

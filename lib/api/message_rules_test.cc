@@ -3,10 +3,10 @@
 
 #include "lib/api/message_rules.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace lqs::api {
 namespace {
@@ -465,12 +465,40 @@ TEST(ValidateSendMessageTest, AttributeNameRules) {
   EXPECT_OK(SendWithAttribute("AWSx", StringAttr("v")));
   EXPECT_OK(SendWithAttribute("AmazonX.y", StringAttr("v")));
   EXPECT_OK(SendWithAttribute("a.b.c", StringAttr("v")));
+  // Letters and digits of any script, as AWS accepts them ("attr.1øßä").
+  EXPECT_OK(SendWithAttribute("attr.1\xc3\xb8\xc3\x9f\xc3\xa4", StringAttr("v")));
+  EXPECT_OK(SendWithAttribute("\xc3\xa9t\xc3\xa9", StringAttr("v")));
+  EXPECT_OK(SendWithAttribute("\xd0\xb8\xd0\xbc\xd1\x8f", StringAttr("v")));  // имя
+  EXPECT_OK(SendWithAttribute("\xe5\x90\x8d\xe5\x89\x8d", StringAttr("v")));  // 名前
+  EXPECT_OK(SendWithAttribute("\xd9\xa3", StringAttr("v")));                  // Arabic-Indic 3
+  // 256 characters (512 bytes) is the limit, not 256 bytes.
+  std::string long_name;
+  for (int i = 0; i < 256; ++i) long_name += "\xc3\xa9";
+  EXPECT_OK(SendWithAttribute(long_name, StringAttr("v")));
 
-  for (const std::string& bad :
-       {std::string(""), std::string(257, 'n'), std::string("has space"), std::string("sl/ash"),
-        std::string("\xc3\xa9"), std::string("AWS.x"), std::string("aws.x"), std::string("Aws.X"),
-        std::string("Amazon.x"), std::string("AMAZON.x"), std::string("amazon.x"),
-        std::string(".lead"), std::string("trail."), std::string("a..b"), std::string(".")}) {
+  for (const std::string& bad : {std::string(""),
+                                 std::string(257, 'n'),
+                                 std::string("has space"),
+                                 std::string("sl/ash"),
+                                 std::string("Invalid-\xc2\xa7-attr"),
+                                 std::string("Invalid-!-attr"),
+                                 std::string("Invalid-?-attr"),
+                                 std::string("Invalid-(-attr"),
+                                 std::string("Invalid-\"-attr"),
+                                 std::string("\xe2\x82\xac"),
+                                 std::string("\xc3"),
+                                 std::string("\xc3\xa9\xff"),
+                                 long_name + "\xc3\xa9",
+                                 std::string("AWS.x"),
+                                 std::string("aws.x"),
+                                 std::string("Aws.X"),
+                                 std::string("Amazon.x"),
+                                 std::string("AMAZON.x"),
+                                 std::string("amazon.x"),
+                                 std::string(".lead"),
+                                 std::string("trail."),
+                                 std::string("a..b"),
+                                 std::string(".")}) {
     const Status status = SendWithAttribute(bad, StringAttr("v"));
     EXPECT_EQ(status.code(), kInvalidParameterValue) << bad;
     EXPECT_EQ(status.message().rfind("Value " + bad +
