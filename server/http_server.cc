@@ -11,8 +11,6 @@
 #include <optional>
 #include <utility>
 
-#include <sys/socket.h>
-
 #include <boost/asio/basic_socket_acceptor.hpp>
 #include <boost/asio/basic_stream_socket.hpp>
 #include <boost/asio/basic_waitable_timer.hpp>
@@ -22,6 +20,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <sys/socket.h>
 
 #include "server/text_util.h"
 
@@ -41,6 +40,12 @@ using Timer = asio::basic_waitable_timer<SteadyClock, asio::wait_traits<SteadyCl
 
 class Session;
 
+// A request header field the handler reads (HttpServer::KeepHeaders).
+struct KeptField {
+  http::field known;  // http::field::unknown: matched by name
+  std::string name;   // lower-case
+};
+
 struct HttpServer::State {
   State(std::vector<asio::io_context*> ctx, Limits l, Handler h, Rejecter r)
       : contexts(std::move(ctx)),
@@ -52,6 +57,8 @@ struct HttpServer::State {
 
   std::vector<asio::io_context*> contexts;
   Limits limits;
+  std::vector<KeptField> keep_headers;  // see KeepHeaders()
+  bool keep_all_headers = true;
   Handler handler;
   Rejecter rejecter;
   Acceptor acceptor;
@@ -100,13 +107,158 @@ void AppendHeader(std::string* out, std::string_view name, std::string_view valu
 
 }  // namespace
 
+// Beast's HTTP/1 request parser writing straight into an HttpRequest the
+// session reuses from request to request (its strings keep their capacity):
+// no http::fields container, and only the header fields the handler reads
+// are copied. Otherwise it behaves as http::request_parser<string_body>:
+// method, target and the body as received, fields (trailers included) in
+// arrival order with lower-cased names, and the Expect and keep-alive
+// answers a message would give (the first Expect and Connection fields).
+class RequestParser final : public http::basic_parser<true> {
+ public:
+  // `keep`: the fields to copy, unless `keep_all`.
+  RequestParser(HttpRequest* out, const std::vector<KeptField>* keep, bool keep_all)
+      : out_(out), keep_(keep), keep_all_(keep_all) {
+    out_->method.clear();
+    out_->target.clear();
+    if (out_->body.capacity() > kKeepBodyCapacity) {
+      std::string().swap(out_->body);  // an idle connection keeps no large buffer
+    } else {
+      out_->body.clear();
+    }
+  }
+
+  // Drops the slots of fields not used by this request; call before the
+  // request is handed on.
+  void FinishFields() { out_->headers.resize(used_); }
+
+  unsigned version() const { return version_; }
+  // As message::keep_alive(): HTTP/1.1 unless "Connection: close",
+  // HTTP/1.0 only with "Connection: keep-alive".
+  bool message_keep_alive() const {
+    if (version_ < 11) return connection_seen_ && connection_keep_alive_;
+    return !(connection_seen_ && connection_close_);
+  }
+  // The first Expect field says "100-continue".
+  bool expect_continue() const { return expect_continue_; }
+
+ private:
+  static constexpr size_t kKeepBodyCapacity = 64 << 10;
+
+  void on_request_impl(http::verb, beast::string_view method, beast::string_view target,
+                       int version, beast::error_code&) override {
+    // Beast names known verbs by their exact text, so method_str is what
+    // message::method_string() would return.
+    out_->method.assign(method.data(), method.size());
+    out_->target.assign(target.data(), target.size());
+    version_ = static_cast<unsigned>(version);
+  }
+
+  void on_response_impl(int, beast::string_view, int, beast::error_code& ec) override {
+    ec = http::error::bad_version;  // never called: a request parser
+  }
+
+  void on_field_impl(http::field name, beast::string_view name_string, beast::string_view value,
+                     beast::error_code&) override {
+    if (name == http::field::connection && !connection_seen_) {
+      connection_seen_ = true;
+      http::token_list tokens{value};
+      connection_close_ = tokens.exists("close");
+      connection_keep_alive_ = tokens.exists("keep-alive");
+    } else if (name == http::field::expect && !expect_seen_) {
+      expect_seen_ = true;
+      expect_continue_ = beast::iequals(value, "100-continue");
+    }
+    const std::string* kept_name = nullptr;
+    if (!keep_all_) {
+      kept_name = Kept(name, name_string);
+      if (kept_name == nullptr) return;
+    }
+    if (used_ == out_->headers.size()) out_->headers.emplace_back();
+    auto& [lower, text] = out_->headers[used_++];
+    if (kept_name != nullptr) {
+      lower.assign(*kept_name);  // the same name, lower-cased
+    } else {
+      lower.assign(name_string.data(), name_string.size());
+      for (char& c : lower) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      }
+    }
+    text.assign(value.data(), value.size());
+  }
+
+  // The lower-case name of a field to keep, or nullptr. (Beast's field enum
+  // is matched case-insensitively, like the names.)
+  const std::string* Kept(http::field name, beast::string_view name_string) const {
+    for (const KeptField& k : *keep_) {
+      if (k.known != http::field::unknown) {
+        if (name == k.known) return &k.name;
+      } else if (k.name.size() == name_string.size() &&
+                 beast::iequals(name_string, beast::string_view(k.name.data(), k.name.size()))) {
+        return &k.name;
+      }
+    }
+    return nullptr;
+  }
+
+  void on_header_impl(beast::error_code& ec) override { ec = {}; }
+
+  // As string_body's reader.
+  void on_body_init_impl(const boost::optional<std::uint64_t>& length,
+                         beast::error_code& ec) override {
+    if (length) {
+      if (*length > out_->body.max_size()) {
+        ec = http::error::buffer_overflow;
+        return;
+      }
+      out_->body.reserve(beast::detail::clamp(*length));
+    }
+    ec = {};
+  }
+
+  std::size_t on_body_impl(beast::string_view body, beast::error_code& ec) override {
+    if (body.size() > out_->body.max_size() - out_->body.size()) {
+      ec = http::error::buffer_overflow;
+      return 0;
+    }
+    out_->body.append(body.data(), body.size());
+    ec = {};
+    return body.size();
+  }
+
+  void on_chunk_header_impl(std::uint64_t, beast::string_view, beast::error_code&) override {}
+
+  std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view body,
+                                 beast::error_code& ec) override {
+    return on_body_impl(body, ec);
+  }
+
+  void on_finish_impl(beast::error_code& ec) override { ec = {}; }
+
+  HttpRequest* out_;
+  const std::vector<KeptField>* keep_;
+  bool keep_all_;
+  size_t used_ = 0;  // header slots filled
+  unsigned version_ = 11;
+  bool connection_seen_ = false;
+  bool connection_close_ = false;
+  bool connection_keep_alive_ = false;
+  bool expect_seen_ = false;
+  bool expect_continue_ = false;
+};
+
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(Socket&& socket, std::shared_ptr<HttpServer::State> state)
-      : socket_(std::move(socket)), timer_(socket_.get_executor()), state_(std::move(state)) {
+  Session(Socket&& socket, asio::io_context* context, std::shared_ptr<HttpServer::State> state)
+      : socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        context_(context),
+        state_(std::move(state)) {
     beast::error_code ec;
     const tcp::endpoint remote = socket_.remote_endpoint(ec);
-    if (!ec) remote_ = remote.address().to_string() + ":" + std::to_string(remote.port());
+    if (!ec) request_.remote = remote.address().to_string() + ":" + std::to_string(remote.port());
+    // Responses are first written with a plain non-blocking send (Write).
+    socket_.non_blocking(true, ec);
   }
 
   ~Session() {
@@ -128,25 +280,32 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
+  // ---- Reading a request ----
+  // What http::async_read_header and then http::async_read did, without
+  // their composed-operation layers: parse what the buffer holds, read more
+  // while the parser needs more. The body is parsed right after the header
+  // when it came with it (no posted completion in between); a header already
+  // buffered (pipelining) is parsed from a posted handler, as Beast did.
+  enum class Phase { kHeader, kBody };
+
   void ReadHeader() {
     if (stop_requested_ || state_->stopping.load() || closed_) return Close();
     busy_ = false;
-    parser_.emplace();
+    parser_.emplace(&request_, &state_->keep_headers, state_->keep_all_headers);
     parser_->header_limit(static_cast<std::uint32_t>(state_->limits.max_header_bytes));
     parser_->body_limit(state_->limits.max_body_bytes);
+    parser_->eager(false);  // as async_read_header
+    phase_ = Phase::kHeader;
     SetDeadline(state_->limits.idle_timeout);
-    http::async_read_header(socket_, buffer_, *parser_,
-                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+    if (buffer_.size() == 0) return ReadMore();
+    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ParseOrRead(); });
   }
 
-  void OnHeader(beast::error_code ec, std::size_t) {
-    if (ec) return OnReadError(ec);
+  void OnHeader() {
     busy_ = true;
     SetDeadline(state_->limits.io_timeout);
-    const auto& req = parser_->get();
-    version_ = req.version();
-    const auto expect = req[http::field::expect];
-    if (beast::iequals(expect, "100-continue") && !parser_->is_done()) {
+    version_ = parser_->version();
+    if (parser_->expect_continue() && !parser_->is_done()) {
       static const std::string kContinue11 = "HTTP/1.1 100 Continue\r\n\r\n";
       static const std::string kContinue10 = "HTTP/1.0 100 Continue\r\n\r\n";
       asio::async_write(socket_, asio::buffer(version_ == 10 ? kContinue10 : kContinue11),
@@ -160,38 +319,93 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void ReadBody() {
-    http::async_read(socket_, buffer_, *parser_,
-                     beast::bind_front_handler(&Session::OnBody, shared_from_this()));
+    parser_->eager(true);  // as async_read
+    phase_ = Phase::kBody;
+    ParseOrRead();
   }
 
-  void OnBody(beast::error_code ec, std::size_t) {
+  bool PhaseDone() const {
+    return phase_ == Phase::kHeader ? parser_->is_header_done() : parser_->is_done();
+  }
+
+  // Feeds the buffered bytes to the parser (as Beast's read_some_op) and
+  // ends the phase, or reads more.
+  void ParseOrRead() {
+    beast::error_code ec;
+    while (!PhaseDone() && buffer_.size() > 0) {
+      const size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == http::error::need_more) {
+        ec = {};
+        break;
+      }
+      if (ec) return OnReadError(ec);
+      if (used == 0) break;
+    }
+    if (!PhaseDone()) return ReadMore();
+    if (phase_ == Phase::kHeader) return OnHeader();
+    OnMessage();
+  }
+
+  void ReadMore() {
+    const size_t size = beast::read_size(buffer_, 65536);
+    if (size == 0) return OnReadError(http::error::buffer_overflow);
+    std::optional<beast::flat_buffer::mutable_buffers_type> space;
+    try {
+      space.emplace(buffer_.prepare(size));
+    } catch (const std::length_error&) {
+      return OnReadError(http::error::buffer_overflow);
+    }
+    socket_.async_read_some(
+        *space,
+        [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->OnRead(ec, n); });
+  }
+
+  void OnRead(beast::error_code ec, std::size_t n) {
+    buffer_.commit(n);
+    if (ec == asio::error::eof) {
+      if (!parser_->got_some()) return OnReadError(http::error::end_of_stream);
+      // The message ends with the stream (never a complete request: an error).
+      ec = {};
+      parser_->put_eof(ec);
+      if (ec) return OnReadError(ec);
+      return phase_ == Phase::kHeader ? OnHeader() : OnMessage();
+    }
     if (ec) return OnReadError(ec);
+    ParseOrRead();
+  }
+
+  // ---- Handling ----
+  void OnMessage() {
     ClearDeadline();  // handling (a long poll may wait 20 s) has no timeout
-    http::request<http::string_body> msg = parser_->release();
-    keep_alive_ = msg.keep_alive();
-    HttpRequest request = Convert(msg);
-    request.body = std::move(msg.body());
+    keep_alive_ = parser_->message_keep_alive();
+    parser_->FinishFields();
     responded_ = false;
     abandon_ = nullptr;
 
-    auto self = shared_from_this();
-    Poster post = [self](std::function<void()> fn) {
-      asio::post(self->socket_.get_executor(), std::move(fn));
-    };
+    // The Poster needs only the context (which outlives the server): the
+    // std::function holds a plain pointer, without allocating.
+    asio::io_context* context = context_;
+    Poster post = [context](std::function<void()> fn) { asio::post(*context, std::move(fn)); };
     // On this connection's thread (a synchronous answer) the response is
     // written at once; from another thread it is posted.
-    Responder respond = [self](HttpResponse response) {
+    Responder respond = [self = shared_from_this()](HttpResponse response) {
       asio::dispatch(self->socket_.get_executor(),
                      [self, r = std::move(response)]() mutable { self->Write(std::move(r)); });
     };
-    AbandonHook abandon = [self](std::function<void()> fn) {
+    AbandonHook abandon = [self = shared_from_this()](std::function<void()> fn) {
       asio::dispatch(self->socket_.get_executor(), [self, fn = std::move(fn)]() mutable {
         if (self->responded_ || self->closed_) return;
         self->abandon_ = std::move(fn);
         self->WatchForClose();
       });
     };
-    state_->handler(std::move(request), std::move(post), std::move(respond), std::move(abandon));
+    in_handler_ = true;
+    state_->handler(request_, std::move(post), std::move(respond), std::move(abandon));
+    in_handler_ = false;
+    // A response written during the handler continues here, once the
+    // handler is done with request_.
+    if (written_ != Written::kNo) AfterWrite();
   }
 
   // While a long poll waits, learn whether the client went away: the socket
@@ -199,27 +413,27 @@ class Session : public std::enable_shared_from_this<Session> {
   void WatchForClose() {
     if (watching_ || closed_) return;
     watching_ = true;
-    socket_.async_wait(Socket::wait_read, [self = shared_from_this(),
-                                           gen = request_gen_](beast::error_code ec) {
-      self->watching_ = false;
-      if (gen != self->request_gen_ || self->responded_ || self->closed_) return;
-      if (ec == asio::error::operation_aborted) return;
-      if (!ec) {
-        char c = 0;
-        const ssize_t n = ::recv(self->socket_.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-        if (n > 0) return;  // the client sent more (pipelining): it is still there
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-          return self->WatchForClose();  // spurious
-        }
-      }
-      // End of stream, reset, or an error: the client is gone.
-      self->peer_closed_ = true;
-      if (self->abandon_) {
-        std::function<void()> fn = std::move(self->abandon_);
-        self->abandon_ = nullptr;
-        fn();  // usually answers at once; Write then closes the connection
-      }
-    });
+    socket_.async_wait(
+        Socket::wait_read, [self = shared_from_this(), gen = request_gen_](beast::error_code ec) {
+          self->watching_ = false;
+          if (gen != self->request_gen_ || self->responded_ || self->closed_) return;
+          if (ec == asio::error::operation_aborted) return;
+          if (!ec) {
+            char c = 0;
+            const ssize_t n = ::recv(self->socket_.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+            if (n > 0) return;  // the client sent more (pipelining): it is still there
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+              return self->WatchForClose();  // spurious
+            }
+          }
+          // End of stream, reset, or an error: the client is gone.
+          self->peer_closed_ = true;
+          if (self->abandon_) {
+            std::function<void()> fn = std::move(self->abandon_);
+            self->abandon_ = nullptr;
+            fn();  // usually answers at once; Write then closes the connection
+          }
+        });
   }
 
   void OnReadError(const beast::error_code& ec) {
@@ -233,33 +447,15 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (status == 0 || closed_) return Close();  // EOF, reset, timeout, cancelled
     busy_ = true;
-    HttpRequest head;
-    // Fields parsed so far (a body_limit error comes before "header done").
-    if (parser_.has_value()) head = Convert(parser_->get());
-    head.remote = remote_;
+    // Fields parsed so far (a body_limit error comes before "header done");
+    // the body is not part of the head.
+    if (parser_.has_value()) parser_->FinishFields();
+    request_.body.clear();
     keep_alive_ = false;
-    Write(state_->rejecter(head, status));
+    Write(state_->rejecter(request_, status));
   }
 
-  template <typename Message>
-  HttpRequest Convert(const Message& msg) const {
-    HttpRequest r;
-    r.method = std::string(msg.method_string());
-    r.target = std::string(msg.target());
-    r.headers.reserve(8);
-    for (const auto& field : msg) {
-      const beast::string_view name = field.name_string();
-      std::string lower(name.data(), name.size());
-      for (char& c : lower) {
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      }
-      const beast::string_view value = field.value();
-      r.headers.emplace_back(std::move(lower), std::string(value.data(), value.size()));
-    }
-    r.remote = remote_;
-    return r;
-  }
-
+  // ---- Writing the response ----
   void Write(HttpResponse response) {
     responded_ = true;
     ++request_gen_;  // a close watch still pending is stale from now on
@@ -303,15 +499,43 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     head.append("\r\n");
     out_body_ = std::move(response.body);
+    keep_after_write_ = keep;
     SetDeadline(state_->limits.io_timeout);
-    const std::array<asio::const_buffer, 2> buffers{asio::buffer(out_head_),
-                                                     asio::buffer(out_body_)};
+
+    // Usually the socket takes the whole response at once: send it here
+    // (what async_write's first attempt does too) and go on without a
+    // posted completion. What is left, if anything, goes out asynchronously.
+    std::array<asio::const_buffer, 2> buffers{asio::buffer(out_head_), asio::buffer(out_body_)};
+    beast::error_code ec;
+    size_t sent = closed_ ? 0 : socket_.write_some(buffers, ec);
+    if (closed_ || ec == asio::error::would_block || ec == asio::error::try_again ||
+        ec == asio::error::interrupted) {
+      ec = {};
+      sent = 0;
+    }
+    if (ec || sent == out_head_.size() + out_body_.size()) {
+      written_ = ec ? Written::kFailed : Written::kDone;
+      if (!in_handler_) AfterWrite();
+      return;
+    }
+    if (sent >= out_head_.size()) {
+      buffers = {asio::const_buffer(), asio::buffer(out_body_) + (sent - out_head_.size())};
+    } else {
+      buffers[0] = asio::buffer(out_head_) + sent;
+    }
     asio::async_write(socket_, buffers,
-                      [self = shared_from_this(), keep](beast::error_code ec, std::size_t) {
-                        if (ec) return self->Close();
-                        if (!keep) return self->Linger();
-                        self->ReadHeader();
+                      [self = shared_from_this()](beast::error_code wec, std::size_t) {
+                        self->written_ = wec ? Written::kFailed : Written::kDone;
+                        self->AfterWrite();
                       });
+  }
+
+  void AfterWrite() {
+    const Written written = written_;
+    written_ = Written::kNo;
+    if (written == Written::kFailed) return Close();
+    if (!keep_after_write_) return Linger();
+    ReadHeader();
   }
 
   // Closes after a final response without resetting it away: the client may
@@ -370,21 +594,25 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closed_ || at != timer_at_) return;
     timer_armed_ = false;
     if (deadline_ == SteadyClock::time_point::max()) return;  // no deadline now
-    if (SteadyClock::now() >= deadline_) return Close();     // pending I/O fails
+    if (SteadyClock::now() >= deadline_) return Close();      // pending I/O fails
     ArmTimer(deadline_);
   }
 
   static constexpr size_t kDrainChunk = 16 << 10;
   static constexpr size_t kDrainLimit = 16 << 20;
 
+  // How the response write went (Write), until AfterWrite acts on it.
+  enum class Written { kNo, kDone, kFailed };
+
   Socket socket_;
   Timer timer_;
+  asio::io_context* context_;  // the socket's
   std::shared_ptr<HttpServer::State> state_;
   std::unique_ptr<char[]> drain_;
   size_t drained_ = 0;
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-  std::string remote_;
+  HttpRequest request_;  // the request being read or handled (reused)
+  std::optional<RequestParser> parser_;
   std::string out_head_;  // the response being written
   std::string out_body_;
   std::function<void()> abandon_;  // see AbandonHook
@@ -392,13 +620,17 @@ class Session : public std::enable_shared_from_this<Session> {
   SteadyClock::time_point timer_at_{};
   uint64_t request_gen_ = 0;  // advances with each response
   unsigned version_ = 11;
+  Phase phase_ = Phase::kHeader;
+  Written written_ = Written::kNo;
   bool timer_armed_ = false;
   bool keep_alive_ = true;
-  bool busy_ = false;            // a request is being read, handled or answered
-  bool stop_requested_ = false;  // close after the response in progress
-  bool responded_ = false;       // the current request's response was given
-  bool watching_ = false;        // a close watch (WatchForClose) is pending
-  bool peer_closed_ = false;     // the client closed or reset the connection
+  bool keep_after_write_ = false;  // the response being written keeps the connection
+  bool in_handler_ = false;        // the handler is running (OnMessage)
+  bool busy_ = false;              // a request is being read, handled or answered
+  bool stop_requested_ = false;    // close after the response in progress
+  bool responded_ = false;         // the current request's response was given
+  bool watching_ = false;          // a close watch (WatchForClose) is pending
+  bool peer_closed_ = false;       // the client closed or reset the connection
   bool closed_ = false;
 };
 
@@ -407,7 +639,7 @@ namespace {
 void Accept(const std::shared_ptr<HttpServer::State>& state) {
   asio::io_context& target = *state->contexts[state->next_context++ % state->contexts.size()];
   auto socket = std::make_shared<Socket>(target.get_executor());
-  state->acceptor.async_accept(*socket, [state, socket](beast::error_code ec) {
+  state->acceptor.async_accept(*socket, [state, socket, &target](beast::error_code ec) {
     if (state->stopping.load() || !state->acceptor.is_open()) return;
     if (ec) {
       // Out of descriptors or a transient error: try again shortly.
@@ -419,7 +651,7 @@ void Accept(const std::shared_ptr<HttpServer::State>& state) {
     }
     beast::error_code opt_ec;
     socket->set_option(tcp::no_delay(true), opt_ec);
-    auto session = std::make_shared<Session>(std::move(*socket), state);
+    auto session = std::make_shared<Session>(std::move(*socket), &target, state);
     {
       std::lock_guard<std::mutex> lock(state->mu);
       state->sessions[session.get()] = session;
@@ -437,6 +669,15 @@ HttpServer::HttpServer(std::vector<asio::io_context*> contexts, Limits limits, H
                                      std::move(rejecter))) {}
 
 HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::KeepHeaders(std::vector<std::string> lower_names) {
+  state_->keep_all_headers = lower_names.empty();
+  state_->keep_headers.clear();
+  for (std::string& name : lower_names) {
+    const http::field known = http::string_to_field(beast::string_view(name.data(), name.size()));
+    state_->keep_headers.push_back(KeptField{known, std::move(name)});
+  }
+}
 
 bool HttpServer::Listen(const std::string& host, uint16_t port, std::string* error) {
   beast::error_code ec;

@@ -13,13 +13,18 @@
 // answered, and the body limit is enforced before the body is read), hands it
 // to the handler with a Poster for its context, a Responder and an
 // AbandonHook, and reads the next request only after the response is
-// written. A response given on the connection's thread (the usual case) is
-// written at once; one given from another thread (long polls complete from
-// the Broker's receiver thread) is posted to the connection's context. A
-// handler that never responds keeps only its connection waiting: no thread
-// is held. While a handler that registered an abandon hook waits, the
-// session watches the socket: when the client closes or resets the
-// connection, the hook runs (lqsd withdraws the parked receive).
+// written and the handler has returned. The request is parsed straight into
+// an HttpRequest the session reuses (the handler gets a reference, valid
+// during the call only), with the header fields KeepHeaders() names. A
+// response given on the connection's thread (the usual case) is written at
+// once, with a plain non-blocking send when the socket takes it all (else
+// the rest is written asynchronously); one given from another thread (long
+// polls complete from the Broker's receiver thread) is posted to the
+// connection's context. A handler that never responds keeps only its
+// connection waiting: no thread is held. While a handler that registered an
+// abandon hook waits, the session watches the socket: when the client closes
+// or resets the connection, the hook runs (lqsd withdraws the parked
+// receive).
 //
 // The response head is formatted directly (Server, Date, the handler's
 // fields, Content-Length, and Connection as Beast's keep_alive() would set
@@ -62,7 +67,8 @@ class HttpServer {
     std::chrono::seconds idle_timeout{75};  // keep-alive connection waiting for a request
     std::chrono::seconds io_timeout{60};    // reading one request, writing one response
   };
-  using Handler = std::function<void(HttpRequest, Poster, Responder, AbandonHook)>;
+  // `request` is valid during the call only; see above.
+  using Handler = std::function<void(const HttpRequest& request, Poster, Responder, AbandonHook)>;
   // The response to a request refused with `status` (400, 413, 431).
   using Rejecter = std::function<HttpResponse(const HttpRequest& head, int status)>;
 
@@ -72,6 +78,11 @@ class HttpServer {
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
+
+  // Request header fields the handler and the rejecter will read
+  // (lower-case names); the others are not copied into HttpRequest::headers.
+  // Empty (the default): all fields. Call before Listen().
+  void KeepHeaders(std::vector<std::string> lower_names);
 
   // Binds `host`:`port` (port 0: any free port) and starts accepting once the
   // io_context runs. On failure returns false and sets *error.

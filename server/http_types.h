@@ -18,6 +18,8 @@ struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string target;  // the raw request-target: "/123456789012/q?Action=..."
   // Header fields in arrival order; names lower-cased, values as received.
+  // The HTTP server copies only the fields it was told the handler reads
+  // (HttpServer::KeepHeaders), all of them by default.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::string remote;  // "127.0.0.1:53412", for logs

@@ -230,14 +230,15 @@ int main(int argc, char** argv) {
   limits.max_body_bytes = flags.max_body_bytes;
   lqsd::HttpServer server(
       context_ptrs, limits,
-      [&router](lqsd::HttpRequest request, lqsd::Poster post, lqsd::Responder respond,
+      [&router](const lqsd::HttpRequest& request, lqsd::Poster post, lqsd::Responder respond,
                 lqsd::AbandonHook abandon) {
-        router->Handle(std::move(request), std::move(post), std::move(respond),
-                       std::move(abandon));
+        router->Handle(request, std::move(post), std::move(respond), std::move(abandon));
       },
       [&router, &limits](const lqsd::HttpRequest& head, int status) {
         return router->Reject(head, status, limits.max_body_bytes);
       });
+  // Only the header fields the router reads are copied out of each request.
+  server.KeepHeaders(lqsd::Router::HeadersRead(router_config));
   std::string error;
   if (!server.Listen(host, port, &error)) {
     std::fprintf(stderr, "lqsd: %s\n", error.c_str());

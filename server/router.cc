@@ -22,16 +22,33 @@ HttpResponse EncodeError(Protocol protocol, const SqsError& error, const std::st
                                      : sqs_query::EncodeError(error, request_id);
 }
 
-std::vector<std::string> PathSegments(std::string_view path) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t slash = path.find('/', pos);
-    if (slash == std::string_view::npos) slash = path.size();
-    if (slash > pos) out.push_back(PercentDecode(path.substr(pos, slash - pos), false));
-    pos = slash + 1;
+// The last pieces of a path split at '/' (empty pieces skipped), still
+// percent-encoded: last[0] is the last one, last[1] the one before; `count`
+// is how many there are, counted up to 3.
+struct PathTail {
+  std::string_view last[2];
+  int count = 0;
+};
+
+PathTail TailSegments(std::string_view path) {
+  PathTail out;
+  size_t end = path.size();
+  while (out.count < 3) {
+    while (end > 0 && path[end - 1] == '/') --end;
+    if (end == 0) break;
+    const size_t slash = path.rfind('/', end - 1);
+    const size_t begin = slash == std::string_view::npos ? 0 : slash + 1;
+    if (out.count < 2) out.last[out.count] = path.substr(begin, end - begin);
+    ++out.count;
+    end = begin;
   }
   return out;
+}
+
+// PercentDecode(raw, false) == text.
+bool DecodedEquals(std::string_view raw, std::string_view text) {
+  if (raw.find('%') == std::string_view::npos) return raw == text;
+  return PercentDecode(raw, false) == text;
 }
 
 bool IsSaneHost(std::string_view host) {
@@ -48,6 +65,17 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
+// StartsWith(AsciiLower(s), lower_prefix), without the copy.
+bool StartsWithLower(std::string_view s, std::string_view lower_prefix) {
+  if (s.size() < lower_prefix.size()) return false;
+  for (size_t i = 0; i < lower_prefix.size(); ++i) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != lower_prefix[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Protocol DetectProtocol(const HttpRequest& request) {
@@ -55,7 +83,7 @@ Protocol DetectProtocol(const HttpRequest& request) {
     if (StartsWith(*target, sqs_json::kTargetPrefix)) return Protocol::kJson;
   }
   if (const std::string* type = request.Header("content-type")) {
-    if (StartsWith(AsciiLower(*type), "application/x-amz-json")) return Protocol::kJson;
+    if (StartsWithLower(*type, "application/x-amz-json")) return Protocol::kJson;
   }
   if (request.Header("x-amz-target") != nullptr && request.method == "POST") {
     return Protocol::kJson;  // some other target: answered as an unknown operation
@@ -63,8 +91,23 @@ Protocol DetectProtocol(const HttpRequest& request) {
   return Protocol::kQuery;
 }
 
+struct Router::Call {
+  Responder respond;  // the connection's
+  std::atomic<bool> answered{false};
+  Protocol protocol = Protocol::kQuery;
+  std::string request_id;
+  std::string action_name;  // empty until known
+  std::chrono::steady_clock::time_point start;
+  std::string log_line;  // "<remote> <method> <path> json|query ", when logging
+};
+
 Router::Router(Actions* actions, RouterConfig config)
     : actions_(actions), config_(std::move(config)) {}
+
+std::vector<std::string> Router::HeadersRead(const RouterConfig& config) {
+  if (config.auth != nullptr) return {};
+  return {"host", "x-amz-target", "content-type", "x-amzn-trace-id"};
+}
 
 void Router::BeginShutdown() {
   stopping_.store(true);
@@ -78,22 +121,24 @@ std::string Router::QueueNameFromUrl(std::string_view url) const {
     const size_t slash = url.find('/', scheme + 3);
     path = slash == std::string_view::npos ? std::string_view() : url.substr(slash);
   }
-  path = path.substr(0, path.find_first_of("?#"));
-  const std::vector<std::string> segments = PathSegments(path);
-  if (segments.empty()) return std::string();
-  if (segments.size() == 1) {
+  size_t end = 0;  // path.find_first_of("?#"), without a memchr per character
+  while (end < path.size() && path[end] != '?' && path[end] != '#') ++end;
+  path = path.substr(0, end);
+  const PathTail tail = TailSegments(path);
+  if (tail.count == 0) return std::string();
+  if (tail.count == 1) {
     // Not a URL but a bare queue name (or "/<name>"): accepted, leniently.
-    return scheme == std::string_view::npos ? segments[0] : std::string();
+    return scheme == std::string_view::npos ? PercentDecode(tail.last[0], false) : std::string();
   }
-  if (segments[segments.size() - 2] != config_.account_id) return std::string();
-  return segments.back();
+  if (!DecodedEquals(tail.last[1], config_.account_id)) return std::string();
+  return PercentDecode(tail.last[0], false);
 }
 
 std::optional<std::string> Router::QueueNameFromPath(std::string_view raw_path) const {
-  const std::vector<std::string> segments = PathSegments(raw_path);
-  if (segments.size() != 2) return std::nullopt;
-  if (segments[0] != config_.account_id) return std::string();  // names no queue of ours
-  return segments[1];
+  const PathTail tail = TailSegments(raw_path);
+  if (tail.count != 2) return std::nullopt;
+  if (!DecodedEquals(tail.last[1], config_.account_id)) return std::string();  // no queue of ours
+  return PercentDecode(tail.last[0], false);
 }
 
 std::string Router::BaseUrl(const HttpRequest& request) const {
@@ -124,61 +169,59 @@ HttpResponse Router::Reject(const HttpRequest& head, int http_status, size_t bod
   return r;
 }
 
-void Router::Handle(HttpRequest request, Poster post, Responder respond_once,
+void Router::Handle(const HttpRequest& request, Poster post, Responder respond,
                     AbandonHook abandon) {
-  const std::string request_id = NewRequestId();
   // Exactly one response per request, whatever happens below.
-  auto answered = std::make_shared<std::atomic<bool>>(false);
-  Responder respond = [answered, respond_once](HttpResponse r) {
-    if (!answered->exchange(true)) respond_once(std::move(r));
-  };
-  Protocol protocol = Protocol::kQuery;
+  auto call = std::make_shared<Call>();
+  call->respond = std::move(respond);
+  call->request_id = NewRequestId();
   active_calls_.fetch_add(1);
   try {
     if (IsOpsRequest(request)) {
-      respond(ServeOps(request));
+      Answer(*call, ServeOps(request));
       active_calls_.fetch_sub(1);
       return;
     }
-    protocol = DetectProtocol(request);
-    auto action_name = std::make_shared<std::string>();
-    const auto start = std::chrono::steady_clock::now();
-    // Counts the request in the metrics as its response goes out; unknown
-    // actions share one label value (the label set stays bounded).
-    Responder reply = [this, respond, start, action_name](HttpResponse r) {
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      metrics_.Record(Actions::IsKnown(*action_name) ? std::string_view(*action_name)
-                                                     : std::string_view("unknown"),
-                      r.status, seconds);
-      respond(std::move(r));
-    };
+    call->protocol = DetectProtocol(request);
+    call->start = std::chrono::steady_clock::now();
     if (config_.log_requests) {
-      std::string line = request.remote + " " + request.method + " " +
-                         SanitizeUtf8(request.RawPath().substr(0, 200)) +
-                         (protocol == Protocol::kJson ? " json " : " query ");
-      reply = [counted = std::move(reply), start, line, action_name](HttpResponse r) {
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
-        std::fprintf(stderr, "lqsd: %s%s -> %d (%.1f ms)\n", line.c_str(),
-                     SanitizeUtf8(action_name->substr(0, 64)).c_str(), r.status, ms);
-        counted(std::move(r));
-      };
+      call->log_line = request.remote + " " + request.method + " " +
+                       SanitizeUtf8(request.RawPath().substr(0, 200)) +
+                       (call->protocol == Protocol::kJson ? " json " : " query ");
     }
     if (stopping_.load()) {
-      HttpResponse r =
-          EncodeError(protocol, ServiceUnavailable("The server is shutting down."), request_id);
+      HttpResponse r = EncodeError(
+          call->protocol, ServiceUnavailable("The server is shutting down."), call->request_id);
       r.close = true;
-      reply(std::move(r));
+      Reply(*call, std::move(r));
     } else {
-      Dispatch(request, protocol, request_id, post, reply, std::move(abandon), action_name.get());
+      Dispatch(request, call, std::move(post), std::move(abandon));
     }
   } catch (const std::exception& e) {
-    respond(EncodeError(protocol, InternalFailure(std::string("Internal error: ") + e.what()),
-                        request_id));
+    Answer(*call,
+           EncodeError(call->protocol, InternalFailure(std::string("Internal error: ") + e.what()),
+                       call->request_id));
   }
   active_calls_.fetch_sub(1);
+}
+
+void Router::Answer(Call& call, HttpResponse response) {
+  if (!call.answered.exchange(true)) call.respond(std::move(response));
+}
+
+void Router::Reply(Call& call, HttpResponse response) {
+  const auto now = std::chrono::steady_clock::now();
+  if (config_.log_requests) {
+    const double ms = std::chrono::duration<double, std::milli>(now - call.start).count();
+    std::fprintf(stderr, "lqsd: %s%s -> %d (%.1f ms)\n", call.log_line.c_str(),
+                 SanitizeUtf8(call.action_name.substr(0, 64)).c_str(), response.status, ms);
+  }
+  // Unknown actions share one label value (the label set stays bounded).
+  const double seconds = std::chrono::duration<double>(now - call.start).count();
+  metrics_.Record(Actions::IsKnown(call.action_name) ? std::string_view(call.action_name)
+                                                     : std::string_view("unknown"),
+                  response.status, seconds);
+  Answer(call, std::move(response));
 }
 
 bool Router::IsOpsRequest(const HttpRequest& request) const {
@@ -220,10 +263,14 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
   return r;
 }
 
-void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string& request_id,
-                      const Poster& post, const Responder& respond, AbandonHook abandon,
-                      std::string* action_name) {
-  auto fail = [&](const SqsError& error) { respond(EncodeError(protocol, error, request_id)); };
+void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& call, Poster post,
+                      AbandonHook abandon) {
+  const Protocol protocol = call->protocol;
+  const std::string& request_id = call->request_id;
+  std::string* action_name = &call->action_name;
+  auto fail = [&](const SqsError& error) {
+    Reply(*call, EncodeError(protocol, error, request_id));
+  };
 
   if (config_.auth != nullptr) {
     if (auto error = config_.auth->Verify(request, static_cast<int64_t>(std::time(nullptr)))) {
@@ -234,7 +281,7 @@ void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string
   ActionRequest action;
   action.protocol = protocol;
   action.base_url = BaseUrl(request);
-  action.post = post;
+  action.post = std::move(post);
   action.on_abandon = std::move(abandon);
   if (const std::string* trace = request.Header("x-amzn-trace-id")) action.trace_header = *trace;
   const std::optional<std::string> path_queue = QueueNameFromPath(request.RawPath());
@@ -250,7 +297,7 @@ void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string
     const auto url = action.params.find("QueueUrl");
     if (url != action.params.end() && !url->is_null()) {
       if (!url->is_string()) return fail(SerializationError("Expected a string for QueueUrl."));
-      action.queue_name = QueueNameFromUrl(url->get<std::string>());
+      action.queue_name = QueueNameFromUrl(url->get_ref<const std::string&>());
     } else if (path_queue.has_value() && Actions::TargetsQueue(action.action)) {
       action.queue_name = path_queue;
     }
@@ -258,7 +305,7 @@ void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string
     sqs_query::Params params = ParseFormPairs(request.RawQuery());
     if (request.method == "POST") {
       const std::string* type = request.Header("content-type");
-      if (type == nullptr || StartsWith(AsciiLower(*type), "application/x-www-form-urlencoded")) {
+      if (type == nullptr || StartsWithLower(*type, "application/x-www-form-urlencoded")) {
         for (auto& p : ParseFormPairs(request.body)) params.push_back(std::move(p));
       }
     }
@@ -271,7 +318,7 @@ void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string
     const std::string* name = sqs_query::Find(params, "Action");
     if (name == nullptr || name->empty()) {
       if (request.method == "GET") {
-        respond(sqs_query::EncodeUnknownOperation(request_id));
+        Reply(*call, sqs_query::EncodeUnknownOperation(request_id));
         return;
       }
       return fail(MissingAction());
@@ -292,19 +339,18 @@ void Router::Dispatch(HttpRequest& request, Protocol protocol, const std::string
     }
   }
 
-  actions_->Run(std::move(action),
-                [protocol, name = *action_name, request_id, respond](ActionResult result) {
-                  if (result.error.has_value()) {
-                    respond(EncodeError(protocol, *result.error, request_id));
-                  } else if (protocol == Protocol::kJson) {
-                    respond(result.json_body.empty()
-                                ? sqs_json::EncodeResult(result.output, request_id)
-                                : sqs_json::EncodeEncodedResult(std::move(result.json_body),
-                                                                request_id));
-                  } else {
-                    respond(sqs_query::EncodeResult(name, result.output, request_id));
-                  }
-                });
+  actions_->Run(std::move(action), [this, call](ActionResult result) {
+    const std::string& id = call->request_id;
+    if (result.error.has_value()) {
+      Reply(*call, EncodeError(call->protocol, *result.error, id));
+    } else if (call->protocol == Protocol::kJson) {
+      Reply(*call, result.json_body.empty()
+                       ? sqs_json::EncodeResult(result.output, id)
+                       : sqs_json::EncodeEncodedResult(std::move(result.json_body), id));
+    } else {
+      Reply(*call, sqs_query::EncodeResult(call->action_name, result.output, id));
+    }
+  });
 }
 
 }  // namespace lqsd

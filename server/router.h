@@ -28,9 +28,11 @@
 #define LQS_SERVER_ROUTER_H_
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/actions.h"
 #include "server/error_map.h"
@@ -60,11 +62,16 @@ class Router {
  public:
   Router(Actions* actions, RouterConfig config);
 
-  // Answers `request`; `respond` is called exactly once, possibly later and
-  // from another thread (long polls complete through `post`). `abandon`
-  // (optional) lets a long poll learn that its client went away (see
-  // AbandonHook). Never throws.
-  void Handle(HttpRequest request, Poster post, Responder respond,
+  // The request header fields Handle() and Reject() read (lower-case
+  // names), for HttpServer::KeepHeaders: empty (all fields) when SigV4 is on,
+  // since a signature may cover any header.
+  static std::vector<std::string> HeadersRead(const RouterConfig& config);
+
+  // Answers `request` (read during the call only); `respond` is called
+  // exactly once, possibly later and from another thread (long polls
+  // complete through `post`). `abandon` (optional) lets a long poll learn
+  // that its client went away (see AbandonHook). Never throws.
+  void Handle(const HttpRequest& request, Poster post, Responder respond,
               AbandonHook abandon = nullptr);
 
   // The answer to a request the HTTP layer refused before reading it whole:
@@ -87,10 +94,17 @@ class Router {
   const Metrics& metrics() const { return metrics_; }
 
  private:
-  // Sets *action_name as soon as the action is known (for the request log).
-  void Dispatch(HttpRequest& request, Protocol protocol, const std::string& request_id,
-                const Poster& post, const Responder& respond, AbandonHook abandon,
-                std::string* action_name);
+  // One request in flight (router.cc): its id, protocol, action and
+  // responder, shared by whatever may answer it.
+  struct Call;
+  // Sets call->action_name as soon as the action is known (for the metrics
+  // and the request log).
+  void Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& call, Poster post,
+                AbandonHook abandon);
+  // Answers once: later answers to the same call are dropped.
+  static void Answer(Call& call, HttpResponse response);
+  // Logs the request (when asked to), counts it in the metrics, answers.
+  void Reply(Call& call, HttpResponse response);
   std::string BaseUrl(const HttpRequest& request) const;
   // GET /metrics or GET /health (see above).
   bool IsOpsRequest(const HttpRequest& request) const;

@@ -125,12 +125,18 @@ std::optional<std::string> Base64Decode(std::string_view text) {
 std::string PercentDecode(std::string_view text, bool plus_is_space) {
   std::string out;
   out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
+  size_t i = 0;
+  while (i < text.size()) {
+    // Copy the run up to the next character that may decode differently.
+    size_t j = i;
+    while (j < text.size() && text[j] != '%' && !(plus_is_space && text[j] == '+')) ++j;
+    out.append(text.data() + i, j - i);
+    if (j == text.size()) break;
+    i = j;
     const char c = text[i];
-    if (c == '+' && plus_is_space) {
+    if (c == '+') {
       out += ' ';
-    } else if (c == '%' && i + 2 < text.size() &&
-               HexValue(static_cast<unsigned char>(text[i + 1])) >= 0 &&
+    } else if (i + 2 < text.size() && HexValue(static_cast<unsigned char>(text[i + 1])) >= 0 &&
                HexValue(static_cast<unsigned char>(text[i + 2])) >= 0) {
       out += static_cast<char>(HexValue(static_cast<unsigned char>(text[i + 1])) * 16 +
                                HexValue(static_cast<unsigned char>(text[i + 2])));
@@ -138,6 +144,7 @@ std::string PercentDecode(std::string_view text, bool plus_is_space) {
     } else {
       out += c;
     }
+    ++i;
   }
   return out;
 }
@@ -261,14 +268,14 @@ std::string NewRequestId() {
   b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);  // version 4
   b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);  // RFC 4122 variant
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
+  char text[36];
+  size_t n = 0;
   for (int k = 0; k < 16; ++k) {
-    if (k == 4 || k == 6 || k == 8 || k == 10) out += '-';
-    out += kHex[b[k] >> 4];
-    out += kHex[b[k] & 15];
+    if (k == 4 || k == 6 || k == 8 || k == 10) text[n++] = '-';
+    text[n++] = kHex[b[k] >> 4];
+    text[n++] = kHex[b[k] & 15];
   }
-  return out;
+  return std::string(text, sizeof(text));
 }
 
 std::string AsciiLower(std::string_view text) {

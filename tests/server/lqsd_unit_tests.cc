@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -200,6 +201,34 @@ TEST(Router, QueueUrls) {
   form.method = "POST";
   form.headers = {{"content-type", "application/x-www-form-urlencoded"}};
   EXPECT_EQ(DetectProtocol(form), Protocol::kQuery);
+}
+
+// Queue names come from the last two path segments, each percent-decoded
+// after splitting at '/', with empty segments skipped.
+TEST(Router, QueueUrlSegments) {
+  Actions actions(nullptr, "123456789012");
+  RouterConfig config;
+  Router router(&actions, config);
+  EXPECT_EQ(router.QueueNameFromUrl("http://h/123456789012/q1/"), "q1");
+  EXPECT_EQ(router.QueueNameFromUrl("http://h//123456789012//q1#frag"), "q1");
+  EXPECT_EQ(router.QueueNameFromUrl("http://h/x/123456789012/q1"), "q1");
+  EXPECT_EQ(router.QueueNameFromUrl("http://h/12345678901%32/q%31"), "q1");
+  EXPECT_EQ(router.QueueNameFromUrl("http://h/123456789012/a%2Fb"), "a/b");
+  EXPECT_EQ(router.QueueNameFromUrl("http://h/123456789012%2Fq1"), "");  // one segment
+  EXPECT_EQ(router.QueueNameFromUrl("/q%41"), "qA");
+  EXPECT_EQ(router.QueueNameFromUrl("http://h"), "");
+  EXPECT_EQ(router.QueueNameFromUrl(""), "");
+  EXPECT_EQ(*router.QueueNameFromPath("//123456789012/q1/"), "q1");
+  EXPECT_EQ(*router.QueueNameFromPath("/000000000000/q1"), "");  // not ours
+  EXPECT_FALSE(router.QueueNameFromPath("/a/123456789012/q1").has_value());
+  EXPECT_FALSE(router.QueueNameFromPath("/q1").has_value());
+
+  // Without SigV4 the router reads a few header fields; with it, any.
+  EXPECT_EQ(Router::HeadersRead(config),
+            (std::vector<std::string>{"host", "x-amz-target", "content-type", "x-amzn-trace-id"}));
+  SigV4Verifier verifier(std::map<std::string, std::string>{{"K", "S"}});
+  config.auth = &verifier;
+  EXPECT_TRUE(Router::HeadersRead(config).empty());
 }
 
 // The example of the AWS SigV4 documentation (IAM ListUsers, GET).
