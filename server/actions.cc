@@ -43,6 +43,10 @@ const Json* Member(const Json& params, const char* name) {
   return &*it;
 }
 
+Json* MutableMember(Json& params, const char* name) {
+  return const_cast<Json*>(Member(params, name));
+}
+
 [[noreturn]] void WrongType(const char* name, const char* expected) {
   Fail(SerializationError(std::string("Expected ") + expected + " for member " + name + "."));
 }
@@ -56,6 +60,21 @@ std::optional<std::string> OptString(const Json& params, const char* name) {
 
 std::string ReqString(const Json& params, const char* name) {
   std::optional<std::string> value = OptString(params, name);
+  if (!value.has_value()) Fail(MissingParameter(name));
+  return std::move(*value);
+}
+
+// OptString and ReqString for handlers that own their request: the text is
+// moved out of `params` (same checks, same errors).
+std::optional<std::string> TakeString(Json& params, const char* name) {
+  Json* m = MutableMember(params, name);
+  if (m == nullptr) return std::nullopt;
+  if (!m->is_string()) WrongType(name, "a string");
+  return std::move(m->get_ref<std::string&>());
+}
+
+std::string TakeReqString(Json& params, const char* name) {
+  std::optional<std::string> value = TakeString(params, name);
   if (!value.has_value()) Fail(MissingParameter(name));
   return std::move(*value);
 }
@@ -114,17 +133,18 @@ std::map<std::string, std::string> StringMap(const Json& params, const char* nam
   return out;
 }
 
-lqs::MessageAttributeMap AttributeValues(const Json& params, const char* name) {
+// (Moves the texts out of `params`.)
+lqs::MessageAttributeMap TakeAttributeValues(Json& params, const char* name) {
   lqs::MessageAttributeMap out;
-  const Json* m = Member(params, name);
+  Json* m = MutableMember(params, name);
   if (m == nullptr) return out;
   if (!m->is_object()) WrongType(name, "a map of MessageAttributeValue");
-  for (const auto& [key, value] : m->items()) {
+  for (auto& [key, value] : m->get_ref<Json::object_t&>()) {
     if (!value.is_object()) WrongType(name, "a map of MessageAttributeValue");
     lqs::MessageAttributeValue v;
-    v.data_type = OptString(value, "DataType").value_or("");
-    v.string_value = OptString(value, "StringValue").value_or("");
-    if (std::optional<std::string> b64 = OptString(value, "BinaryValue")) {
+    v.data_type = TakeString(value, "DataType").value_or("");
+    v.string_value = TakeString(value, "StringValue").value_or("");
+    if (std::optional<std::string> b64 = TakeString(value, "BinaryValue")) {
       std::optional<std::string> bytes = Base64Decode(*b64);
       if (!bytes.has_value()) {
         Fail(InvalidParameterValue("The BinaryValue of message attribute '" + SanitizeUtf8(key) +
@@ -139,15 +159,15 @@ lqs::MessageAttributeMap AttributeValues(const Json& params, const char* name) {
 }
 
 // The batch actions' "Entries": absent -> none; each entry (a structure) is
-// read by `parse`, which returns the Entry.
+// read by `parse` (which may move texts out of it), which returns the Entry.
 template <typename Entry, typename Parse>
-std::vector<Entry> Entries(const Json& params, Parse&& parse) {
+std::vector<Entry> Entries(Json& params, Parse&& parse) {
   std::vector<Entry> out;
-  const Json* list = Member(params, "Entries");
+  Json* list = MutableMember(params, "Entries");
   if (list == nullptr) return out;
   if (!list->is_array()) WrongType("Entries", "a list");
   out.reserve(list->size());
-  for (const Json& item : *list) {
+  for (Json& item : *list) {
     if (!item.is_object()) WrongType("Entries", "a list of structures");
     out.push_back(parse(item));
   }
@@ -286,14 +306,15 @@ void AppendBatchResultJson(std::string* b, const lqs::BatchResult& r) {
   b->push_back('}');
 }
 
-lqs::SendMessageRequest SendRequestFrom(const Json& p) {
+// (Moves the texts out of `p`.)
+lqs::SendMessageRequest TakeSendRequest(Json& p) {
   lqs::SendMessageRequest req;
-  req.body = OptString(p, "MessageBody").value_or("");
+  req.body = TakeString(p, "MessageBody").value_or("");
   req.delay_seconds = OptInt(p, "DelaySeconds");
-  req.message_attributes = AttributeValues(p, "MessageAttributes");
-  req.message_system_attributes = AttributeValues(p, "MessageSystemAttributes");
-  req.message_group_id = OptString(p, "MessageGroupId");
-  req.message_deduplication_id = OptString(p, "MessageDeduplicationId");
+  req.message_attributes = TakeAttributeValues(p, "MessageAttributes");
+  req.message_system_attributes = TakeAttributeValues(p, "MessageSystemAttributes");
+  req.message_group_id = TakeString(p, "MessageGroupId");
+  req.message_deduplication_id = TakeString(p, "MessageDeduplicationId");
   return req;
 }
 
@@ -328,8 +349,20 @@ Json ReceiveOutput(lqs::ReceiveMessageResult&& result) {
 // ReceiveOutput written straight to JSON text (see ActionResult::json_body).
 std::string ReceiveOutputJson(const lqs::ReceiveMessageResult& result) {
   if (result.messages.empty()) return "{}";  // "Messages" absent when none (§5.10)
+  // Room for the whole answer when nothing needs escaping: one allocation.
+  size_t size = 16;
+  for (const lqs::ReceivedMessage& m : result.messages) {
+    size +=
+        96 + m.message_id.size() + m.receipt_handle.size() + m.md5_of_body.size() + m.body.size();
+    for (const auto& [k, v] : m.attributes) size += 6 + k.size() + v.size();
+    if (m.md5_of_message_attributes) size += 30 + m.md5_of_message_attributes->size();
+    for (const auto& [k, v] : m.message_attributes) {
+      size += 48 + k.size() + v.data_type.size() +
+              (v.IsBinary() ? (v.binary_value.size() + 2) / 3 * 4 : v.string_value.size());
+    }
+  }
   std::string b;
-  b.reserve(32 + 320 * result.messages.size());
+  b.reserve(size);
   b.append("{\"Messages\":");
   AppendEach(&b, '[', result.messages, ']', [&b](const lqs::ReceivedMessage& m) {
     b.push_back('{');
@@ -389,10 +422,10 @@ const Actions::Entry* Actions::Find(std::string_view action) {
       {"SendMessage", true, true, nullptr, &A::SendMessage},
       {"SendMessageBatch", true, true, nullptr, &A::SendMessageBatch},
       {"ReceiveMessage", true, true, nullptr},
-      {"DeleteMessage", true, false, &A::DeleteMessage},
+      {"DeleteMessage", true, false, nullptr, &A::DeleteMessage},
       {"DeleteMessageBatch", true, true, nullptr, &A::DeleteMessageBatch},
-      {"ChangeMessageVisibility", true, false, &A::ChangeMessageVisibility},
-      {"ChangeMessageVisibilityBatch", true, true, &A::ChangeMessageVisibilityBatch},
+      {"ChangeMessageVisibility", true, false, nullptr, &A::ChangeMessageVisibility},
+      {"ChangeMessageVisibilityBatch", true, true, nullptr, &A::ChangeMessageVisibilityBatch},
       {"TagQueue", true, false, &A::TagQueue},
       {"UntagQueue", true, false, &A::UntagQueue},
       {"ListQueueTags", true, true, &A::ListQueueTags},
@@ -536,9 +569,9 @@ Json Actions::PurgeQueue(const ActionRequest& r) {
 
 // ---- Messages -----------------------------------------------------------------------
 
-void Actions::SendMessage(const ActionRequest& r, ActionResult* out) {
+void Actions::SendMessage(ActionRequest& r, ActionResult* out) {
   if (Member(r.params, "MessageBody") == nullptr) Fail(MissingParameter("MessageBody"));
-  lqs::SendMessageRequest req = SendRequestFrom(r.params);
+  lqs::SendMessageRequest req = TakeSendRequest(r.params);
   // An X-Amzn-Trace-Id header populates AWSTraceHeader (sqs-api.md §4.4).
   if (!r.trace_header.empty() && req.message_system_attributes.count("AWSTraceHeader") == 0) {
     lqs::MessageAttributeValue v;
@@ -567,11 +600,11 @@ void Actions::SendMessage(const ActionRequest& r, ActionResult* out) {
   if (result.sequence_number) o["SequenceNumber"] = *result.sequence_number;
 }
 
-void Actions::SendMessageBatch(const ActionRequest& r, ActionResult* out) {
-  const auto entries = Entries<lqs::SendMessageBatchEntry>(r.params, [](const Json& e) {
+void Actions::SendMessageBatch(ActionRequest& r, ActionResult* out) {
+  const auto entries = Entries<lqs::SendMessageBatchEntry>(r.params, [](Json& e) {
     lqs::SendMessageBatchEntry entry;
-    entry.id = OptString(e, "Id").value_or("");
-    entry.request = SendRequestFrom(e);
+    entry.id = TakeString(e, "Id").value_or("");
+    entry.request = TakeSendRequest(e);
     return entry;
   });
   auto queue = ResolveQueue(r);
@@ -669,18 +702,18 @@ void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
   }
 }
 
-Json Actions::DeleteMessage(const ActionRequest& r) {
-  const std::string handle = ReqString(r.params, "ReceiptHandle");
+void Actions::DeleteMessage(ActionRequest& r, ActionResult* out) {
+  const std::string handle = TakeReqString(r.params, "ReceiptHandle");
   auto queue = ResolveQueue(r);
   Check(queue->DeleteMessage(handle));
-  return Json::object();
+  if (r.protocol == Protocol::kJson) out->json_body = "{}";  // EncodeResult's text for {}
 }
 
-void Actions::DeleteMessageBatch(const ActionRequest& r, ActionResult* out) {
-  const auto entries = Entries<lqs::DeleteMessageBatchEntry>(r.params, [](const Json& e) {
+void Actions::DeleteMessageBatch(ActionRequest& r, ActionResult* out) {
+  const auto entries = Entries<lqs::DeleteMessageBatchEntry>(r.params, [](Json& e) {
     lqs::DeleteMessageBatchEntry entry;
-    entry.id = OptString(e, "Id").value_or("");
-    entry.receipt_handle = OptString(e, "ReceiptHandle").value_or("");
+    entry.id = TakeString(e, "Id").value_or("");
+    entry.receipt_handle = TakeString(e, "ReceiptHandle").value_or("");
     return entry;
   });
   auto queue = ResolveQueue(r);
@@ -692,25 +725,30 @@ void Actions::DeleteMessageBatch(const ActionRequest& r, ActionResult* out) {
   out->output = BatchResultJson(result);
 }
 
-Json Actions::ChangeMessageVisibility(const ActionRequest& r) {
-  const std::string handle = ReqString(r.params, "ReceiptHandle");
+void Actions::ChangeMessageVisibility(ActionRequest& r, ActionResult* out) {
+  const std::string handle = TakeReqString(r.params, "ReceiptHandle");
   const std::optional<int> timeout = OptInt(r.params, "VisibilityTimeout");
   if (!timeout.has_value()) Fail(MissingParameter("VisibilityTimeout"));
   auto queue = ResolveQueue(r);
   Check(queue->ChangeMessageVisibility(handle, *timeout));
-  return Json::object();
+  if (r.protocol == Protocol::kJson) out->json_body = "{}";  // EncodeResult's text for {}
 }
 
-Json Actions::ChangeMessageVisibilityBatch(const ActionRequest& r) {
-  const auto entries = Entries<lqs::ChangeMessageVisibilityBatchEntry>(r.params, [](const Json& e) {
+void Actions::ChangeMessageVisibilityBatch(ActionRequest& r, ActionResult* out) {
+  const auto entries = Entries<lqs::ChangeMessageVisibilityBatchEntry>(r.params, [](Json& e) {
     lqs::ChangeMessageVisibilityBatchEntry entry;
-    entry.id = OptString(e, "Id").value_or("");
-    entry.receipt_handle = OptString(e, "ReceiptHandle").value_or("");
+    entry.id = TakeString(e, "Id").value_or("");
+    entry.receipt_handle = TakeString(e, "ReceiptHandle").value_or("");
     entry.visibility_timeout = OptInt(e, "VisibilityTimeout");
     return entry;
   });
   auto queue = ResolveQueue(r);
-  return BatchResultJson(Take(queue->ChangeMessageVisibilityBatch(entries)));
+  const lqs::BatchResult result = Take(queue->ChangeMessageVisibilityBatch(entries));
+  if (r.protocol == Protocol::kJson) {
+    AppendBatchResultJson(&out->json_body, result);
+    return;
+  }
+  out->output = BatchResultJson(result);
 }
 
 // ---- Tags and permissions -------------------------------------------------------------

@@ -57,10 +57,11 @@ struct ActionRequest {
 struct ActionResult {
   std::optional<SqsError> error;
   Json output = Json::object();  // the output members, when no error
-  // The hot actions (SendMessage, SendMessageBatch, ReceiveMessage,
-  // DeleteMessageBatch) answering a JSON-protocol request write their output
-  // object here directly, encoded byte for byte as sqs_json::EncodeResult
-  // would encode `output` (which then stays empty): no Json tree per message.
+  // The hot actions (SendMessage(Batch), ReceiveMessage, DeleteMessage(Batch),
+  // ChangeMessageVisibility(Batch)) answering a JSON-protocol request write
+  // their output object here directly, encoded byte for byte as
+  // sqs_json::EncodeResult would encode `output` (which then stays empty): no
+  // Json tree per message.
   std::string json_body;
 };
 
@@ -92,8 +93,10 @@ class Actions {
 
  private:
   using Handler = Json (Actions::*)(const ActionRequest&);
-  // Writes output (or json_body, for JSON requests) into the result.
-  using FastHandler = void (Actions::*)(const ActionRequest&, ActionResult*);
+  // Writes output (or json_body, for JSON requests) into the result. May
+  // move texts out of request.params (Run owns the request): it reads each
+  // member once, in the order the errors are checked.
+  using FastHandler = void (Actions::*)(ActionRequest&, ActionResult*);
   struct Entry;
   static const Entry* Find(std::string_view action);
 
@@ -107,12 +110,12 @@ class Actions {
   Json GetQueueAttributes(const ActionRequest& r);
   Json SetQueueAttributes(const ActionRequest& r);
   Json PurgeQueue(const ActionRequest& r);
-  void SendMessage(const ActionRequest& r, ActionResult* out);
-  void SendMessageBatch(const ActionRequest& r, ActionResult* out);
-  Json DeleteMessage(const ActionRequest& r);
-  void DeleteMessageBatch(const ActionRequest& r, ActionResult* out);
-  Json ChangeMessageVisibility(const ActionRequest& r);
-  Json ChangeMessageVisibilityBatch(const ActionRequest& r);
+  void SendMessage(ActionRequest& r, ActionResult* out);
+  void SendMessageBatch(ActionRequest& r, ActionResult* out);
+  void DeleteMessage(ActionRequest& r, ActionResult* out);
+  void DeleteMessageBatch(ActionRequest& r, ActionResult* out);
+  void ChangeMessageVisibility(ActionRequest& r, ActionResult* out);
+  void ChangeMessageVisibilityBatch(ActionRequest& r, ActionResult* out);
   Json TagQueue(const ActionRequest& r);
   Json UntagQueue(const ActionRequest& r);
   Json ListQueueTags(const ActionRequest& r);

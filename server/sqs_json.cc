@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "server/json_fast.h"
+
 namespace lqsd::sqs_json {
 namespace {
 
@@ -95,6 +97,8 @@ std::optional<SqsError> DecodeBody(std::string_view body, Json* params) {
     *params = Json::object();
     return std::nullopt;
   }
+  // The usual request: read directly, with nlohmann's outcome (json_fast.h).
+  if (json_fast::ParseObject(body, params)) return std::nullopt;
   const Shape shape = ScanShape(body);
   if (shape.max_depth > kMaxDepth) {
     return SerializationError("The request body is nested too deeply.");
@@ -142,26 +146,62 @@ HttpResponse EncodeEncodedResult(std::string json_body, const std::string& reque
 }
 
 void AppendString(std::string* out, std::string_view text) {
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c >= 0x80) {
-      // Control characters and non-ASCII: exactly as the serialiser does it.
-      out->append(Dump(Json(std::string(text))));
-      return;
-    }
-  }
-  out->reserve(out->size() + text.size() + 2);
+  // nlohmann's serialiser (ensure_ascii off): '"' and '\\' escaped, the C0
+  // controls as \b \t \n \f \r or \u00xx, every other byte of well-formed
+  // UTF-8 as is (DEL and '/' included).
+  static constexpr char kHex[] = "0123456789abcdef";
+  const size_t mark = out->size();
+  out->reserve(mark + text.size() + 2);
   out->push_back('"');
-  size_t start = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '"' || text[i] == '\\') {
-      out->append(text.data() + start, i - start);
-      out->push_back('\\');
-      out->push_back(text[i]);
-      start = i + 1;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const char* run = p;  // the bytes not yet appended
+  for (;;) {
+    p += json_fast::PlainAsciiLength(p, end);
+    if (p == end) break;
+    const auto c = static_cast<unsigned char>(*p);
+    if (c >= 0x80) {
+      const size_t n = json_fast::Utf8SequenceLength(p, end);
+      if (n == 0) {
+        // Malformed UTF-8 (replaced by U+FFFD): the serialiser itself.
+        out->resize(mark);
+        out->append(Dump(Json(std::string(text))));
+        return;
+      }
+      p += n;
+      continue;
     }
+    out->append(run, static_cast<size_t>(p - run));
+    out->push_back('\\');
+    switch (c) {
+      case '"':
+      case '\\':
+        out->push_back(static_cast<char>(c));
+        break;
+      case '\b':
+        out->push_back('b');
+        break;
+      case '\t':
+        out->push_back('t');
+        break;
+      case '\n':
+        out->push_back('n');
+        break;
+      case '\f':
+        out->push_back('f');
+        break;
+      case '\r':
+        out->push_back('r');
+        break;
+      default: {
+        const char escape[] = {'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
+        out->append(escape, sizeof(escape));
+        break;
+      }
+    }
+    run = ++p;
   }
-  out->append(text.data() + start, text.size() - start);
+  out->append(run, static_cast<size_t>(end - run));
   out->push_back('"');
 }
 

@@ -26,7 +26,8 @@ inline constexpr std::string_view kTargetPrefix = "AmazonSQS.";
 std::string ActionFromTarget(std::string_view target);
 
 // Parses a request body: empty -> {}; anything but a JSON object (or invalid
-// UTF-8 / syntax) -> SerializationException.
+// UTF-8 / syntax) -> SerializationException. The usual bodies are read by
+// json_fast (same result), the rest by nlohmann.
 std::optional<SqsError> DecodeBody(std::string_view body, Json* params);
 
 // A 200 response with `output` (never null; {} for actions without output).
@@ -38,7 +39,8 @@ HttpResponse EncodeEncodedResult(std::string json_body, const std::string& reque
 
 // Appends `text` as a JSON string literal, byte for byte as EncodeResult's
 // serialiser writes it (no ASCII escaping; control characters escaped;
-// malformed UTF-8 replaced by U+FFFD). Plain ASCII takes a fast path.
+// malformed UTF-8 replaced by U+FFFD). One pass; only malformed UTF-8 goes
+// through the serialiser itself.
 void AppendString(std::string* out, std::string_view text);
 // Appends `"key":` (key must be plain ASCII without quotes or backslashes).
 inline void AppendKey(std::string* out, std::string_view key) {

@@ -1,0 +1,734 @@
+// Unit tests of lqsd's fast JSON paths (part of lqsd_unit_test): the request
+// reader json_fast::ParseObject against nlohmann's parser (a corpus, random
+// mutations of it and random documents: whatever the fast reader accepts it
+// must read exactly as nlohmann does), the direct string writer against the
+// serialiser, and whole requests answered through the Router with and
+// without the fast reader (same responses, errors included).
+//
+// "Without the fast reader": the body prefixed with a UTF-8 byte order mark,
+// which nlohmann skips and json_fast always declines (checked below), so
+// DecodeBody takes its generic path on the same document.
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "server/actions.h"
+#include "server/json_fast.h"
+#include "server/router.h"
+#include "server/sqs_json.h"
+
+#include "lqs/broker.h"
+#include "lqs/clock.h"
+
+namespace lqsd {
+namespace {
+
+const std::string kBom = "\xEF\xBB\xBF";
+
+// Equal values of equal types (nlohmann's == says 1 == 1u == 1.0), members
+// in the same order.
+bool SameJson(const Json& a, const Json& b) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case Json::value_t::object: {
+      const auto& x = a.get_ref<const Json::object_t&>();
+      const auto& y = b.get_ref<const Json::object_t&>();
+      if (x.size() != y.size()) return false;
+      for (auto i = x.begin(), j = y.begin(); i != x.end(); ++i, ++j) {
+        if (i->first != j->first || !SameJson(i->second, j->second)) return false;
+      }
+      return true;
+    }
+    case Json::value_t::array: {
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (!SameJson(a[i], b[i])) return false;
+      }
+      return true;
+    }
+    default:
+      return a == b;
+  }
+}
+
+// The property every body must have: the fast reader declines it, or reads
+// exactly what nlohmann reads and what DecodeBody's generic path returns.
+// Returns whether the fast reader accepted it.
+bool CheckBody(const std::string& body) {
+  Json fast = Json::array({"untouched"});
+  const bool accepted = json_fast::ParseObject(body, &fast);
+  if (!accepted) {
+    EXPECT_TRUE(SameJson(fast, Json::array({"untouched"}))) << "declined but wrote: " << body;
+    return false;
+  }
+  const Json reference = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(reference.is_discarded()) << "accepted what nlohmann refuses: " << body;
+  EXPECT_TRUE(SameJson(fast, reference))
+      << body << "\nfast: " << fast.dump() << "\nnlohmann: " << reference.dump();
+  Json generic;
+  const std::optional<SqsError> error = sqs_json::DecodeBody(kBom + body, &generic);
+  EXPECT_FALSE(error.has_value()) << "DecodeBody refuses what the fast reader accepts: " << body;
+  EXPECT_TRUE(SameJson(fast, generic)) << body;
+  EXPECT_FALSE(json_fast::ParseObject(kBom + body, &generic));
+  return true;
+}
+
+// Request bodies of the hot actions: every member kind, attributes of each
+// data type, escapes, Unicode.
+const std::vector<std::string>& ValidBodies() {
+  static const std::vector<std::string> bodies = {
+      R"({})",
+      R"( {"QueueUrl":"http://127.0.0.1:9324/123456789012/q","MessageBody":"hello"} )",
+      "\r\n\t{\"QueueUrl\" : \"q\" ,\n\"MessageBody\" :\"x\"}\n",
+      R"({"QueueUrl":"q","MessageBody":"1700000000000|42|xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})",
+      R"({"QueueUrl":"q","MessageBody":"q\"uote \\ back \/ slash \b\f\n\r\t end"})",
+      R"({"QueueUrl":"q","MessageBody":"\u0041\u00e9\u00E9\u20ac\ud83d\ude00\uD83D\uDE00 \u0000 nul"})",
+      "{\"QueueUrl\":\"q\",\"MessageBody\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \x7f\"}",
+      R"({"QueueUrl":"q","MessageBody":"b","DelaySeconds":5,"MessageGroupId":"g",)"
+      R"("MessageDeduplicationId":"d"})",
+      R"({"QueueUrl":"q","MessageBody":"b","DelaySeconds":0})",
+      R"({"QueueUrl":"q","MessageBody":"b","DelaySeconds":-1})",
+      R"({"QueueUrl":"q","MessageBody":"b","DelaySeconds":-0})",
+      R"({"QueueUrl":"q","MessageBody":"b","DelaySeconds":999999999999999999})",
+      R"({"QueueUrl":"q","MessageBody":"b","DelaySeconds":-999999999999999999})",
+      R"({"QueueUrl":"q","MessageBody":"b","DelaySeconds":"7"})",
+      R"({"QueueUrl":"q","MessageBody":"b","DelaySeconds":null,"MessageGroupId":null})",
+      R"({"QueueUrl":"q","MessageBody":"b","MessageAttributes":{)"
+      R"("s":{"DataType":"String","StringValue":"v"},)"
+      R"("n":{"DataType":"Number","StringValue":"12.5"},)"
+      R"("n2":{"DataType":"Number.int","StringValue":"-3"},)"
+      R"("b":{"DataType":"Binary","BinaryValue":"AAEC/w=="},)"
+      R"("c":{"DataType":"String.custom","StringValue":"\u00e9"}},)"
+      R"("MessageSystemAttributes":{"AWSTraceHeader":{"DataType":"String",)"
+      R"("StringValue":"Root=1-5759e988-bd862e3fe1be46a994272793"}}})",
+      R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a"},{"Id":"1","MessageBody":"b",)"
+      R"("DelaySeconds":1,"MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}}}]})",
+      R"({"QueueUrl":"q","Entries":[]})",
+      R"({"QueueUrl":"q","MaxNumberOfMessages":10,"WaitTimeSeconds":0,"VisibilityTimeout":30,)"
+      R"("AttributeNames":["All"],"MessageSystemAttributeNames":["SentTimestamp"],)"
+      R"("MessageAttributeNames":["All",".*"],"ReceiveRequestAttemptId":"r"})",
+      R"({"QueueUrl":"q","ReceiptHandle":"AQEB+abc/def=="})",
+      R"({"QueueUrl":"q","Entries":[{"Id":"a","ReceiptHandle":"h1"},{"Id":"b","ReceiptHandle":"h2"}]})",
+      R"({"QueueUrl":"q","ReceiptHandle":"h","VisibilityTimeout":60})",
+      R"({"QueueUrl":"q","Entries":[{"Id":"a","ReceiptHandle":"h","VisibilityTimeout":0}]})",
+      R"({"a":true,"b":false,"c":null,"d":[1,-2,"3",[],{}],"e":{"f":{"g":[[[{}]]]}}})",
+      R"({"nested":[[[[[[[[[[[[[[1]]]]]]]]]]]]]]})",  // depth 15
+      R"({"Unknown":"member","QueueUrl":"q","MessageBody":"b","Other":[1,2,{"x":null}]})",
+      R"({"QueueUrl":"q","MessageBody":"\u00"})",    // invalid escape (declined)
+      R"({"Q\u0075eueUrl":"q","MessageBody":"b"})",  // an escaped key
+      R"({"":"empty key","x":""})",
+  };
+  return bodies;
+}
+
+// Bodies the fast reader must decline (nlohmann refuses them, or reads
+// them in a way the fast reader leaves to it). Each still goes through
+// CheckBody.
+const std::vector<std::string>& DeclinedBodies() {
+  static const std::vector<std::string> bodies = {
+      "",
+      "   ",
+      "[]",
+      "\"text\"",
+      "1",
+      "null",
+      "{",
+      "{}}",
+      "{} x",
+      std::string("{}\0", 3),
+      std::string("{}\0garbage", 10),
+      std::string("{\"a\":\"x\0y\"}", 11),
+      "{\"a\":\"tab\tinside\"}",
+      "{\"a\":\"\x1f\"}",
+      "{\"a\":\"bad \xc3\"}",
+      "{\"a\":\"bad \xff\"}",
+      "{\"a\":\"overlong \xc0\xaf\"}",
+      "{\"a\":\"surrogate \xed\xa0\x80\"}",
+      "{\"a\":\"too big \xf4\x90\x80\x80\"}",
+      "{\"a\":\"overlong \xe0\x80\xaf\"}",
+      R"({"a":"lone high \ud800"})",
+      R"({"a":"lone high \ud800x"})",
+      R"({"a":"high high \ud800\ud800"})",
+      R"({"a":"lone low \udc00"})",
+      R"({"a":"bad hex \u12g4"})",
+      R"({"a":"bad escape \x"})",
+      R"({"a":"bad escape \'"})",
+      R"({"a":1.5})",
+      R"({"a":1e3})",
+      R"({"a":1E3})",
+      R"({"a":-1.0})",
+      R"({"a":01})",
+      R"({"a":-01})",
+      R"({"a":-})",
+      R"({"a":+1})",
+      R"({"a":1234567890123456789})",
+      R"({"a":18446744073709551616})",
+      R"({"a":-9223372036854775809})",
+      R"({"a":.5})",
+      R"({"a":tru})",
+      R"({"a":nul})",
+      R"({"a":True})",
+      R"({"a":NaN})",
+      R"({"a":1,})",
+      R"({"a":[1,]})",
+      R"({"a":[,1]})",
+      R"({"a" 1})",
+      R"({a:1})",
+      R"({'a':1})",
+      R"({"a":1 "b":2})",
+      R"({"a":1,"a":2})",
+      R"({"a":{"x":1,"x":{"y":2}}})",
+      R"({"QueueUrl":"q","MessageBody":"a","MessageBody":"b"})",
+      R"({"a":"x" /* comment */})",
+      "\xEF\xBB\xBF{\"a\":1}",
+      "\xEF\xBB{\"a\":1}",
+      "\x0b{}",
+      "\f{}",
+      "{\"a\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}",  // depth 17
+      "{\"d\":" + std::string(40, '[') + std::string(40, ']') + "}",
+      "{\"d\":" + std::string(40, '{') + "}",
+  };
+  return bodies;
+}
+
+std::string ManyMembers(int n) {
+  std::string body = "{";
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) body += ",";
+    body += "\"k" + std::to_string(i) + "\":" + std::to_string(i);
+  }
+  return body + "}";
+}
+
+TEST(JsonFast, CorpusMatchesNlohmann) {
+  for (const std::string& body : ValidBodies()) {
+    const bool invalid = body.find("\\u00\"") != std::string::npos;
+    EXPECT_EQ(CheckBody(body), !invalid) << body;
+  }
+  for (const std::string& body : DeclinedBodies()) {
+    EXPECT_FALSE(CheckBody(body)) << body;
+  }
+  EXPECT_TRUE(CheckBody(ManyMembers(static_cast<int>(json_fast::kMaxMembers))));
+  EXPECT_FALSE(CheckBody(ManyMembers(static_cast<int>(json_fast::kMaxMembers) + 1)));
+  EXPECT_FALSE(CheckBody(ManyMembers(1001)));  // DecodeBody's own limit
+
+  // Types as nlohmann gives them.
+  Json v;
+  ASSERT_TRUE(json_fast::ParseObject(R"({"u":7,"i":-7,"z":-0,"s":"7","n":null})", &v));
+  EXPECT_TRUE(v["u"].is_number_unsigned());
+  EXPECT_TRUE(v["i"].is_number_integer() && !v["i"].is_number_unsigned());
+  EXPECT_TRUE(v["z"].is_number_integer() && !v["z"].is_number_unsigned());
+  EXPECT_TRUE(v["s"].is_string());
+  EXPECT_TRUE(v["n"].is_null());
+  ASSERT_TRUE(json_fast::ParseObject(R"({"s":"\u0000\ud83d\ude00"})", &v));
+  EXPECT_EQ(v["s"].get<std::string>(), std::string("\0\xf0\x9f\x98\x80", 5));
+}
+
+// Random edits of the corpus, weighted towards the bytes that matter.
+TEST(JsonFast, MutationsMatchNlohmann) {
+  std::vector<std::string> seeds = ValidBodies();
+  for (const std::string& body : DeclinedBodies()) seeds.push_back(body);
+  static const char kBytes[] = {'"',  '\\', 'u',    'd',    '8',    '0',    'e',    'E',
+                                '.',  '-',  '+',    '{',    '}',    '[',    ']',    ',',
+                                ':',  ' ',  '\t',   '\n',   'n',    't',    'f',    '/',
+                                '\0', 0x1f, 0x7f,   '\x80', '\xc3', '\xa9', '\xed', '\xa0',
+                                'a',  '1',  '\xf4', '\x8f', '\xbf', '\xef', '\xbb', 'D'};
+  std::mt19937 rng(20240601);
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  int accepted = 0;
+  for (int round = 0; round < 60000; ++round) {
+    std::string body = seeds[pick(seeds.size())];
+    const size_t edits = 1 + pick(3);
+    for (size_t e = 0; e < edits; ++e) {
+      const size_t at = body.empty() ? 0 : pick(body.size() + 1);
+      const char byte = kBytes[pick(sizeof(kBytes))];
+      switch (pick(4)) {
+        case 0:
+          if (at < body.size()) body[at] = byte;
+          break;
+        case 1:
+          body.insert(body.begin() + static_cast<std::ptrdiff_t>(at), byte);
+          break;
+        case 2:
+          if (at < body.size()) body.erase(at, 1);
+          break;
+        default:
+          if (at < body.size()) body.insert(at, body.substr(at, pick(8)));
+          break;
+      }
+    }
+    if (CheckBody(body)) ++accepted;
+    if (testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(accepted, 1000);  // the property was exercised on accepted bodies too
+}
+
+// Random documents, written with every spelling JSON allows for their
+// strings; those within the fast reader's limits must be accepted.
+class RandomDocs {
+ public:
+  explicit RandomDocs(uint32_t seed) : rng_(seed) {}
+
+  // A document; *simple: it is within what the fast reader accepts.
+  std::string Next(bool* simple) {
+    simple_ = true;
+    std::string out;
+    Space(&out);
+    Object(&out, 1);
+    Space(&out);
+    *simple = simple_;
+    return out;
+  }
+
+ private:
+  size_t Pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
+
+  void Space(std::string* out) {
+    static const char kSpace[] = {' ', '\t', '\n', '\r'};
+    if (Pick(4) == 0) {
+      for (size_t i = Pick(3); i > 0; --i) out->push_back(kSpace[Pick(4)]);
+    }
+  }
+
+  void Object(std::string* out, int depth) {
+    if (depth > json_fast::kMaxDepth) simple_ = false;
+    out->push_back('{');
+    std::vector<std::vector<uint32_t>> keys;
+    const size_t n = depth > 5 ? Pick(2) : Pick(6);
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0) out->push_back(',');
+      Space(out);
+      std::vector<uint32_t> key =
+          Pick(3) == 0 ? std::vector<uint32_t>{static_cast<uint32_t>('a' + Pick(4))} : Text();
+      for (const auto& k : keys) {
+        if (k == key) simple_ = false;  // repeated
+      }
+      keys.push_back(key);
+      String(out, key);
+      Space(out);
+      out->push_back(':');
+      Space(out);
+      Value(out, depth);
+      Space(out);
+    }
+    out->push_back('}');
+  }
+
+  void Value(std::string* out, int depth) {
+    switch (Pick(depth > 6 ? 5 : 8)) {
+      case 0:
+        String(out, Text());
+        break;
+      case 1:
+        Number(out);
+        break;
+      case 2:
+        out->append(Pick(3) == 0 ? "null" : Pick(2) == 0 ? "true" : "false");
+        break;
+      case 3:
+      case 4:
+        String(out, Text());
+        break;
+      case 5:
+      case 6:
+        Object(out, depth + 1);
+        break;
+      default: {
+        if (depth + 1 > json_fast::kMaxDepth) simple_ = false;
+        out->push_back('[');
+        const size_t n = Pick(5);
+        for (size_t i = 0; i < n; ++i) {
+          if (i > 0) out->push_back(',');
+          Space(out);
+          Value(out, depth + 1);
+          Space(out);
+        }
+        out->push_back(']');
+      }
+    }
+  }
+
+  void Number(std::string* out) {
+    static const char* const kOdd[] = {"1.5",
+                                       "-0.0",
+                                       "1e9",
+                                       "2E-3",
+                                       "12345678901234567890",
+                                       "-9223372036854775808",
+                                       "1234567890123456789"};
+    if (Pick(8) == 0) {
+      out->append(kOdd[Pick(7)]);
+      simple_ = false;
+      return;
+    }
+    const size_t digits = 1 + Pick(18);
+    if (Pick(3) == 0) out->push_back('-');
+    if (digits == 1) {
+      out->push_back(static_cast<char>('0' + Pick(10)));
+      return;
+    }
+    out->push_back(static_cast<char>('1' + Pick(9)));
+    for (size_t i = 1; i < digits; ++i) out->push_back(static_cast<char>('0' + Pick(10)));
+  }
+
+  // Random code points: ASCII, controls, 2/3/4-byte UTF-8.
+  std::vector<uint32_t> Text() {
+    std::vector<uint32_t> cps;
+    const size_t n = Pick(12);
+    for (size_t i = 0; i < n; ++i) {
+      switch (Pick(6)) {
+        case 0:
+          cps.push_back(static_cast<uint32_t>(Pick(0x20)));
+          break;
+        case 1:
+          cps.push_back(static_cast<uint32_t>(0x80 + Pick(0x780)));
+          break;
+        case 2: {
+          uint32_t cp = static_cast<uint32_t>(0x800 + Pick(0xf800));
+          if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
+          cps.push_back(cp);
+          break;
+        }
+        case 3:
+          cps.push_back(static_cast<uint32_t>(0x10000 + Pick(0x100000)));
+          break;
+        default:
+          cps.push_back(static_cast<uint32_t>(0x20 + Pick(0x60)));
+      }
+    }
+    return cps;
+  }
+
+  void String(std::string* out, const std::vector<uint32_t>& cps) {
+    out->push_back('"');
+    for (const uint32_t cp : cps) {
+      const bool escape = cp < 0x20 || cp == '"' || cp == '\\' || Pick(6) == 0;
+      if (!escape) {
+        std::string utf8;
+        if (cp < 0x80) {
+          utf8.push_back(static_cast<char>(cp));
+        } else if (cp < 0x800) {
+          utf8 = {static_cast<char>(0xc0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3f))};
+        } else if (cp < 0x10000) {
+          utf8 = {static_cast<char>(0xe0 | (cp >> 12)),
+                  static_cast<char>(0x80 | ((cp >> 6) & 0x3f)),
+                  static_cast<char>(0x80 | (cp & 0x3f))};
+        } else {
+          utf8 = {
+              static_cast<char>(0xf0 | (cp >> 18)), static_cast<char>(0x80 | ((cp >> 12) & 0x3f)),
+              static_cast<char>(0x80 | ((cp >> 6) & 0x3f)), static_cast<char>(0x80 | (cp & 0x3f))};
+        }
+        out->append(utf8);
+        continue;
+      }
+      const char* const shorts = "\"\\/\b\f\n\r\t";
+      const char* const names = "\"\\/bfnrt";
+      const char* s = cp < 0x80 ? std::strchr(shorts, static_cast<int>(cp)) : nullptr;
+      if (cp != 0 && s != nullptr && Pick(2) == 0) {
+        out->push_back('\\');
+        out->push_back(names[s - shorts]);
+        continue;
+      }
+      const char* const hex = Pick(2) == 0 ? "0123456789abcdef" : "0123456789ABCDEF";
+      auto u = [&](uint32_t unit) {
+        out->append("\\u");
+        for (int shift = 12; shift >= 0; shift -= 4) out->push_back(hex[(unit >> shift) & 0xf]);
+      };
+      if (cp >= 0x10000) {
+        u(0xd800 + ((cp - 0x10000) >> 10));
+        u(0xdc00 + ((cp - 0x10000) & 0x3ff));
+      } else {
+        u(cp);
+      }
+    }
+    out->push_back('"');
+  }
+
+  std::mt19937 rng_;
+  bool simple_ = true;
+};
+
+TEST(JsonFast, RandomDocumentsMatchNlohmann) {
+  RandomDocs docs(7);
+  int simple_count = 0;
+  for (int i = 0; i < 20000; ++i) {
+    bool simple = false;
+    const std::string body = docs.Next(&simple);
+    ASSERT_FALSE(Json::parse(body, nullptr, false).is_discarded()) << body;
+    const bool accepted = CheckBody(body);
+    if (simple) {
+      ++simple_count;
+      EXPECT_TRUE(accepted) << body;
+    }
+    if (testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(simple_count, 10000);
+}
+
+// ---- The direct string writer ---------------------------------------------------------
+
+TEST(JsonFast, PlainAsciiLengthFindsTheFirstSpecialByte) {
+  // Every special byte at every position of strings of 0..40 bytes (the
+  // eight-byte steps and the tail).
+  const char specials[] = {'"', '\\', '\0', '\x1f', '\x80', '\xff', '\xc3'};
+  for (size_t n = 0; n <= 40; ++n) {
+    const std::string plain(n, 'a');
+    EXPECT_EQ(json_fast::PlainAsciiLength(plain.data(), plain.data() + n), n);
+    for (size_t at = 0; at < n; ++at) {
+      for (const char special : specials) {
+        std::string text = plain;
+        text[at] = special;
+        EXPECT_EQ(json_fast::PlainAsciiLength(text.data(), text.data() + n), at) << n << " " << at;
+      }
+      std::string edges = plain;
+      edges[at] = at % 2 == 0 ? ' ' : '\x7f';  // the plain bytes at the edges of the range
+      EXPECT_EQ(json_fast::PlainAsciiLength(edges.data(), edges.data() + n), n);
+    }
+  }
+}
+
+TEST(SqsJson, DirectWriterMatchesTheSerialiserOnRandomBytes) {
+  std::mt19937 rng(11);
+  static const char kBytes[] = {'a',    '"',    '\\',   '/',    '\0',   '\b',   '\t',
+                                '\n',   '\x0b', '\f',   '\r',   '\x1f', 0x7f,   '\x80',
+                                '\xbf', '\xc2', '\xc3', '\xa9', '\xe2', '\x82', '\xac',
+                                '\xed', '\xa0', '\xf0', '\x9f', '\xf4', '\x90', '\xff'};
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    const size_t n = std::uniform_int_distribution<size_t>(0, 24)(rng);
+    for (size_t j = 0; j < n; ++j) {
+      text.push_back(kBytes[std::uniform_int_distribution<size_t>(0, sizeof(kBytes) - 1)(rng)]);
+    }
+    std::string direct = "{\"k\":";
+    sqs_json::AppendString(&direct, text);
+    direct += "}";
+    Json holder = Json::object();
+    holder["k"] = text;
+    ASSERT_EQ(direct, sqs_json::EncodeResult(holder, "id").body)
+        << Json(text).dump(-1, ' ', true, Json::error_handler_t::replace);
+  }
+}
+
+// ---- Whole requests -------------------------------------------------------------------
+
+// A Broker in a fresh directory, on a clock that moves only when told to,
+// with a Router in front of it.
+class Server {
+ public:
+  explicit Server(const std::string& dir) : clock_(std::make_shared<lqs::ManualClock>()) {
+    lqs::Options options;
+    options.path = dir;
+    options.clock = clock_;
+    // Both servers must see the same history: no maintenance pass may land
+    // between two requests on one of them only (it would return expired
+    // leases to the queue and change the order of later receives).
+    options.background_maintenance = false;
+    broker_ = std::move(lqs::Broker::Open(options)).value();
+    actions_ = std::make_unique<Actions>(broker_.get(), "123456789012");
+    router_ = std::make_unique<Router>(actions_.get(), RouterConfig{});
+  }
+  ~Server() { (void)broker_->Close(); }
+
+  HttpResponse Call(const std::string& action, const std::string& body) {
+    HttpRequest request;
+    request.method = "POST";
+    request.target = "/";
+    request.headers = {{"host", "127.0.0.1:9324"},
+                       {"x-amz-target", "AmazonSQS." + action},
+                       {"content-type", "application/x-amz-json-1.0"}};
+    request.body = body;
+    std::optional<HttpResponse> response;
+    router_->Handle(request, nullptr, [&](HttpResponse r) { response = std::move(r); });
+    EXPECT_TRUE(response.has_value());
+    clock_->AdvanceMillis(1);
+    return response.value_or(HttpResponse{});
+  }
+
+ private:
+  std::shared_ptr<lqs::ManualClock> clock_;
+  std::unique_ptr<lqs::Broker> broker_;
+  std::unique_ptr<Actions> actions_;
+  std::unique_ptr<Router> router_;
+};
+
+// The response with what differs between two identical servers (same
+// requests at the same times) masked: request ids, message ids, receipt
+// handles, sequence numbers.
+std::string Normalised(const HttpResponse& r) {
+  std::string out = std::to_string(r.status) + "\n";
+  for (const auto& [name, value] : r.headers) {
+    if (name != "x-amzn-RequestId") out += name + ": " + value + "\n";
+  }
+  static const std::regex kVarying(R"re("(MessageId|ReceiptHandle|SequenceNumber)":"[^"]*")re");
+  return out + std::regex_replace(r.body, kVarying, "\"$1\":\"*\"");
+}
+
+// The receipt handles of a ReceiveMessage response, in order.
+std::vector<std::string> Handles(const HttpResponse& r) {
+  std::vector<std::string> out;
+  const Json body = Json::parse(r.body, nullptr, false);
+  if (!body.is_object() || !body.contains("Messages")) return out;
+  for (const Json& m : body["Messages"]) out.push_back(m["ReceiptHandle"].get<std::string>());
+  return out;
+}
+
+TEST(JsonFast, RequestsAnswerAsWithoutIt) {
+  char tmpl[] = "/tmp/lqsd_json_tests_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string root = tmpl;
+  {
+    Server fast(root + "/fast");
+    Server generic(root + "/generic");
+    std::vector<std::string> fast_handles;
+    std::vector<std::string> generic_handles;
+    int steps = 0;
+    // Runs one request on both servers ($H0.. stand for each server's
+    // receipt handles) and compares the answers.
+    auto step = [&](const std::string& action, const std::string& body) {
+      ++steps;
+      auto expand = [&](const std::vector<std::string>& handles) {
+        std::string text = body;
+        for (size_t i = handles.size(); i-- > 0;) {
+          const std::string var = "$H" + std::to_string(i);
+          for (size_t at; (at = text.find(var)) != std::string::npos;) {
+            text.replace(at, var.size(), handles[i]);
+          }
+        }
+        return text;
+      };
+      const HttpResponse a = fast.Call(action, expand(fast_handles));
+      const HttpResponse b = generic.Call(action, kBom + expand(generic_handles));
+      EXPECT_EQ(Normalised(a), Normalised(b)) << action << " " << body;
+      if (action == "ReceiveMessage" && a.status == 200) {
+        fast_handles = Handles(a);
+        generic_handles = Handles(b);
+      }
+      return a;
+    };
+    const std::string url = R"("QueueUrl":"http://127.0.0.1:9324/123456789012/q")";
+    const std::string fifo = R"("QueueUrl":"http://127.0.0.1:9324/123456789012/f.fifo")";
+    step("CreateQueue", R"({"QueueName":"q","Attributes":{"VisibilityTimeout":"0"}})");
+    step("CreateQueue",
+         R"({"QueueName":"f.fifo","Attributes":{"FifoQueue":"true","VisibilityTimeout":"0"}})");
+
+    // Sends: valid ones of every kind, then the odd and the wrong.
+    const std::vector<std::string> sends = {
+        R"("MessageBody":"hello")",
+        R"("MessageBody":"q\"uote \\ \/ \b\f\n\r\t \u0041\u00e9\u20ac\ud83d\ude00")",
+        R"("MessageBody":"q\"uote \\ \/ \n\r\t \u0041\u00e9\u20ac\ud83d\ude00 \u007f")",
+        "\"MessageBody\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
+        R"("MessageBody":"b","DelaySeconds":0)",
+        R"("MessageBody":"b","DelaySeconds":"0")",
+        R"("MessageBody":"b","DelaySeconds":null,"MessageGroupId":null)",
+        R"("MessageBody":"b","MessageAttributes":{"s":{"DataType":"String","StringValue":"v"},)"
+        R"("n":{"DataType":"Number","StringValue":"12.5"},)"
+        R"("b":{"DataType":"Binary","BinaryValue":"AAEC/w=="},)"
+        R"("c":{"DataType":"String.custom","StringValue":"\u00e9"}})",
+        R"("MessageBody":"b","MessageSystemAttributes":{"AWSTraceHeader":{"DataType":"String",)"
+        R"("StringValue":"Root=1-5759e988-bd862e3fe1be46a994272793"}})",
+        R"("MessageBody":"b","Unknown":[1,{"x":null}])",
+        R"("MessageBody":"")",
+        R"("MessageBody":"\u0000")",
+        R"("MessageBody":"b","DelaySeconds":1.5)",
+        R"("MessageBody":"b","DelaySeconds":99999999999)",
+        R"("MessageBody":"b","DelaySeconds":-1)",
+        R"("MessageBody":"b","DelaySeconds":"x")",
+        R"("MessageBody":"b","DelaySeconds":true)",
+        R"("MessageBody":7)",
+        R"("MessageBody":["b"])",
+        R"("MessageBody":null)",
+        R"("Other":"b")",
+        R"("MessageBody":"a","MessageBody":"b")",
+        R"("MessageBody":"b","MessageAttributes":[])",
+        R"("MessageBody":"b","MessageAttributes":{"k":"v"})",
+        R"("MessageBody":"b","MessageAttributes":{"k":{"DataType":"Binary","BinaryValue":"!"}})",
+        R"("MessageBody":"b","MessageAttributes":{"k":{"DataType":7}})",
+        R"("MessageBody":"b","MessageAttributes":{"k":{"DataType":"String"}})",
+        R"("MessageBody":"b","MessageGroupId":"g")",
+        R"("MessageBody":"bad \ud800 surrogate")",
+        "\"MessageBody\":\"bad \xc3 utf-8\"",
+        R"("MessageBody":"b",)",
+        R"("MessageBody":"b"} {)",
+    };
+    for (const std::string& members : sends) {
+      step("SendMessage", "{" + url + "," + members + "}");
+    }
+    step("SendMessage", R"({"MessageBody":"no queue"})");
+    step("SendMessage", R"({"QueueUrl":7,"MessageBody":"b"})");
+    step("SendMessage", R"({"QueueUrl":"http://h/123456789012/missing","MessageBody":"b"})");
+    step("SendMessage", "{" + fifo + R"(,"MessageBody":"f","MessageGroupId":"g",)" +
+                            R"("MessageDeduplicationId":"d1"})");
+    step("SendMessage", "{" + fifo + R"(,"MessageBody":"f","MessageGroupId":"g"})");
+
+    const std::vector<std::string> batches = {
+        R"("Entries":[{"Id":"0","MessageBody":"a"},{"Id":"1","MessageBody":"b","DelaySeconds":0,)"
+        R"("MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}}}])",
+        R"("Entries":[{"Id":"0","MessageBody":"a"},{"Id":"0","MessageBody":"b"}])",
+        R"("Entries":[{"Id":"bad id!","MessageBody":"a"}])",
+        R"("Entries":[{"Id":"0"}])",
+        R"("Entries":[])",
+        R"("Entries":{})",
+        R"("Entries":[7])",
+        R"("Entries":[{"Id":0,"MessageBody":"a"}])",
+        R"("Entries":null)",
+    };
+    for (const std::string& members : batches) {
+      step("SendMessageBatch", "{" + url + "," + members + "}");
+    }
+
+    // Receives: the messages (with attributes) and their handles.
+    step("ReceiveMessage", "{" + url +
+                               R"(,"MaxNumberOfMessages":10,"WaitTimeSeconds":0,)"
+                               R"("AttributeNames":["All"],)"
+                               R"("MessageAttributeNames":["All"]})");
+    step("ReceiveMessage", "{" + url + R"(,"MaxNumberOfMessages":"x"})");
+    step("ReceiveMessage", "{" + url + R"(,"MaxNumberOfMessages":11,"WaitTimeSeconds":0})");
+    step("ReceiveMessage", "{" + url + R"(,"AttributeNames":"All","WaitTimeSeconds":0})");
+    step("ReceiveMessage", "{" + url + R"(,"WaitTimeSeconds":1.0})");
+    step("ReceiveMessage", "{" + url +
+                               R"(,"MaxNumberOfMessages":3,"WaitTimeSeconds":0,)"
+                               R"("MessageSystemAttributeNames":["ApproximateReceiveCount"]})");
+    step("ChangeMessageVisibility", "{" + url + R"(,"ReceiptHandle":"$H0","VisibilityTimeout":0})");
+    step("ChangeMessageVisibility", "{" + url + R"(,"ReceiptHandle":"$H0"})");
+    step("ChangeMessageVisibility",
+         "{" + url + R"(,"ReceiptHandle":"junk","VisibilityTimeout":0})");
+    step("ChangeMessageVisibilityBatch",
+         "{" + url +
+             R"(,"Entries":[{"Id":"a","ReceiptHandle":"$H1","VisibilityTimeout":0},)"
+             R"({"Id":"b","ReceiptHandle":"junk","VisibilityTimeout":0},{"Id":"c"}]})");
+    step("DeleteMessage", "{" + url + R"(,"ReceiptHandle":"$H2"})");
+    step("DeleteMessage", "{" + url + R"(,"ReceiptHandle":"$H2"})");
+    step("DeleteMessage", "{" + url + R"(,"ReceiptHandle":"junk"})");
+    step("DeleteMessage", "{" + url + R"(,"ReceiptHandle":["x"]})");
+    step("DeleteMessage", "{" + url + "}");
+    step("ReceiveMessage", "{" + url + R"(,"MaxNumberOfMessages":10,"WaitTimeSeconds":0})");
+    step("DeleteMessageBatch", "{" + url +
+                                   R"(,"Entries":[{"Id":"a","ReceiptHandle":"$H0"},)"
+                                   R"({"Id":"b","ReceiptHandle":"$H1"},)"
+                                   R"({"Id":"c","ReceiptHandle":"junk"},{"Id":"d"}]})");
+    step("DeleteMessageBatch", "{" + url + R"(,"Entries":[{"Id":"a","ReceiptHandle":"$H0"},)" +
+                                   R"({"Id":"a","ReceiptHandle":"$H1"}]})");
+    step("DeleteMessageBatch", "{" + url + R"(,"Entries":"x"})");
+    step("ReceiveMessage", "{" + fifo + R"(,"MaxNumberOfMessages":10,"WaitTimeSeconds":0})");
+    step("GetQueueAttributes",
+         "{" + url + R"(,"AttributeNames":["ApproximateNumberOfMessages","QueueArn"]})");
+    EXPECT_GT(steps, 60);
+  }
+  std::filesystem::remove_all(root);
+}
+
+}  // namespace
+}  // namespace lqsd
