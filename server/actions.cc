@@ -11,6 +11,7 @@
 
 #include "server/sqs_json.h"
 #include "server/text_util.h"
+#include "wire/move_task_json.h"
 
 #include "lqs/queue.h"
 
@@ -837,21 +838,7 @@ Json Actions::ListMessageMoveTasks(const ActionRequest& r) {
   const std::vector<lqs::MessageMoveTask> tasks =
       Take(broker_->ListMessageMoveTasks(source, max_results));
   Json results = Json::array();
-  for (const auto& t : tasks) {
-    Json e = Json::object();
-    if (!t.task_handle.empty()) e["TaskHandle"] = t.task_handle;
-    e["Status"] = t.status;
-    e["SourceArn"] = t.source_arn;
-    if (t.destination_arn) e["DestinationArn"] = *t.destination_arn;
-    if (t.max_number_of_messages_per_second) {
-      e["MaxNumberOfMessagesPerSecond"] = *t.max_number_of_messages_per_second;
-    }
-    e["ApproximateNumberOfMessagesMoved"] = t.approximate_number_of_messages_moved;
-    e["ApproximateNumberOfMessagesToMove"] = t.approximate_number_of_messages_to_move;
-    if (t.failure_reason) e["FailureReason"] = *t.failure_reason;
-    e["StartedTimestamp"] = t.started_timestamp;
-    results.push_back(std::move(e));
-  }
+  for (const auto& t : tasks) results.push_back(lqs::wire::MoveTaskJson(t));
   return Json{{"Results", std::move(results)}};
 }
 

@@ -14,10 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "wire/base64.h"
+
 namespace lqsd {
 
-// Standard base64 (RFC 4648, with padding).
-std::string Base64Encode(std::string_view bytes);
+// Standard base64 (RFC 4648, with padding), shared with the CLI.
+using lqs::wire::Base64Encode;
 // Decodes standard base64; tolerates missing padding, rejects anything else
 // (other characters, bad lengths). nullopt on error.
 std::optional<std::string> Base64Decode(std::string_view text);

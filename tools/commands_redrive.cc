@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "tools/commands.h"
+#include "wire/move_task_json.h"
 
 namespace lqs_cli {
 namespace {
@@ -25,22 +26,6 @@ struct RedriveFlags {
   int max = 10;
   std::string handle;
 };
-
-Json TaskJson(const lqs::MessageMoveTask& t) {
-  Json j = Json::object();
-  if (!t.task_handle.empty()) j["TaskHandle"] = t.task_handle;
-  j["Status"] = t.status;
-  j["SourceArn"] = t.source_arn;
-  if (t.destination_arn) j["DestinationArn"] = *t.destination_arn;
-  if (t.max_number_of_messages_per_second) {
-    j["MaxNumberOfMessagesPerSecond"] = *t.max_number_of_messages_per_second;
-  }
-  j["ApproximateNumberOfMessagesMoved"] = t.approximate_number_of_messages_moved;
-  j["ApproximateNumberOfMessagesToMove"] = t.approximate_number_of_messages_to_move;
-  if (t.failure_reason) j["FailureReason"] = *t.failure_reason;
-  j["StartedTimestamp"] = t.started_timestamp;
-  return j;
-}
 
 int RunStart(Env& env, const RedriveFlags& f) {
   int rc = 0;
@@ -94,7 +79,7 @@ int RunStart(Env& env, const RedriveFlags& f) {
               << ". Cancel it with: lqs redrive cancel '" << *handle << "'\n";
   }
   if (env.out->json()) {
-    Json j = TaskJson(last);
+    Json j = lqs::wire::MoveTaskJson(last);
     j["TaskHandle"] = *handle;
     env.out->PrintJson(j);
   } else {
@@ -121,7 +106,7 @@ int RunList(Env& env, const RedriveFlags& f) {
   if (!tasks.ok()) return env.out->Error(tasks.status(), f.dlq);
   if (env.out->json()) {
     Json arr = Json::array();
-    for (const auto& t : *tasks) arr.push_back(TaskJson(t));
+    for (const auto& t : *tasks) arr.push_back(lqs::wire::MoveTaskJson(t));
     env.out->PrintJson(Json{{"queue", f.dlq}, {"tasks", arr}});
     return kExitOk;
   }
@@ -194,8 +179,9 @@ void RegisterRedriveCommands(CLI::App& app, Env& env) {
 
   c = r->add_subcommand("cancel", "Cancel a running move task");
   c->fallthrough();
-  c->footer("Example:\n  lqs -d ./db redrive cancel \"$(lqs -d ./db --json redrive list jobs-dlq "
-            "| jq -r '.tasks[0].TaskHandle')\"");
+  c->footer(
+      "Example:\n  lqs -d ./db redrive cancel \"$(lqs -d ./db --json redrive list jobs-dlq "
+      "| jq -r '.tasks[0].TaskHandle')\"");
   c->add_option("handle", f->handle, "TaskHandle (from `redrive start` or `redrive list`)")
       ->required();
   c->callback([&env, f] { env.action = [&env, f] { return RunCancel(env, *f); }; });

@@ -11,8 +11,6 @@ namespace {
 using lqs::ErrorCode;
 using lqs::Status;
 
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 std::string Str(const Json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_string()) return "";
@@ -87,47 +85,32 @@ std::vector<lqs::BatchResultError> DecodeFailedList(const Json& j) {
   return out;
 }
 
-constexpr ErrorCode kAllCodes[] = {
-    ErrorCode::kInvalidParameterValue, ErrorCode::kMissingParameter,
-    ErrorCode::kInvalidAttributeName, ErrorCode::kInvalidAttributeValue,
-    ErrorCode::kQueueDoesNotExist, ErrorCode::kQueueNameExists,
-    ErrorCode::kQueueDeletedRecently, ErrorCode::kPurgeQueueInProgress,
-    ErrorCode::kReceiptHandleIsInvalid, ErrorCode::kInvalidMessageContents,
-    ErrorCode::kEmptyBatchRequest, ErrorCode::kTooManyEntriesInBatchRequest,
-    ErrorCode::kBatchEntryIdsNotDistinct, ErrorCode::kInvalidBatchEntryId,
-    ErrorCode::kBatchRequestTooLong, ErrorCode::kOverLimit, ErrorCode::kResourceNotFound,
-    ErrorCode::kUnsupportedOperation, ErrorCode::kMessageNotInflight, ErrorCode::kIOError,
-    ErrorCode::kCorruption, ErrorCode::kDatabaseLocked, ErrorCode::kClosed,
-    ErrorCode::kInternal};
+constexpr ErrorCode kAllCodes[] = {ErrorCode::kInvalidParameterValue,
+                                   ErrorCode::kMissingParameter,
+                                   ErrorCode::kInvalidAttributeName,
+                                   ErrorCode::kInvalidAttributeValue,
+                                   ErrorCode::kQueueDoesNotExist,
+                                   ErrorCode::kQueueNameExists,
+                                   ErrorCode::kQueueDeletedRecently,
+                                   ErrorCode::kPurgeQueueInProgress,
+                                   ErrorCode::kReceiptHandleIsInvalid,
+                                   ErrorCode::kInvalidMessageContents,
+                                   ErrorCode::kEmptyBatchRequest,
+                                   ErrorCode::kTooManyEntriesInBatchRequest,
+                                   ErrorCode::kBatchEntryIdsNotDistinct,
+                                   ErrorCode::kInvalidBatchEntryId,
+                                   ErrorCode::kBatchRequestTooLong,
+                                   ErrorCode::kOverLimit,
+                                   ErrorCode::kResourceNotFound,
+                                   ErrorCode::kUnsupportedOperation,
+                                   ErrorCode::kMessageNotInflight,
+                                   ErrorCode::kIOError,
+                                   ErrorCode::kCorruption,
+                                   ErrorCode::kDatabaseLocked,
+                                   ErrorCode::kClosed,
+                                   ErrorCode::kInternal};
 
 }  // namespace
-
-std::string Base64Encode(std::string_view in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t n = (static_cast<uint8_t>(in[i]) << 16) |
-                       (static_cast<uint8_t>(in[i + 1]) << 8) | static_cast<uint8_t>(in[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (i + 1 == in.size()) {
-    const uint32_t n = static_cast<uint8_t>(in[i]) << 16;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    const uint32_t n = (static_cast<uint8_t>(in[i]) << 16) | (static_cast<uint8_t>(in[i + 1]) << 8);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
 
 std::optional<std::string> Base64Decode(std::string_view in) {
   auto value = [](char c) -> int {
@@ -263,7 +246,8 @@ Json EncodeDeleteMessageBatch(const std::string& queue_url,
   Json out = Json::object();
   out["QueueUrl"] = queue_url;
   Json list = Json::array();
-  for (const auto& e : entries) list.push_back(Json{{"Id", e.id}, {"ReceiptHandle", e.receipt_handle}});
+  for (const auto& e : entries)
+    list.push_back(Json{{"Id", e.id}, {"ReceiptHandle", e.receipt_handle}});
   out["Entries"] = std::move(list);
   return out;
 }
@@ -360,7 +344,8 @@ std::vector<lqs::MessageMoveTask> DecodeListMessageMoveTasks(const Json& json) {
     t.source_arn = Str(e, "SourceArn");
     t.destination_arn = OptStr(e, "DestinationArn");
     if (e.contains("MaxNumberOfMessagesPerSecond")) {
-      t.max_number_of_messages_per_second = static_cast<int>(Int(e, "MaxNumberOfMessagesPerSecond"));
+      t.max_number_of_messages_per_second =
+          static_cast<int>(Int(e, "MaxNumberOfMessagesPerSecond"));
     }
     t.approximate_number_of_messages_moved = Int(e, "ApproximateNumberOfMessagesMoved");
     t.approximate_number_of_messages_to_move = Int(e, "ApproximateNumberOfMessagesToMove");

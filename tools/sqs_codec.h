@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wire/base64.h"
+
 #include "lqs/status.h"
 #include "lqs/types.h"
 
@@ -23,7 +25,8 @@ namespace lqs_cli::codec {
 
 using Json = nlohmann::ordered_json;
 
-std::string Base64Encode(std::string_view bytes);
+// Standard base64 with padding, shared with lqsd.
+using lqs::wire::Base64Encode;
 // nullopt when `text` is not valid base64.
 std::optional<std::string> Base64Decode(std::string_view text);
 
