@@ -1,11 +1,12 @@
 #include "lib/storage/database.h"
 
+#include <vector>
+
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/table_properties_collectors.h>
-
-#include <vector>
 
 #include "lib/storage/counters.h"
 
@@ -24,8 +25,8 @@ namespace {
 
 bool IsLockError(const rocksdb::Status& s) {
   const std::string text = s.ToString();
-  return s.IsIOError() && (text.find("lock") != std::string::npos ||
-                           text.find("LOCK") != std::string::npos);
+  return s.IsIOError() &&
+         (text.find("lock") != std::string::npos || text.find("LOCK") != std::string::npos);
 }
 
 rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
@@ -49,6 +50,22 @@ rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
     // in the memtable so that flushes do not replay hundreds of thousands.
     cf.max_successive_merges = 64;
   }
+  if (which == Cf::kMessages || which == Cf::kVisible || which == Cf::kInflight ||
+      which == Cf::kExpiry || which == Cf::kGrouped || which == Cf::kInbox) {
+    // Memtable insert hints, one per key prefix. A queue deletes in order the
+    // keys it inserted in order (index entries, leases, bodies); without a
+    // hint each such delete lands just before its own Put, outside the skip
+    // list's remembered insert position, and pays a full O(log n) search
+    // (~50 key comparisons; 27% of lqsd's CPU in the lifecycle). With a hint
+    // per prefix the search resumes from the last position.
+    //
+    // The prefix is 9 bytes (queue id + one): the 8-byte QueuePrefix, the
+    // only start key of DeleteRange in these families (purge, DeleteQueue),
+    // is outside the domain. That matters: RocksDB 7.8 hands a point key's
+    // hint to the range-deletion skip list when a range start is in the
+    // domain, and aborts (fixed upstream later).
+    cf.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(9));
+  }
   // A spare memtable lets writes continue while one is being flushed.
   cf.max_write_buffer_number = 3;
   if (which != Cf::kCatalog && which != Cf::kCounters) {
@@ -65,8 +82,7 @@ rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options,
-                                                   rocksdb::Env* env) {
+StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocksdb::Env* env) {
   if (options.path.empty()) {
     return Status(ErrorCode::kInvalidParameterValue, "Options::path is empty");
   }
@@ -100,8 +116,8 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options,
   if (!s.ok()) {
     if (IsLockError(s)) {
       return Status(ErrorCode::kDatabaseLocked,
-                    "the database at " + options.path +
-                        " is in use by another process (it holds " + options.path +
+                    "the database at " + options.path + " is in use by another process (it holds " +
+                        options.path +
                         "/LOCK); to share a database between processes, run lqsd "
                         "and connect to it over HTTP");
     }
@@ -127,8 +143,8 @@ Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
 
 Status Database::Get(Cf which, std::string_view key, std::string* value, bool* found) {
   if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), cf(which),
-                               rocksdb::Slice(key.data(), key.size()), value);
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), cf(which), rocksdb::Slice(key.data(), key.size()), value);
   *found = s.ok();
   if (s.IsNotFound()) return Status::OK();
   return FromRocks(s, "reading from the database");
@@ -139,9 +155,9 @@ Status Database::CompactRange(Cf which, std::string_view begin, std::string_view
   rocksdb::CompactRangeOptions o;
   o.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
   rocksdb::Slice b(begin.data(), begin.size()), e(end.data(), end.size());
-  return FromRocks(db_->CompactRange(o, cf(which), begin.empty() ? nullptr : &b,
-                                     end.empty() ? nullptr : &e),
-                   "compacting");
+  return FromRocks(
+      db_->CompactRange(o, cf(which), begin.empty() ? nullptr : &b, end.empty() ? nullptr : &e),
+      "compacting");
 }
 
 Status Database::Close() {
