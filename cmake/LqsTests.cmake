@@ -11,6 +11,7 @@ gtest_discover_tests(lqs_api_test DISCOVERY_TIMEOUT 60)
 
 set(LQS_ENGINE_TESTS
   lib/storage/keys_test.cc
+  lib/storage/message_reader_test.cc
   lib/lease/receipt_handle_test.cc
   tests/catalog_test.cc
   tests/message_test.cc

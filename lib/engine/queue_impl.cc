@@ -11,6 +11,7 @@
 #include "lib/engine/ids.h"
 #include "lib/fifo/dedup_table.h"
 #include "lib/storage/keys.h"
+#include "lib/storage/message_reader.h"
 #include "lib/storage/range_iterator.h"
 #include "lqs/attributes.h"
 
@@ -959,24 +960,16 @@ StatusOr<ReceiveMessageResult> QueueImpl::BuildResult(const std::vector<Taken>& 
                                                       const ReceiveMessageRequest& request) {
   ReceiveMessageResult result;
   if (taken.empty()) return result;
-  storage::Database* db = core_->db();
-  std::vector<std::string> keys;
-  keys.reserve(taken.size());
-  for (const Taken& t : taken) keys.push_back(storage::MessageKey(id_, t.seq));
-  std::vector<rocksdb::Slice> key_slices;
-  for (const auto& k : keys) key_slices.emplace_back(k);
-  std::vector<rocksdb::PinnableSlice> values(keys.size());
-  std::vector<rocksdb::Status> statuses(keys.size());
-  db->db()->MultiGet(rocksdb::ReadOptions(), db->cf(Cf::kMessages), keys.size(),
-                     key_slices.data(), values.data(), statuses.data());
+  std::vector<uint64_t> seqs;
+  seqs.reserve(taken.size());
+  for (const Taken& t : taken) seqs.push_back(t.seq);
+  std::vector<std::optional<storage::Message>> messages;
+  Status read = storage::ReadMessages(core_->db(), id_, seqs, name_, &messages);
+  if (!read.ok()) return read;
   const auto& sys = request.message_system_attribute_names;
   for (size_t i = 0; i < taken.size(); ++i) {
-    if (statuses[i].IsNotFound()) continue;  // deleted (e.g. purged) meanwhile
-    if (!statuses[i].ok()) return storage::FromRocks(statuses[i], "reading a message");
-    storage::Message m;
-    Status st = storage::DecodeMessage(std::string_view(values[i].data(), values[i].size()),
-                                       name_ + "/" + std::to_string(taken[i].seq), &m);
-    if (!st.ok()) return st;
+    if (!messages[i]) continue;  // deleted (e.g. purged) meanwhile
+    storage::Message& m = *messages[i];
     const LeaseEntry& lease = taken[i].lease;
     ReceivedMessage out;
     out.message_id = m.message_id;
