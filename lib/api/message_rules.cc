@@ -458,6 +458,12 @@ int64_t MessageSize(const SendMessageRequest& request) {
 bool IsValidMessageText(std::string_view text) {
   size_t pos = 0;
   while (pos < text.size()) {
+    // ASCII, the usual case, byte by byte: #x9, #xA, #xD and #x20-#x7F.
+    const auto b = static_cast<unsigned char>(text[pos]);
+    if ((b >= 0x20 && b < 0x80) || b == 0x9 || b == 0xA || b == 0xD) {
+      ++pos;
+      continue;
+    }
     const std::optional<uint32_t> code_point = DecodeUtf8(text, &pos);
     if (!code_point.has_value() || !IsXmlChar(*code_point)) return false;
   }

@@ -264,6 +264,22 @@ TEST(IsValidMessageTextTest, RejectsControlCharacters) {
   EXPECT_FALSE(IsValidMessageText("\x1f"));
 }
 
+TEST(IsValidMessageTextTest, EveryAsciiByteAloneAndAmongOthers) {
+  for (int b = 0; b < 0x80; ++b) {
+    const bool valid = b == 0x9 || b == 0xA || b == 0xD || b >= 0x20;
+    const std::string alone(1, static_cast<char>(b));
+    EXPECT_EQ(IsValidMessageText(alone), valid) << "byte " << b;
+    EXPECT_EQ(IsValidMessageText("ab" + alone +
+                                 "\xc3\xa9"
+                                 "cd"),
+              valid)
+        << "byte " << b;
+    EXPECT_EQ(IsValidMessageText("\xc3\xa9" + alone + "xyz"), valid) << "byte " << b;
+  }
+  EXPECT_FALSE(IsValidMessageText("plain text, then \xc3"));          // truncated at the end
+  EXPECT_FALSE(IsValidMessageText("plain text, then \xef\xbf\xbe"));  // U+FFFE
+}
+
 TEST(IsValidMessageTextTest, RejectsNonCharacters) {
   EXPECT_FALSE(IsValidMessageText("\xef\xbf\xbe"));  // U+FFFE
   EXPECT_FALSE(IsValidMessageText("\xef\xbf\xbf"));  // U+FFFF
