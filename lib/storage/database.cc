@@ -4,11 +4,11 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
-#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/table_properties_collectors.h>
 
 #include "lib/storage/counters.h"
+#include "lib/storage/insert_hints.h"
 
 namespace lqs::storage {
 
@@ -50,22 +50,8 @@ rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
     // in the memtable so that flushes do not replay hundreds of thousands.
     cf.max_successive_merges = 64;
   }
-  if (which == Cf::kMessages || which == Cf::kVisible || which == Cf::kInflight ||
-      which == Cf::kExpiry || which == Cf::kGrouped || which == Cf::kInbox) {
-    // Memtable insert hints, one per key prefix. A queue deletes in order the
-    // keys it inserted in order (index entries, leases, bodies); without a
-    // hint each such delete lands just before its own Put, outside the skip
-    // list's remembered insert position, and pays a full O(log n) search
-    // (~50 key comparisons; 27% of lqsd's CPU in the lifecycle). With a hint
-    // per prefix the search resumes from the last position.
-    //
-    // The prefix is 9 bytes (queue id + one): the 8-byte QueuePrefix, the
-    // only start key of DeleteRange in these families (purge, DeleteQueue),
-    // is outside the domain. That matters: RocksDB 7.8 hands a point key's
-    // hint to the range-deletion skip list when a range start is in the
-    // domain, and aborts (fixed upstream later).
-    cf.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(9));
-  }
+  // Memtable insert hints per stream of ordered keys (see insert_hints.h).
+  cf.memtable_insert_with_hint_prefix_extractor = InsertHintPrefix(which);
   // A spare memtable lets writes continue while one is being flushed.
   cf.max_write_buffer_number = 3;
   if (which != Cf::kCatalog && which != Cf::kCounters) {
