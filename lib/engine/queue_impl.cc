@@ -1038,6 +1038,16 @@ StatusOr<BatchResult> QueueImpl::DeleteMessagesWith(
   }
   BatchResult out;
   std::vector<std::pair<const std::string*, uint64_t>> targets;
+  // Standard queues write a plain delete outside mu_, so that one queue's
+  // receives and deletes do not queue behind each other's RocksDB writes:
+  // the leases are claimed (taken out of the lease table) under mu_, the
+  // batch written under the shared gate (purge and DeleteQueue wait for it),
+  // and the claims restored if the write fails. FIFO deletes (which unlock
+  // their group) and DeleteMessageAndRecord (whose inbox record pairs with
+  // the check before it) keep mu_ across the write.
+  const bool write_unlocked = !fifo_ && !also;
+  std::shared_lock<std::shared_mutex> gate(gate_, std::defer_lock);
+  if (write_unlocked) gate.lock();
   std::unique_lock<std::mutex> lock(mu_);
   Status st = CheckLive();
   if (!st.ok()) return st;
@@ -1061,14 +1071,16 @@ StatusOr<BatchResult> QueueImpl::DeleteMessagesWith(
   rocksdb::WriteBatch batch;
   CounterDelta delta;
   std::vector<uint64_t> gone;
+  std::vector<std::pair<uint64_t, LeaseEntry>> claimed;  // write_unlocked only
   for (const auto& [id, seq] : targets) {
-    if (leases_.Find(seq) != nullptr &&
-        std::find(gone.begin(), gone.end(), seq) == gone.end()) {
+    const LeaseEntry* lease = leases_.Find(seq);
+    if (lease != nullptr && std::find(gone.begin(), gone.end(), seq) == gone.end()) {
       batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
       batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
       delta.Add(storage::kLeases, -1);
       delta.Add(storage::kDeletedTotal, 1);
       gone.push_back(seq);
+      if (write_unlocked) claimed.emplace_back(seq, *lease);
     }
     // A message that is no longer leased was deleted, expired, purged or
     // moved: deleting it again succeeds, as in SQS.
@@ -1078,7 +1090,22 @@ StatusOr<BatchResult> QueueImpl::DeleteMessagesWith(
     st = also(&batch, now);
     if (!st.ok()) return st;
   }
-  if (!gone.empty() || extra) {
+  if (write_unlocked && !gone.empty()) {
+    batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
+    // Claimed: no receive, retention sweep or visibility change sees them
+    // now. (A second delete of the same message meanwhile finds no lease and
+    // succeeds, as a repeated delete does.)
+    for (uint64_t seq : gone) ForgetLeaseLocked(seq);
+    lock.unlock();
+    st = db->Write(&batch, /*must_sync=*/false);
+    if (!st.ok()) {
+      lock.lock();
+      for (const auto& [seq, lease] : claimed) leases_.Put(seq, lease);
+      NotifyLocked();  // a restored lease may have ended meanwhile
+      return st;
+    }
+    ApplyDelta(delta);
+  } else if (!gone.empty() || extra) {
     if (!gone.empty()) {
       batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
     }

@@ -7,10 +7,13 @@
 // failed write leaves both disk and memory as they were.
 //
 // Locking (always in this order; never hold two queues' `mu_`):
-//   gate_  shared by sends and dead-letter inserts, exclusive for purge and
-//          delete, so those see no half-finished send.
+//   gate_  shared by sends, dead-letter inserts and standard queues'
+//          deletes, exclusive for purge and DeleteQueue, so those see no
+//          half-finished send or delete.
 //   mu_    the lease table, cursor, config and record; held by receive,
-//          delete and change-visibility across their write.
+//          change-visibility and FIFO deletes across their write. A standard
+//          queue's delete claims its leases under mu_ (takes them out of the
+//          lease table) and writes after releasing it.
 //   pending_mu_  the keys of sends not yet written and the delayed buckets;
 //          a leaf lock.
 // A dead-letter move holds the source's mu_ and try-locks the DLQ's gate_
