@@ -25,29 +25,24 @@ int DecodeChar(char c) {
 }  // namespace
 
 std::string Base64UrlEncode(std::string_view data) {
-  std::string out;
-  out.reserve((data.size() * 4 + 2) / 3);
+  const auto* in = reinterpret_cast<const unsigned char*>(data.data());
+  const size_t n = data.size();
+  std::string out((n * 4 + 2) / 3, '\0');
+  char* o = out.data();
   size_t i = 0;
-  for (; i + 3 <= data.size(); i += 3) {
-    uint32_t v = (static_cast<unsigned char>(data[i]) << 16) |
-                 (static_cast<unsigned char>(data[i + 1]) << 8) |
-                 static_cast<unsigned char>(data[i + 2]);
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(kAlphabet[(v >> 6) & 63]);
-    out.push_back(kAlphabet[v & 63]);
+  for (; i + 3 <= n; i += 3) {
+    const uint32_t v = (uint32_t{in[i]} << 16) | (uint32_t{in[i + 1]} << 8) | in[i + 2];
+    *o++ = kAlphabet[(v >> 18) & 63];
+    *o++ = kAlphabet[(v >> 12) & 63];
+    *o++ = kAlphabet[(v >> 6) & 63];
+    *o++ = kAlphabet[v & 63];
   }
-  size_t rest = data.size() - i;
-  if (rest == 1) {
-    uint32_t v = static_cast<unsigned char>(data[i]) << 16;
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-  } else if (rest == 2) {
-    uint32_t v = (static_cast<unsigned char>(data[i]) << 16) |
-                 (static_cast<unsigned char>(data[i + 1]) << 8);
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(kAlphabet[(v >> 6) & 63]);
+  const size_t rest = n - i;
+  if (rest > 0) {
+    const uint32_t v = (uint32_t{in[i]} << 16) | (rest == 2 ? uint32_t{in[i + 1]} << 8 : 0);
+    *o++ = kAlphabet[(v >> 18) & 63];
+    *o++ = kAlphabet[(v >> 12) & 63];
+    if (rest == 2) *o++ = kAlphabet[(v >> 6) & 63];
   }
   return out;
 }
@@ -55,16 +50,21 @@ std::string Base64UrlEncode(std::string_view data) {
 bool Base64UrlDecode(std::string_view text, std::string* out) {
   out->clear();
   if (text.size() % 4 == 1) return false;
+  out->resize(text.size() * 3 / 4);
+  char* o = out->data();
   uint32_t acc = 0;
   int bits = 0;
   for (char c : text) {
-    int v = DecodeChar(c);
-    if (v < 0) return false;
+    const int v = DecodeChar(c);
+    if (v < 0) {
+      out->clear();
+      return false;
+    }
     acc = (acc << 6) | static_cast<uint32_t>(v);
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xff));
+      *o++ = static_cast<char>((acc >> bits) & 0xff);
     }
   }
   // Leftover bits must be zero (canonical encoding only).
@@ -117,14 +117,16 @@ uint64_t ReceiptHandleCodec::Mac(std::string_view payload) const {
 }
 
 std::string ReceiptHandleCodec::Encode(const ReceiptHandle& h) const {
-  std::string raw;
-  raw.reserve(kPayloadSize + kMacSize);
-  raw.push_back(kVersion);
-  storage::PutBE64(&raw, h.queue_id);
-  storage::PutBE64(&raw, h.seq);
-  storage::PutLE32(&raw, h.receive_count);
-  storage::PutLE64(&raw, Mac(raw));
-  return Base64UrlEncode(raw);
+  char raw[kPayloadSize + kMacSize];
+  raw[0] = kVersion;
+  for (int b = 0; b < 8; ++b) {
+    raw[1 + b] = static_cast<char>(h.queue_id >> (56 - 8 * b));
+    raw[9 + b] = static_cast<char>(h.seq >> (56 - 8 * b));
+  }
+  for (int b = 0; b < 4; ++b) raw[17 + b] = static_cast<char>(h.receive_count >> (8 * b));
+  const uint64_t mac = Mac(std::string_view(raw, kPayloadSize));
+  for (int b = 0; b < 8; ++b) raw[kPayloadSize + b] = static_cast<char>(mac >> (8 * b));
+  return Base64UrlEncode(std::string_view(raw, sizeof raw));
 }
 
 bool ReceiptHandleCodec::Decode(std::string_view text, ReceiptHandle* out) const {

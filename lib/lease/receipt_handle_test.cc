@@ -52,5 +52,23 @@ TEST(ReceiptHandleTest, Base64UrlRoundTrip) {
   }
 }
 
+TEST(ReceiptHandleTest, EncodingIsPinned) {
+  // Handles outlive a process (clients hold them across an upgrade): these
+  // values were produced by the first release of this format.
+  ReceiptHandleCodec codec("secret");
+  EXPECT_EQ(codec.Encode({1, 2, 3}), "AQAAAAAAAAABAAAAAAAAAAIDAAAALnvVzOUTkKM");
+  EXPECT_EQ(codec.Encode({0xfedcba9876543210ULL, 123456789, 0x01020304}),
+            "Af7cuph2VDIQAAAAAAdbzRUEAwIBCm-uZnFZSVA");
+  ReceiptHandle h;
+  ASSERT_TRUE(codec.Decode("Af7cuph2VDIQAAAAAAdbzRUEAwIBCm-uZnFZSVA", &h));
+  EXPECT_EQ(h.queue_id, 0xfedcba9876543210ULL);
+  EXPECT_EQ(h.seq, 123456789u);
+  EXPECT_EQ(h.receive_count, 0x01020304u);
+  EXPECT_EQ(Base64UrlEncode("\xff\xfe\xfd\xfc"), "__79_A");
+  std::string out = "stale";
+  EXPECT_FALSE(Base64UrlDecode("abcde", &out));  // 5 characters: no byte count fits
+  EXPECT_TRUE(out.empty());
+}
+
 }  // namespace
 }  // namespace lqs::lease
