@@ -16,8 +16,7 @@ std::string FormatDouble(double v) {
   return buf;
 }
 
-void Header(std::string* out, std::string_view name, std::string_view type,
-            std::string_view help) {
+void Header(std::string* out, std::string_view name, std::string_view type, std::string_view help) {
   out->append("# HELP ").append(name).append(" ").append(help).append("\n");
   out->append("# TYPE ").append(name).append(" ").append(type).append("\n");
 }
@@ -59,8 +58,7 @@ struct QueueMetric {
 
 constexpr QueueMetric kQueueMetrics[] = {
     {"lqs_queue_messages_visible", "gauge",
-     "Messages available for retrieval (ApproximateNumberOfMessages).",
-     &lqs::QueueStats::visible},
+     "Messages available for retrieval (ApproximateNumberOfMessages).", &lqs::QueueStats::visible},
     {"lqs_queue_messages_in_flight", "gauge",
      "Messages received but not yet deleted or visible again "
      "(ApproximateNumberOfMessagesNotVisible).",
@@ -81,8 +79,7 @@ constexpr QueueMetric kQueueMetrics[] = {
      "Messages moved to the dead-letter queue after too many receives.",
      &lqs::QueueStats::moved_to_dlq_total},
     {"lqs_queue_messages_expired_total", "counter",
-     "Messages dropped at the end of their retention period.",
-     &lqs::QueueStats::expired_total},
+     "Messages dropped at the end of their retention period.", &lqs::QueueStats::expired_total},
     {"lqs_queue_messages_purged_total", "counter", "Messages removed by PurgeQueue.",
      &lqs::QueueStats::purged_total},
     {"lqs_queue_messages_redriven_total", "counter",
@@ -97,10 +94,17 @@ std::string EscapeLabelValue(std::string_view value) {
   out.reserve(value.size());
   for (const char c : value) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

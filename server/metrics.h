@@ -47,7 +47,7 @@ class Metrics {
 
  private:
   struct ActionSeries {
-    std::map<int, uint64_t> by_status;  // HTTP status -> requests
+    std::map<int, uint64_t> by_status;                // HTTP status -> requests
     std::array<uint64_t, kBuckets.size()> buckets{};  // not cumulative
     uint64_t count = 0;
     double sum = 0;
