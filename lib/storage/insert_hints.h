@@ -16,7 +16,9 @@
 // 8-byte QueuePrefix, which every domain here excludes; the FIFO, consumer
 // support, C API and engine fuzz-replay tests abort if that breaks.
 //
-// Thread safety: the transforms are immutable.
+// Thread safety: the transforms are immutable. RocksDB uses the hints only
+// when one thread inserts a write group, so Database::Open turns concurrent
+// memtable writes off.
 
 #ifndef LQS_LIB_STORAGE_INSERT_HINTS_H_
 #define LQS_LIB_STORAGE_INSERT_HINTS_H_
