@@ -1,6 +1,7 @@
 #include "lib/storage/message_reader.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -56,7 +57,8 @@ Status ReadMessages(Database* db, uint64_t qid, const std::vector<uint64_t>& seq
   if (seqs.empty()) return Status::OK();
   auto [lo, hi] = std::minmax_element(seqs.begin(), seqs.end());
   const uint64_t span = *hi - *lo + 1;
-  if (seqs.size() < 2 || span > kMaxSpanPerMessage * seqs.size()) {
+  if (seqs.size() < 2 || span > kMaxSpanPerMessage * seqs.size() ||
+      *hi == std::numeric_limits<uint64_t>::max()) {  // no key after it to bound the range
     return ReadByPointLookups(db, qid, seqs, queue_name, out);
   }
   // Visit the wanted messages in key order.

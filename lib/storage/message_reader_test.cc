@@ -4,6 +4,7 @@
 
 #include "lib/storage/message_reader.h"
 
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -73,6 +74,22 @@ TEST_F(MessageReaderTest, ScatteredUsesPointLookups) {
   ExpectRead({2, 41});  // past the end
   ExpectRead({17});
   ExpectRead({});
+}
+
+TEST_F(MessageReaderTest, LastPossibleSequenceNumber) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  rocksdb::WriteBatch batch;
+  for (uint64_t seq : {kMax - 1, kMax}) {
+    Message m;
+    m.body = "near the end " + std::to_string(seq);
+    batch.Put(db_->cf(Cf::kMessages), MessageKey(7, seq), EncodeMessage(m));
+  }
+  ASSERT_TRUE(db_->Write(&batch, false).ok());
+  std::vector<std::optional<Message>> out;
+  ASSERT_TRUE(ReadMessages(db_.get(), 7, {kMax, kMax - 1}, "q", &out).ok());
+  ASSERT_TRUE(out[0].has_value() && out[1].has_value());
+  EXPECT_EQ(out[0]->body, "near the end " + std::to_string(kMax));
+  EXPECT_EQ(out[1]->body, "near the end " + std::to_string(kMax - 1));
 }
 
 TEST_F(MessageReaderTest, CorruptRecordIsReported) {
