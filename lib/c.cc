@@ -790,6 +790,47 @@ int lqs_queue_delete_message_batch(lqs_queue_t* queue, const char* const* ids,
   });
 }
 
+int lqs_queue_delete_message_and_record(lqs_queue_t* queue, const char* receipt_handle,
+                                        const void* key, size_t key_len, int64_t ttl_seconds,
+                                        char** errptr) {
+  return Guard(errptr, [&]() -> int {
+    LQS_REQUIRE(key != nullptr || key_len == 0, "key must not be NULL");
+    const std::string k(static_cast<const char*>(key), key == nullptr ? 0 : key_len);
+    return SaveError(queue->rep->DeleteMessageAndRecord(Str(receipt_handle), k, ttl_seconds),
+                     errptr);
+  });
+}
+
+int lqs_queue_inbox_contains(lqs_queue_t* queue, const void* key, size_t key_len, int* contains,
+                             char** errptr) {
+  return Guard(errptr, [&]() -> int {
+    LQS_REQUIRE(key != nullptr || key_len == 0, "key must not be NULL");
+    LQS_REQUIRE(contains != nullptr, "contains must not be NULL");
+    const std::string k(static_cast<const char*>(key), key == nullptr ? 0 : key_len);
+    lqs::StatusOr<bool> found = queue->rep->InboxContains(k);
+    if (!found.ok()) return SaveError(found.status(), errptr);
+    *contains = *found ? 1 : 0;
+    return LQS_OK;
+  });
+}
+
+int lqs_queue_move_to_dead_letter_queue(lqs_queue_t* queue, const char* receipt_handle,
+                                        const char* const* names, const char* const* values,
+                                        size_t n, char** errptr) {
+  return Guard(errptr, [&]() -> int {
+    LQS_REQUIRE(n == 0 || (names != nullptr && values != nullptr),
+                "names and values must not be NULL when n > 0");
+    lqs::MessageAttributeMap extra;
+    for (size_t i = 0; i < n; ++i) {
+      lqs::MessageAttributeValue v;
+      v.data_type = "String";
+      v.string_value = Str(values[i]);
+      extra[Str(names[i])] = std::move(v);
+    }
+    return SaveError(queue->rep->MoveToDeadLetterQueue(Str(receipt_handle), extra), errptr);
+  });
+}
+
 int lqs_queue_change_message_visibility(lqs_queue_t* queue, const char* receipt_handle,
                                         int visibility_timeout, char** errptr) {
   return Guard(errptr, [&]() -> int {

@@ -540,6 +540,84 @@ static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
   lqs_free(err);
 }
 
+/* The idempotency inbox and the immediate dead-letter move. */
+static void test_consumer_support(lqs_t* db, lqs_clock_t* clock) {
+  char* err = NULL;
+  lqs_queue_t* dlq = NULL;
+  lqs_queue_t* work = NULL;
+  CHECK(lqs_create_queue(db, "work-dlq", NULL, NULL, 0, NULL, NULL, 0, &dlq, &err) == LQS_OK);
+  char policy[256];
+  snprintf(policy, sizeof policy, "{\"deadLetterTargetArn\":\"%s\",\"maxReceiveCount\":5}",
+           lqs_queue_arn(dlq));
+  const char* names[] = {"RedrivePolicy"};
+  const char* values[] = {policy};
+  CHECK(lqs_create_queue(db, "work", names, values, 1, NULL, NULL, 0, &work, &err) == LQS_OK);
+  for (int i = 0; i < 2; ++i) {
+    lqs_send_t* send = lqs_send_create(i == 0 ? "done" : "fails", i == 0 ? 4 : 5);
+    CHECK(lqs_queue_send_message(work, send, NULL, &err) == LQS_OK);
+    lqs_send_destroy(send);
+  }
+  lqs_receive_t* req = lqs_receive_create();
+  lqs_receive_set_max_number_of_messages(req, 10);
+  lqs_receive_add_message_attribute_name(req, "All");
+  lqs_messages_t* got = NULL;
+  CHECK(lqs_queue_receive_message(work, req, &got, &err) == LQS_OK);
+  CHECK(lqs_messages_count(got) == 2);
+  if (lqs_messages_count(got) == 2) {
+    const char* done = lqs_message_receipt_handle(lqs_messages_get(got, 0));
+    const char* fails = lqs_message_receipt_handle(lqs_messages_get(got, 1));
+    static const char kKey[] = {'j', 'o', 'b', '\0', '1'}; /* keys are bytes */
+    int contains = -1;
+    CHECK(lqs_queue_inbox_contains(work, kKey, sizeof kKey, &contains, &err) == LQS_OK);
+    CHECK(contains == 0);
+    CHECK(lqs_queue_delete_message_and_record(work, done, kKey, sizeof kKey, 0, &err) ==
+          LQS_INVALID_PARAMETER_VALUE); /* TtlSeconds */
+    CHECK(err != NULL && strstr(err, "TtlSeconds") != NULL);
+    CHECK(lqs_queue_delete_message_and_record(work, done, kKey, 0, 60, &err) ==
+          LQS_INVALID_PARAMETER_VALUE); /* empty IdempotencyKey */
+    CHECK(lqs_queue_delete_message_and_record(work, done, kKey, sizeof kKey, 60, &err) == LQS_OK);
+    CHECK(lqs_queue_inbox_contains(work, kKey, sizeof kKey, &contains, &err) == LQS_OK);
+    CHECK(contains == 1);
+    CHECK(lqs_queue_inbox_contains(work, kKey, 3, &contains, &err) == LQS_OK); /* "job" */
+    CHECK(contains == 0);
+
+    const char* attr_names[] = {"lqs.Error"};
+    const char* attr_values[] = {"boom"};
+    CHECK(lqs_queue_move_to_dead_letter_queue(dlq, fails, NULL, NULL, 0, &err) ==
+          LQS_RECEIPT_HANDLE_IS_INVALID); /* a handle of another queue */
+    CHECK(lqs_queue_move_to_dead_letter_queue(work, fails, attr_names, NULL, 1, &err) ==
+          LQS_INVALID_PARAMETER_VALUE); /* values missing */
+    CHECK(lqs_queue_move_to_dead_letter_queue(work, fails, attr_names, attr_values, 1, &err) ==
+          LQS_OK);
+    lqs_messages_t* dead = NULL;
+    CHECK(lqs_queue_receive_message(dlq, req, &dead, &err) == LQS_OK);
+    CHECK(lqs_messages_count(dead) == 1);
+    if (lqs_messages_count(dead) == 1) {
+      const lqs_message_t* m = lqs_messages_get(dead, 0);
+      size_t len = 0;
+      CHECK(memcmp(lqs_message_body(m, &len), "fails", 5) == 0 && len == 5);
+      CHECK(lqs_message_attribute_count(m) == 1);
+      CHECK(streq(lqs_message_attribute_name(m, 0), "lqs.Error"));
+      CHECK(streq(lqs_message_attribute_string_value(m, 0), "boom"));
+    }
+    lqs_messages_destroy(dead);
+  }
+  lqs_messages_destroy(got);
+  lqs_receive_destroy(req);
+
+  /* Records expire by the database's clock. */
+  lqs_clock_advance_seconds(clock, 61);
+  int contains = -1;
+  static const char kKey2[] = {'j', 'o', 'b', '\0', '1'};
+  CHECK(lqs_queue_inbox_contains(work, kKey2, sizeof kKey2, &contains, &err) == LQS_OK);
+  CHECK(contains == 0);
+  CHECK(lqs_queue_inbox_contains(work, NULL, 0, &contains, &err) == LQS_INVALID_PARAMETER_VALUE);
+
+  lqs_queue_destroy(work);
+  lqs_queue_destroy(dlq);
+  lqs_free(err);
+}
+
 static void test_close_and_reopen(const char* path, lqs_clock_t* clock) {
   char* err = NULL;
   lqs_t* db = open_db(path, clock);
@@ -580,6 +658,7 @@ int main(int argc, char** argv) {
     test_catalogue(db);
     test_messages(db, clock);
     test_dead_letter_and_move_tasks(db, clock);
+    test_consumer_support(db, clock);
     char* err = NULL;
     CHECK(lqs_close(db, &err) == LQS_OK);
     lqs_free(err);

@@ -543,6 +543,40 @@ LQS_C_EXPORT int lqs_queue_change_message_visibility_batch(
  * (a purge less than 60 s ago), LQS_QUEUE_DOES_NOT_EXIST. */
 LQS_C_EXPORT int lqs_queue_purge(lqs_queue_t* queue, char** errptr);
 
+/* ---- Consumer support (lqs extensions; no SQS action maps to these) ------ */
+
+/* The idempotency inbox (lqs::Queue::DeleteMessageAndRecord): deletes the
+ * message `receipt_handle` names and records `key` (key_len 1..512 arbitrary
+ * bytes) for ttl_seconds (1..1209600) in one atomic write, so that a
+ * consumer can skip work it already did when a message comes again. A
+ * message already gone is not an error (the key is still recorded).
+ * PurgeQueue keeps the records; DeleteQueue drops them. Errors: those of
+ * lqs_queue_delete_message; LQS_INVALID_PARAMETER_VALUE naming
+ * IdempotencyKey or TtlSeconds. */
+LQS_C_EXPORT int lqs_queue_delete_message_and_record(lqs_queue_t* queue,
+                                                     const char* receipt_handle,
+                                                     const void* key, size_t key_len,
+                                                     int64_t ttl_seconds, char** errptr);
+
+/* *contains = 1 when `key` is recorded and its record has not expired (by
+ * the database's clock), else 0. Errors: LQS_INVALID_PARAMETER_VALUE
+ * (IdempotencyKey empty or over 512 bytes), LQS_QUEUE_DOES_NOT_EXIST. */
+LQS_C_EXPORT int lqs_queue_inbox_contains(lqs_queue_t* queue, const void* key,
+                                          size_t key_len, int* contains, char** errptr);
+
+/* Moves the leased message `receipt_handle` names to the queue's dead-letter
+ * queue at once, whatever its receive count (lqs::Queue::
+ * MoveToDeadLetterQueue), adding n String message attributes
+ * names[i] = values[i] (n may be 0; they overwrite same-named ones).
+ * Errors: LQS_RECEIPT_HANDLE_IS_INVALID; LQS_INVALID_PARAMETER_VALUE (no
+ * RedrivePolicy, message gone or its lease ended, a bad attribute);
+ * LQS_QUEUE_DOES_NOT_EXIST. */
+LQS_C_EXPORT int lqs_queue_move_to_dead_letter_queue(lqs_queue_t* queue,
+                                                     const char* receipt_handle,
+                                                     const char* const* names,
+                                                     const char* const* values, size_t n,
+                                                     char** errptr);
+
 /* ---- Attributes, tags, permissions --------------------------------------- */
 
 /* The attributes named (names from SQS, or "All"); n == 0 gives an empty
