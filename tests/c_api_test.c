@@ -450,17 +450,29 @@ static void test_long_poll(lqs_t* db) {
   lqs_free(err);
 }
 
+/* Creates queue `dlq_name`, then queue `name` whose RedrivePolicy names it
+ * with `max_receive_count` and whose VisibilityTimeout is `visibility` (NULL:
+ * the default). */
+static void create_with_dead_letter_queue(lqs_t* db, const char* name, const char* dlq_name,
+                                          int max_receive_count, const char* visibility,
+                                          lqs_queue_t** queue, lqs_queue_t** dlq) {
+  char* err = NULL;
+  CHECK(lqs_create_queue(db, dlq_name, NULL, NULL, 0, NULL, NULL, 0, dlq, &err) == LQS_OK);
+  char policy[256];
+  snprintf(policy, sizeof policy, "{\"deadLetterTargetArn\":\"%s\",\"maxReceiveCount\":%d}",
+           lqs_queue_arn(*dlq), max_receive_count);
+  const char* names[] = {"RedrivePolicy", "VisibilityTimeout"};
+  const char* values[] = {policy, visibility};
+  CHECK(lqs_create_queue(db, name, names, values, visibility != NULL ? 2 : 1, NULL, NULL, 0,
+                         queue, &err) == LQS_OK);
+  lqs_free(err);
+}
+
 static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
   char* err = NULL;
   lqs_queue_t* dlq = NULL;
   lqs_queue_t* src = NULL;
-  CHECK(lqs_create_queue(db, "dlq", NULL, NULL, 0, NULL, NULL, 0, &dlq, &err) == LQS_OK);
-  char policy[256];
-  snprintf(policy, sizeof policy, "{\"deadLetterTargetArn\":\"%s\",\"maxReceiveCount\":1}",
-           lqs_queue_arn(dlq));
-  const char* names[] = {"RedrivePolicy", "VisibilityTimeout"};
-  const char* values[] = {policy, "1"};
-  CHECK(lqs_create_queue(db, "src", names, values, 2, NULL, NULL, 0, &src, &err) == LQS_OK);
+  create_with_dead_letter_queue(db, "src", "dlq", 1, "1", &src, &dlq);
 
   lqs_strlist_t* sources = NULL;
   char* token = NULL;
@@ -545,13 +557,7 @@ static void test_consumer_support(lqs_t* db, lqs_clock_t* clock) {
   char* err = NULL;
   lqs_queue_t* dlq = NULL;
   lqs_queue_t* work = NULL;
-  CHECK(lqs_create_queue(db, "work-dlq", NULL, NULL, 0, NULL, NULL, 0, &dlq, &err) == LQS_OK);
-  char policy[256];
-  snprintf(policy, sizeof policy, "{\"deadLetterTargetArn\":\"%s\",\"maxReceiveCount\":5}",
-           lqs_queue_arn(dlq));
-  const char* names[] = {"RedrivePolicy"};
-  const char* values[] = {policy};
-  CHECK(lqs_create_queue(db, "work", names, values, 1, NULL, NULL, 0, &work, &err) == LQS_OK);
+  create_with_dead_letter_queue(db, "work", "work-dlq", 5, NULL, &work, &dlq);
   for (int i = 0; i < 2; ++i) {
     lqs_send_t* send = lqs_send_create(i == 0 ? "done" : "fails", i == 0 ? 4 : 5);
     CHECK(lqs_queue_send_message(work, send, NULL, &err) == LQS_OK);
