@@ -1090,31 +1090,32 @@ StatusOr<BatchResult> QueueImpl::DeleteMessagesWith(
     st = also(&batch, now);
     if (!st.ok()) return st;
   }
-  if (write_unlocked && !gone.empty()) {
-    batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
-    // Claimed: no receive, retention sweep or visibility change sees them
-    // now. (A second delete of the same message meanwhile finds no lease and
-    // succeeds, as a repeated delete does.)
-    for (uint64_t seq : gone) ForgetLeaseLocked(seq);
-    lock.unlock();
-    st = db->Write(&batch, /*must_sync=*/false);
-    if (!st.ok()) {
-      lock.lock();
-      for (const auto& [seq, lease] : claimed) leases_.Put(seq, lease);
-      NotifyLocked();  // a restored lease may have ended meanwhile
-      return st;
-    }
-    ApplyDelta(delta);
-  } else if (!gone.empty() || extra) {
+  if (!gone.empty() || extra) {
     if (!gone.empty()) {
       batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
     }
+    if (write_unlocked) {
+      // Claimed: no receive, retention sweep or visibility change sees them
+      // now. (A second delete of the same message meanwhile finds no lease
+      // and succeeds, as a repeated delete does.)
+      for (uint64_t seq : gone) ForgetLeaseLocked(seq);
+      lock.unlock();
+    }
     st = db->Write(&batch, /*must_sync=*/false);
-    if (!st.ok()) return st;
-    for (uint64_t seq : gone) ForgetLeaseLocked(seq);
+    if (!st.ok()) {
+      if (write_unlocked) {
+        lock.lock();
+        for (const auto& [seq, lease] : claimed) leases_.Put(seq, lease);
+        NotifyLocked();  // a restored lease may have ended meanwhile
+      }
+      return st;
+    }
+    if (!write_unlocked) {
+      for (uint64_t seq : gone) ForgetLeaseLocked(seq);
+    }
     ApplyDelta(delta);
-    // FIFO: a delete unlocks its group, whose next message may be what a
-    // parked long poll waits for.
+    // FIFO (whose deletes keep mu_): a delete unlocks its group, whose next
+    // message may be what a parked long poll waits for.
     if (fifo_ && !gone.empty()) NotifyLocked();
   }
   for (const auto& [id, seq] : targets) out.successful.push_back(*id);
