@@ -2,10 +2,11 @@
 # that is not registered with CTest never runs (see the check at the bottom).
 
 set(LQS_API_TESTS
+  lib/api/md5_test.cc
   lib/api/message_rules_test.cc
   lib/api/queue_config_test.cc)
 add_executable(lqs_api_test ${LQS_API_TESTS})
-target_link_libraries(lqs_api_test PRIVATE lqs_api GTest::gtest_main)
+target_link_libraries(lqs_api_test PRIVATE lqs_api OpenSSL::Crypto GTest::gtest_main)
 target_compile_options(lqs_api_test PRIVATE ${LQS_WARNINGS})
 gtest_discover_tests(lqs_api_test DISCOVERY_TIMEOUT 60)
 

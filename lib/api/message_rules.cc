@@ -56,31 +56,26 @@ Status InvalidValue(std::string_view value, std::string_view name, std::string_v
 }
 
 // OpenSSL 3 looks an algorithm up on every EVP_Digest call, which costs
-// more than hashing a small message; fetch each once and keep a context per
-// thread instead.
-enum class Algorithm { kMd5, kSha256 };
-
-std::string DigestHex(Algorithm algorithm, std::string_view data) {
-  static EVP_MD* const kMd5 = EVP_MD_fetch(nullptr, "MD5", nullptr);
+// more than hashing a small message; fetch it once and keep a context per
+// thread instead. (MD5, computed once per message sent, is in md5.cc.)
+std::string Sha256HexDigest(std::string_view data) {
   static EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
   struct CtxDeleter {
     void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
   };
   thread_local std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
-  const EVP_MD* md = algorithm == Algorithm::kMd5 ? kMd5 : kSha256;
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
-  if (md == nullptr || !ctx || EVP_DigestInit_ex2(ctx.get(), md, nullptr) != 1 ||
+  if (kSha256 == nullptr || !ctx || EVP_DigestInit_ex2(ctx.get(), kSha256, nullptr) != 1 ||
       EVP_DigestUpdate(ctx.get(), data.data(), data.size()) != 1 ||
       EVP_DigestFinal_ex(ctx.get(), digest.data(), &length) != 1) {
     return std::string();
   }
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(length * 2);
+  std::string hex(static_cast<size_t>(length) * 2, '\0');
   for (unsigned int i = 0; i < length; ++i) {
-    hex.push_back(kHex[digest[i] >> 4]);
-    hex.push_back(kHex[digest[i] & 0x0f]);
+    hex[2 * i] = kHex[digest[i] >> 4];
+    hex[2 * i + 1] = kHex[digest[i] & 0x0f];
   }
   return hex;
 }
@@ -420,9 +415,7 @@ std::string RangeReason(int64_t low, int64_t high) {
 
 }  // namespace
 
-std::string Md5Hex(std::string_view data) { return DigestHex(Algorithm::kMd5, data); }
-
-std::string Sha256Hex(std::string_view data) { return DigestHex(Algorithm::kSha256, data); }
+std::string Sha256Hex(std::string_view data) { return Sha256HexDigest(data); }
 
 Status ValidateMessageAttribute(const std::string& name, const MessageAttributeValue& value) {
   return ValidateUserAttribute(name, value);

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/api/md5.h"  // Md5Hex
 #include "lib/api/queue_config.h"
 #include "lqs/status.h"
 #include "lqs/types.h"
@@ -21,9 +22,6 @@ namespace lqs::api {
 // The fixed service limit on the sum of a batch's message sizes.
 inline constexpr int64_t kMaxBatchBytes = 1048576;
 inline constexpr int kMaxBatchEntries = 10;
-
-// Lower-case hex MD5 of `data` (32 chars).
-std::string Md5Hex(std::string_view data);
 
 // Lower-case hex SHA-256 of `data` (64 chars; FIFO content-based dedup ids).
 std::string Sha256Hex(std::string_view data);
