@@ -7,6 +7,7 @@
 #include <clocale>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <cwctype>
 #include <memory>
 #include <optional>
@@ -448,8 +449,29 @@ int64_t MessageSize(const SendMessageRequest& request) {
   return size;
 }
 
+namespace {
+
+// True when all eight bytes of `word` are 0x20-0x7F: no byte has its top bit
+// set, and none is below 0x20 (subtracting 0x20 from each byte borrows, and
+// sets the top bit, exactly at the lowest byte that is below it).
+bool AllPrintableAscii(uint64_t word) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+  return ((word | (word - kOnes * 0x20)) & kHighBits) == 0;
+}
+
+}  // namespace
+
 bool IsValidMessageText(std::string_view text) {
   size_t pos = 0;
+  // Printable ASCII eight bytes at a time; anything else (tabs, line breaks,
+  // multi-byte characters) is checked byte by byte below.
+  while (text.size() - pos >= 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, text.data() + pos, sizeof(word));
+    if (!AllPrintableAscii(word)) break;
+    pos += 8;
+  }
   while (pos < text.size()) {
     // ASCII, the usual case, byte by byte: #x9, #xA, #xD and #x20-#x7F.
     const auto b = static_cast<unsigned char>(text[pos]);

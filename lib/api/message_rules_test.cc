@@ -280,6 +280,23 @@ TEST(IsValidMessageTextTest, EveryAsciiByteAloneAndAmongOthers) {
   EXPECT_FALSE(IsValidMessageText("plain text, then \xef\xbf\xbe"));  // U+FFFE
 }
 
+// The eight-bytes-at-a-time path: every byte value in every lane of the
+// first and the second word, inside otherwise printable text.
+TEST(IsValidMessageTextTest, EveryByteInEveryLaneOfTheWordPath) {
+  for (int b = 0; b < 0x100; ++b) {
+    // Alone, a byte from 0x80 up is a malformed UTF-8 sequence.
+    const bool valid = b == 0x9 || b == 0xA || b == 0xD || (b >= 0x20 && b < 0x80);
+    for (size_t lane = 0; lane < 16; ++lane) {
+      std::string text(19, 'x');
+      text[lane] = static_cast<char>(b);
+      EXPECT_EQ(IsValidMessageText(text), valid) << "byte " << b << " at " << lane;
+    }
+  }
+  EXPECT_TRUE(IsValidMessageText(std::string(64, '\x7f')));
+  EXPECT_TRUE(IsValidMessageText(std::string(64, ' ')));
+  EXPECT_TRUE(IsValidMessageText("12345678\xc3\xa9" + std::string(20, '~')));
+}
+
 TEST(IsValidMessageTextTest, RejectsNonCharacters) {
   EXPECT_FALSE(IsValidMessageText("\xef\xbf\xbe"));  // U+FFFE
   EXPECT_FALSE(IsValidMessageText("\xef\xbf\xbf"));  // U+FFFF
