@@ -11,6 +11,7 @@ target_compile_options(lqs_api_test PRIVATE ${LQS_WARNINGS})
 gtest_discover_tests(lqs_api_test DISCOVERY_TIMEOUT 60)
 
 set(LQS_ENGINE_TESTS
+  lib/engine/ids_test.cc
   lib/storage/keys_test.cc
   lib/storage/message_reader_test.cc
   lib/lease/receipt_handle_test.cc

@@ -9,23 +9,26 @@ std::string NewMessageId() {
   const uint64_t hi = (rng() & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
   const uint64_t lo = (rng() & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
-  auto put = [&](uint64_t v, int from_nibble, int count) {
+  // 8-4-4-4-12 hex digits: hi's 16 nibbles, then lo's.
+  char out[36];
+  size_t at = 0;
+  auto put = [&](uint64_t v, int count) {
     for (int i = 0; i < count; ++i) {
-      out.push_back(kHex[(v >> (4 * (15 - from_nibble - i))) & 0xf]);
+      out[at++] = kHex[v >> 60];
+      v <<= 4;
     }
+    return v;
   };
-  put(hi, 0, 8);
-  out.push_back('-');
-  put(hi, 8, 4);
-  out.push_back('-');
-  put(hi, 12, 4);
-  out.push_back('-');
-  put(lo, 0, 4);
-  out.push_back('-');
-  put(lo, 4, 12);
-  return out;
+  uint64_t rest = put(hi, 8);
+  out[at++] = '-';
+  rest = put(rest, 4);
+  out[at++] = '-';
+  put(rest, 4);
+  out[at++] = '-';
+  rest = put(lo, 4);
+  out[at++] = '-';
+  put(rest, 12);
+  return std::string(out, sizeof(out));
 }
 
 std::string RandomBytes(size_t n) {
