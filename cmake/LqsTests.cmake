@@ -14,6 +14,7 @@ set(LQS_ENGINE_TESTS
   lib/engine/ids_test.cc
   lib/storage/keys_test.cc
   lib/storage/message_reader_test.cc
+  lib/storage/records_test.cc
   lib/lease/receipt_handle_test.cc
   tests/catalog_test.cc
   tests/message_test.cc

@@ -1,8 +1,9 @@
 #include "lib/storage/records.h"
 
-#include <flatbuffers/flatbuffers.h>
-
 #include <cstdint>
+#include <vector>
+
+#include <flatbuffers/flatbuffers.h>
 
 #include "lib/storage/keys.h"
 #include "lib/storage/records_generated.h"
@@ -13,13 +14,10 @@ namespace {
 constexpr char kVisibleVersion = 1;
 constexpr char kLeaseVersion = 1;
 
-std::string Str(const flatbuffers::String* s) {
-  return s == nullptr ? std::string() : s->str();
-}
+std::string Str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
 
 std::string Finish(flatbuffers::FlatBufferBuilder& fbb) {
-  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()),
-                     fbb.GetSize());
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }
 
 // Flatbuffers read scalars in place, so a buffer must be 8-byte aligned;
@@ -31,8 +29,7 @@ const T* VerifiedRoot(std::string_view data, std::string* aligned) {
     aligned->assign(data.data(), data.size());
     data = *aligned;
   }
-  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(data.data()),
-                                 data.size());
+  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(data.data()), data.size());
   if (!verifier.VerifyBuffer<T>(nullptr)) return nullptr;
   return flatbuffers::GetRoot<T>(data.data());
 }
@@ -48,9 +45,8 @@ flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> KeyV
   return fbb.CreateVector(out);
 }
 
-void ReadKeyValues(
-    const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* kvs,
-    std::vector<std::pair<std::string, std::string>>* out) {
+void ReadKeyValues(const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* kvs,
+                   std::vector<std::pair<std::string, std::string>>* out) {
   out->clear();
   if (kvs == nullptr) return;
   for (const fb::KeyValue* kv : *kvs) out->emplace_back(Str(kv->key()), Str(kv->value()));
@@ -59,27 +55,43 @@ void ReadKeyValues(
 }  // namespace
 
 std::string EncodeMessage(const Message& m) {
-  flatbuffers::FlatBufferBuilder fbb(256 + m.body.size());
-  std::vector<flatbuffers::Offset<fb::Attribute>> attrs;
-  attrs.reserve(m.attributes.size());
-  for (const auto& [name, value] : m.attributes) {
-    auto bin = fbb.CreateVector(reinterpret_cast<const uint8_t*>(value.binary_value.data()),
-                                value.binary_value.size());
-    attrs.push_back(fb::CreateAttribute(fbb, fbb.CreateString(name),
-                                        fbb.CreateString(value.data_type),
-                                        fbb.CreateString(value.string_value), bin));
+  // One builder per thread, reused: a send encodes one record per message.
+  // Its buffer is released after an unusually large record so that a thread
+  // does not keep a megabyte for one big message.
+  thread_local flatbuffers::FlatBufferBuilder fbb(1024);
+  constexpr size_t kKeptBufferBytes = 64 << 10;
+  fbb.Clear();
+  // Empty strings are left out of the record (a missing field reads as "",
+  // DecodeMessage's Str()); the id and the body are always written.
+  auto optional_string = [](const std::string& s) {
+    return s.empty() ? flatbuffers::Offset<flatbuffers::String>() : fbb.CreateString(s);
+  };
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Attribute>>> attrs_off;
+  if (!m.attributes.empty()) {
+    std::vector<flatbuffers::Offset<fb::Attribute>> attrs;
+    attrs.reserve(m.attributes.size());
+    for (const auto& [name, value] : m.attributes) {
+      flatbuffers::Offset<flatbuffers::Vector<uint8_t>> bin;
+      if (!value.binary_value.empty()) {
+        bin = fbb.CreateVector(reinterpret_cast<const uint8_t*>(value.binary_value.data()),
+                               value.binary_value.size());
+      }
+      attrs.push_back(fb::CreateAttribute(fbb, fbb.CreateString(name),
+                                          fbb.CreateString(value.data_type),
+                                          optional_string(value.string_value), bin));
+    }
+    attrs_off = fbb.CreateVector(attrs);
   }
-  auto attrs_off = fbb.CreateVector(attrs);
   auto id = fbb.CreateString(m.message_id);
   auto body = fbb.CreateString(m.body);
-  auto md5 = fbb.CreateString(m.md5_of_body);
-  auto md5a = fbb.CreateString(m.md5_of_attributes);
-  auto trace = fbb.CreateString(m.aws_trace_header);
-  auto group = fbb.CreateString(m.message_group_id);
-  auto dedup = fbb.CreateString(m.message_deduplication_id);
-  auto seqnum = fbb.CreateString(m.sequence_number);
-  auto sender = fbb.CreateString(m.sender_id);
-  auto dlq = fbb.CreateString(m.dead_letter_source_arn);
+  auto md5 = optional_string(m.md5_of_body);
+  auto md5a = optional_string(m.md5_of_attributes);
+  auto trace = optional_string(m.aws_trace_header);
+  auto group = optional_string(m.message_group_id);
+  auto dedup = optional_string(m.message_deduplication_id);
+  auto seqnum = optional_string(m.sequence_number);
+  auto sender = optional_string(m.sender_id);
+  auto dlq = optional_string(m.dead_letter_source_arn);
   fb::MessageRecordBuilder b(fbb);
   b.add_message_id(id);
   b.add_body(body);
@@ -94,7 +106,9 @@ std::string EncodeMessage(const Message& m) {
   b.add_sender_id(sender);
   b.add_dead_letter_source_arn(dlq);
   fbb.Finish(b.Finish());
-  return Finish(fbb);
+  std::string record = Finish(fbb);
+  if (fbb.GetSize() > kKeptBufferBytes) fbb.Reset();
+  return record;
 }
 
 Status DecodeMessage(std::string_view data, std::string_view where, Message* out) {
