@@ -2,9 +2,6 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
-#include <rocksdb/filter_policy.h>
-#include <rocksdb/table.h>
-#include <rocksdb/utilities/table_properties_collectors.h>
 #include <rocksdb/write_batch.h>
 
 #include <array>
@@ -14,6 +11,7 @@
 #include <cstring>
 
 #include "lib/storage/counters.h"
+#include "lib/storage/database.h"
 #include "lib/storage/keys.h"
 #include "lib/fifo/dedup_table.h"
 #include "lib/storage/records.h"
@@ -26,46 +24,21 @@ constexpr uint64_t kQid = 1;
 constexpr int kNumCf = static_cast<int>(Cf::kCount);
 constexpr char kMetaKey[] = "bench-ceiling-state";
 
-// Mirrors CfOptions() in lib/storage/database.cc.
-rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
-                                       const std::shared_ptr<rocksdb::Cache>& cache) {
-  rocksdb::ColumnFamilyOptions cf;
-  cf.write_buffer_size = static_cast<size_t>(options.write_buffer_bytes);
-  rocksdb::BlockBasedTableOptions table;
-  table.block_cache = cache;
-  table.cache_index_and_filter_blocks = true;
-  table.pin_l0_filter_and_index_blocks_in_cache = true;
-  if (which == Cf::kMessages || which == Cf::kInflight || which == Cf::kCatalog ||
-      which == Cf::kCounters) {
-    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-  }
-  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  if (which == Cf::kCounters) cf.merge_operator = storage::NewCounterMergeOperator();
-  if (which != Cf::kCatalog && which != Cf::kCounters) {
-    cf.table_properties_collector_factories.emplace_back(
-        rocksdb::NewCompactOnDeletionCollectorFactory(4096, 2048, 0.5));
-  }
-  cf.level_compaction_dynamic_level_bytes = true;
-  return cf;
-}
-
 class Ceiling final : public QueueSystem {
  public:
   bool Init(const SystemConfig& config) {
     config_ = config;
-    const Options defaults;  // lqs's default tuning
-    rocksdb::DBOptions db_options;
-    db_options.create_if_missing = true;
-    db_options.create_missing_column_families = true;
-    db_options.max_background_jobs = 2;
-    db_options.bytes_per_sync = 1 << 20;
-    db_options.keep_log_file_num = 3;
-    db_options.max_total_wal_size = 64 << 20;
+    // lqs's default tuning, in this workload's durability mode: the same
+    // RocksDB options as Database::Open (lib/storage/database.h).
+    Options defaults;
+    defaults.durability = config.durability;
+    rocksdb::DBOptions db_options = storage::DatabaseOptionsFor(defaults);
     auto cache = rocksdb::NewLRUCache(static_cast<size_t>(defaults.block_cache_bytes));
     std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
     for (int i = 0; i < kNumCf; ++i) {
       Cf which = static_cast<Cf>(i);
-      descriptors.emplace_back(storage::CfName(which), CfOptions(which, defaults, cache));
+      descriptors.emplace_back(storage::CfName(which),
+                               storage::ColumnFamilyOptionsFor(which, defaults, cache));
     }
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;

@@ -29,8 +29,10 @@ bool IsLockError(const rocksdb::Status& s) {
          (text.find("lock") != std::string::npos || text.find("LOCK") != std::string::npos);
 }
 
-rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
-                                       const std::shared_ptr<rocksdb::Cache>& cache) {
+}  // namespace
+
+rocksdb::ColumnFamilyOptions ColumnFamilyOptionsFor(Cf which, const Options& options,
+                                                    const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = static_cast<size_t>(options.write_buffer_bytes);
   rocksdb::BlockBasedTableOptions table;
@@ -46,9 +48,13 @@ rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   if (which == Cf::kCounters) {
     cf.merge_operator = NewCounterMergeOperator();
-    // Every state change merges into its queue's counter key: fold operands
-    // in the memtable so that flushes do not replay hundreds of thousands.
-    cf.max_successive_merges = 64;
+    // Every state change merges into its queue's counter key. The operands
+    // are folded at flush (and by the one Get at queue load), not at every
+    // merge: max_successive_merges would search the key's run of operands in
+    // the memtable on each write, an eighth of a single send's CPU in lqsd.
+    // A 1M-lifecycle run keeps its last tenth as fast as its first with the
+    // folding left to the flushes (docs/performance.md, fifth session).
+    cf.max_successive_merges = 0;
   }
   // Memtable insert hints per stream of ordered keys (see insert_hints.h).
   cf.memtable_insert_with_hint_prefix_extractor = InsertHintPrefix(which);
@@ -63,18 +69,15 @@ rocksdb::ColumnFamilyOptions CfOptions(Cf which, const Options& options,
                                                       /*ratio=*/0.5));
   }
   cf.level_compaction_dynamic_level_bytes = true;
+  // Flushes write L0 uncompressed: most of a queue's records are deleted
+  // within minutes, so compressing them at flush is CPU spent on data that
+  // compaction drops (8% of lqsd's instructions in a send-only run). Compaction
+  // compresses what lives on, from the base level down.
+  cf.compression_per_level = {rocksdb::kNoCompression, rocksdb::kSnappyCompression};
   return cf;
 }
 
-}  // namespace
-
-StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocksdb::Env* env) {
-  if (options.path.empty()) {
-    return Status(ErrorCode::kInvalidParameterValue, "Options::path is empty");
-  }
-  std::unique_ptr<Database> d(new Database());
-  d->options_ = options;
-
+rocksdb::DBOptions DatabaseOptionsFor(const Options& options) {
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options.create_if_missing;
   // Databases created before a column family existed (e.g. `inbox`) gain it
@@ -93,13 +96,24 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocks
   // would disagree after a crash (a message in no state, or two): flush them
   // together. With the log, recovery replays it and keeps them consistent.
   db_options.atomic_flush = options.durability == Durability::kNone;
+  return db_options;
+}
+
+StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocksdb::Env* env) {
+  if (options.path.empty()) {
+    return Status(ErrorCode::kInvalidParameterValue, "Options::path is empty");
+  }
+  std::unique_ptr<Database> d(new Database());
+  d->options_ = options;
+
+  rocksdb::DBOptions db_options = DatabaseOptionsFor(options);
   if (env != nullptr) db_options.env = env;
 
   auto cache = rocksdb::NewLRUCache(static_cast<size_t>(options.block_cache_bytes));
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (int i = 0; i < static_cast<int>(Cf::kCount); ++i) {
     Cf which = static_cast<Cf>(i);
-    descriptors.emplace_back(CfName(which), CfOptions(which, options, cache));
+    descriptors.emplace_back(CfName(which), ColumnFamilyOptionsFor(which, options, cache));
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;

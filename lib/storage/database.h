@@ -33,6 +33,14 @@ namespace lqs::storage {
 // Converts a RocksDB status; `context` says what lqs was doing.
 Status FromRocks(const rocksdb::Status& s, std::string_view context);
 
+// The RocksDB options lqs opens its database with, for `options`: the
+// database's and each column family's (`cache` is the shared block cache).
+// Database::Open uses them; so does bench/'s raw-RocksDB ceiling, so that it
+// measures the same storage configuration.
+rocksdb::DBOptions DatabaseOptionsFor(const Options& options);
+rocksdb::ColumnFamilyOptions ColumnFamilyOptionsFor(Cf which, const Options& options,
+                                                    const std::shared_ptr<rocksdb::Cache>& cache);
+
 class Database {
  public:
   // Opens or creates the database at options.path. `env` (optional) lets
