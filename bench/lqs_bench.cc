@@ -55,7 +55,8 @@
 //               backlog with 10k in flight, and Broker::Open time and peak RSS
 //               of reopening it, each in its own child process
 //   fifo        the FIFO rows above, and idle group memory: live heap
-//               (mallinfo2 after malloc_trim) after sending 100k (--quick:
+//               (jemalloc's stats.allocated after purging, or mallinfo2 after
+//               malloc_trim) after sending 100k (--quick:
 //               20k) messages over 100k groups and draining them, against a
 //               control with the same messages in one group (child processes)
 //   targets     each target of issue #3 evaluated from this run: MET / NOT MET

@@ -319,7 +319,8 @@ void PrintTable(std::FILE* out, const Report& r) {
   }
   if (!r.fifo_idle.empty()) {
     std::fprintf(out,
-                 "\nFIFO idle groups (lqs; child process; live heap = mallinfo2 after malloc_trim)\n");
+                 "\nFIFO idle groups (lqs; child process; live heap after purging: jemalloc's "
+                 "stats.allocated, or mallinfo2)\n");
     std::fprintf(out, "%-9s %9s %13s %13s %14s %11s %9s\n", "messages", "groups", "heap_before_MB",
                  "heap_queued_MB", "heap_drained_MB", "rss_drn_MB", "seconds");
     for (const FifoIdleResult& f : r.fifo_idle) {

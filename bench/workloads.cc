@@ -1,5 +1,6 @@
 #include "bench/workloads.h"
 
+#include <dlfcn.h>
 #include <malloc.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -515,8 +516,29 @@ FifoIdleResult RunFifoIdle(int64_t messages, int64_t groups, const std::string& 
 
 namespace {
 
-// Live heap bytes after returning free memory to the system.
+// jemalloc's control interface when lqs_bench runs on jemalloc (it links it
+// when installed, see the top-level CMakeLists.txt), else null.
+using MallctlFn = int (*)(const char*, void*, size_t*, void*, size_t);
+MallctlFn Mallctl() {
+  static const auto fn = reinterpret_cast<MallctlFn>(dlsym(RTLD_DEFAULT, "mallctl"));
+  return fn;
+}
+
+// Live heap bytes after returning free memory to the system: jemalloc's
+// stats.allocated after purging every arena, or glibc's mallinfo2 after
+// malloc_trim.
 int64_t LiveHeap() {
+  if (MallctlFn mallctl = Mallctl()) {
+    mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);  // MALLCTL_ARENAS_ALL
+    uint64_t epoch = 1;
+    size_t length = sizeof(epoch);
+    mallctl("epoch", &epoch, &length, &epoch, length);  // refreshes the statistics
+    size_t allocated = 0;
+    length = sizeof(allocated);
+    if (mallctl("stats.allocated", &allocated, &length, nullptr, 0) == 0) {
+      return static_cast<int64_t>(allocated);
+    }
+  }
   malloc_trim(0);
   const struct mallinfo2 mi = mallinfo2();
   return static_cast<int64_t>(mi.uordblks + mi.hblkhd);

@@ -97,14 +97,15 @@ MemoryResult RunMemory(int64_t backlog, int64_t inflight, const std::string& dir
 
 // Idle FIFO group memory, in a child process: send `messages` (100 B, batch
 // 10) round-robin over `groups` message groups, receive and delete them all,
-// then read the live heap (mallinfo2) and RSS after malloc_trim. Run with
+// then read the live heap and RSS after returning free memory to the system
+// (jemalloc's stats.allocated, or glibc's mallinfo2 after malloc_trim). Run with
 // groups = messages and with groups = 1 (the control: same messages, same
 // dedup ids, same keys sizes), the difference is what idle groups keep.
 struct FifoIdleResult {
   bool ok = false;
   int64_t messages = 0;
   int64_t groups = 0;
-  int64_t heap_before = 0;   // bytes in use (mallinfo2 uordblks + hblkhd)
+  int64_t heap_before = 0;   // bytes in use (see LiveHeap in workloads.cc)
   int64_t heap_queued = 0;   // all messages sent, none received
   int64_t heap_drained = 0;  // all received and deleted
   int64_t rss_before_kb = 0, rss_queued_kb = 0, rss_drained_kb = 0;

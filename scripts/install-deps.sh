@@ -9,7 +9,7 @@ PACKAGES=(
   librocksdb-dev libflatbuffers-dev flatbuffers-compiler libabsl-dev
   libssl-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
-  libcli11-dev libboost-dev
+  libcli11-dev libboost-dev libjemalloc-dev
   python3-dev pybind11-dev python3-pytest python3-boto3 python3-setuptools
   awscli
   clang libclang-rt-14-dev
