@@ -3,9 +3,10 @@
 // a checksum, and so does lqs.
 //
 // lqs computes one digest per message sent, usually of a short body; OpenSSL's
-// EVP interface spends more on its provider dispatch than on hashing such a
-// body, so the digest is computed here. md5_test.cc checks it against RFC
-// 1321's test suite and against OpenSSL for every length up to several blocks.
+// EVP interface spends about as much on its provider dispatch as on hashing
+// such a body, so the digest is computed here. md5_test.cc checks it against
+// RFC 1321's test suite and against OpenSSL for every length up to five
+// blocks.
 //
 // Thread safety: pure functions; safe from any thread.
 
