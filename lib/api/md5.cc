@@ -125,12 +125,16 @@ Md5Digest Md5(std::string_view data) {
 }
 
 std::string Md5Hex(std::string_view data) {
-  static constexpr char kHex[] = "0123456789abcdef";
   const Md5Digest digest = Md5(data);
-  std::string hex(32, '\0');
-  for (size_t i = 0; i < digest.size(); ++i) {
-    hex[2 * i] = kHex[digest[i] >> 4];
-    hex[2 * i + 1] = kHex[digest[i] & 0x0f];
+  return LowerHex(digest.data(), digest.size());
+}
+
+std::string LowerHex(const uint8_t* bytes, size_t size) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex(2 * size, '\0');
+  for (size_t i = 0; i < size; ++i) {
+    hex[2 * i] = kHex[bytes[i] >> 4];
+    hex[2 * i + 1] = kHex[bytes[i] & 0x0f];
   }
   return hex;
 }

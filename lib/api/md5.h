@@ -14,6 +14,7 @@
 #define LQS_LIB_API_MD5_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,6 +28,10 @@ Md5Digest Md5(std::string_view data);
 
 // The digest as 32 lowercase hexadecimal characters.
 std::string Md5Hex(std::string_view data);
+
+// `size` bytes as 2 * size lowercase hexadecimal characters, the way lqs
+// prints every digest (MD5 here, SHA-256 in message_rules.cc).
+std::string LowerHex(const uint8_t* bytes, size_t size);
 
 }  // namespace lqs::api
 

@@ -55,6 +55,12 @@ TEST(Md5Test, MatchesOpenSslForALargeBinaryBody) {
   EXPECT_EQ(Md5Hex(data), OpenSslMd5Hex(data));
 }
 
+TEST(LowerHexTest, TwoLowercaseDigitsPerByte) {
+  const uint8_t bytes[] = {0x00, 0x0f, 0xa5, 0xff};
+  EXPECT_EQ(LowerHex(bytes, sizeof(bytes)), "000fa5ff");
+  EXPECT_EQ(LowerHex(bytes, 0), "");
+}
+
 TEST(Md5Test, DigestAndHexAgree) {
   const Md5Digest digest = Md5("test");
   EXPECT_EQ(digest[0], 0x09);

@@ -56,31 +56,6 @@ Status InvalidValue(std::string_view value, std::string_view name, std::string_v
   return InvalidParameter(std::move(message));
 }
 
-// OpenSSL 3 looks an algorithm up on every EVP_Digest call, which costs
-// more than hashing a small message; fetch it once and keep a context per
-// thread instead. (MD5, computed once per message sent, is in md5.cc.)
-std::string Sha256HexDigest(std::string_view data) {
-  static EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-  struct CtxDeleter {
-    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-  };
-  thread_local std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  if (kSha256 == nullptr || !ctx || EVP_DigestInit_ex2(ctx.get(), kSha256, nullptr) != 1 ||
-      EVP_DigestUpdate(ctx.get(), data.data(), data.size()) != 1 ||
-      EVP_DigestFinal_ex(ctx.get(), digest.data(), &length) != 1) {
-    return std::string();
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex(static_cast<size_t>(length) * 2, '\0');
-  for (unsigned int i = 0; i < length; ++i) {
-    hex[2 * i] = kHex[digest[i] >> 4];
-    hex[2 * i + 1] = kHex[digest[i] & 0x0f];
-  }
-  return hex;
-}
-
 void AppendLengthPrefixed(std::string_view bytes, std::string* out) {
   const auto length = static_cast<uint32_t>(bytes.size());
   out->push_back(static_cast<char>((length >> 24) & 0xff));
@@ -416,7 +391,24 @@ std::string RangeReason(int64_t low, int64_t high) {
 
 }  // namespace
 
-std::string Sha256Hex(std::string_view data) { return Sha256HexDigest(data); }
+// OpenSSL 3 looks an algorithm up on every EVP_Digest call, which costs
+// more than hashing a small message; fetch it once and keep a context per
+// thread instead. (MD5, computed once per message sent, is in md5.cc.)
+std::string Sha256Hex(std::string_view data) {
+  static EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  struct CtxDeleter {
+    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+  };
+  thread_local std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  if (kSha256 == nullptr || !ctx || EVP_DigestInit_ex2(ctx.get(), kSha256, nullptr) != 1 ||
+      EVP_DigestUpdate(ctx.get(), data.data(), data.size()) != 1 ||
+      EVP_DigestFinal_ex(ctx.get(), digest.data(), &length) != 1) {
+    return std::string();
+  }
+  return LowerHex(digest.data(), length);
+}
 
 Status ValidateMessageAttribute(const std::string& name, const MessageAttributeValue& value) {
   return ValidateUserAttribute(name, value);
