@@ -90,6 +90,48 @@ TEST_F(MoveTaskTest, Errors) {
   EXPECT_CODE(broker_->CancelMessageMoveTask("not-a-handle!"), kInvalidParameterValue);
 }
 
+TEST_F(MoveTaskTest, DestinationMustBeAnotherQueueOfTheSameType) {
+  auto fifo = MakeQueue("dest.fifo", {{"FifoQueue", "true"}});
+  StartMessageMoveTaskRequest r;
+  r.source_arn = dlq_->arn();
+  const auto message_of = [&]() { return AsStatus(broker_->StartMessageMoveTask(r)).message(); };
+  r.destination_arn = "not-an-arn";
+  EXPECT_CODE(broker_->StartMessageMoveTask(r), kInvalidParameterValue);
+  EXPECT_EQ(message_of(), "Value not-an-arn for parameter DestinationArn is invalid.");
+  r.destination_arn = dlq_->arn();
+  EXPECT_CODE(broker_->StartMessageMoveTask(r), kInvalidParameterValue);
+  EXPECT_EQ(message_of(), "Source queue arn and destination queue arn cannot be the same.");
+  r.destination_arn = fifo->arn();
+  EXPECT_CODE(broker_->StartMessageMoveTask(r), kInvalidParameterValue);
+  EXPECT_EQ(message_of(), "The source queue and destination queue must be of the same queue type.");
+  // None of them started a task: a valid one still can.
+  EXPECT_TRUE(broker_->ListMessageMoveTasks(dlq_->arn(), 10)->empty());
+  r.destination_arn = src_->arn();
+  ASSERT_OK(broker_->StartMessageMoveTask(r));
+}
+
+TEST_F(MoveTaskTest, MessageSentToTheDlqDirectlyHasNoSourceToGoBackTo) {
+  // The ten moved messages are older than this one, so they go back first;
+  // the task then stops at it and fails, and it stays in the DLQ.
+  Send(*dlq_, "sent directly");
+  StartMessageMoveTaskRequest r;
+  r.source_arn = dlq_->arn();
+  r.max_number_of_messages_per_second = 100;
+  ASSERT_OK(broker_->StartMessageMoveTask(r));
+  clock_->AdvanceSeconds(1);
+  ASSERT_OK(broker_->RunMaintenance());
+  auto tasks = broker_->ListMessageMoveTasks(dlq_->arn(), 1);
+  ASSERT_OK(tasks);
+  ASSERT_EQ(tasks->size(), 1u);
+  EXPECT_EQ((*tasks)[0].status, "FAILED");
+  EXPECT_EQ((*tasks)[0].failure_reason, "CouldNotDetermineMessageSource");
+  EXPECT_EQ((*tasks)[0].approximate_number_of_messages_moved, 10);
+  EXPECT_EQ(Counts(*src_)[0], 10);
+  auto left = Receive(*dlq_, 10);
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].body, "sent directly");
+}
+
 TEST_F(MoveTaskTest, SurvivesRestart) {
   StartMessageMoveTaskRequest r;
   r.source_arn = dlq_->arn();

@@ -51,7 +51,7 @@ Status ValidateTtl(int64_t ttl_seconds) {
   if (ttl_seconds < 1 || ttl_seconds > kMaxInboxTtlSeconds) {
     return Status(ErrorCode::kInvalidParameterValue,
                   "Value " + std::to_string(ttl_seconds) +
-                      " for parameter TtlSeconds is invalid. Reason: must be between 1 and "
+                      " for parameter TtlSeconds is invalid. Reason: Must be between 1 and "
                       "1209600 seconds.");
   }
   return Status::OK();

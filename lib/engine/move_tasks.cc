@@ -102,16 +102,29 @@ StatusOr<std::string> MoveTaskManager::Start(const StartMessageMoveTaskRequest& 
        *request.max_number_of_messages_per_second > 500)) {
     return Status(ErrorCode::kInvalidParameterValue,
                   "Value " + std::to_string(*request.max_number_of_messages_per_second) +
-                      " for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: must be "
+                      " for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be "
                       "between 1 and 500.");
   }
   std::shared_ptr<QueueImpl> destination;
   if (request.destination_arn) {
+    if (request.destination_arn->rfind("arn:", 0) != 0) {
+      return Status(
+          ErrorCode::kInvalidParameterValue,
+          "Value " + *request.destination_arn + " for parameter DestinationArn is invalid.");
+    }
     destination = core_->FindByArn(*request.destination_arn);
     if (!destination) {
       return Status(ErrorCode::kResourceNotFound,
                     "The resource that you specified for the DestinationArn parameter doesn't "
                     "exist.");
+    }
+    if (destination == source) {
+      return Status(ErrorCode::kInvalidParameterValue,
+                    "Source queue arn and destination queue arn cannot be the same.");
+    }
+    if (destination->is_fifo() != source->is_fifo()) {
+      return Status(ErrorCode::kInvalidParameterValue,
+                    "The source queue and destination queue must be of the same queue type.");
     }
   }
   bool is_dlq = false;
@@ -175,7 +188,7 @@ StatusOr<std::vector<MessageMoveTask>> MoveTaskManager::List(const std::string& 
   if (max_results < 1 || max_results > 10) {
     return Status(ErrorCode::kInvalidParameterValue,
                   "Value " + std::to_string(max_results) +
-                      " for parameter MaxResults is invalid. Reason: must be between 1 and 10.");
+                      " for parameter MaxResults is invalid. Reason: Must be between 1 and 10.");
   }
   if (!core_->FindByArn(source_arn)) return SourceMissing();
   std::lock_guard<std::mutex> lock(mu_);

@@ -1352,6 +1352,12 @@ StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t lim
     std::shared_ptr<QueueImpl> owned;
     QueueImpl* dest = destination;
     if (dest == nullptr) {
+      if (m.dead_letter_source_arn.empty()) {
+        // Sent to this queue directly, not moved here from a source queue:
+        // there is no original source to go back to.
+        *failure = "CouldNotDetermineMessageSource";
+        return false;
+      }
       owned = core_->FindByArn(m.dead_letter_source_arn);
       dest = owned.get();
     }

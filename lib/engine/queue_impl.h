@@ -123,8 +123,10 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
 
   // Moves up to `limit` visible messages, oldest first, to `destination`
   // (nullptr: each message's DeadLetterQueueSourceArn queue) as new
-  // messages. Returns how many moved; *failure gets a reason if a
-  // destination vanished.
+  // messages. Returns how many moved; *failure gets the reason it stopped
+  // early: AWS.SimpleQueueService.NonExistentQueue (a destination vanished)
+  // or CouldNotDetermineMessageSource (no destination given, and a message
+  // was sent to this queue directly, so it has no source queue).
   StatusOr<int64_t> MoveMessagesOut(QueueImpl* destination, int64_t limit,
                                     std::string* failure);
 
