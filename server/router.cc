@@ -17,9 +17,10 @@ namespace {
 
 constexpr size_t kMaxQueryParams = 5000;
 
-HttpResponse EncodeError(Protocol protocol, const SqsError& error, const std::string& request_id) {
+HttpResponse EncodeError(Protocol protocol, sqs_query::Rendering rendering, const SqsError& error,
+                         const std::string& request_id) {
   return protocol == Protocol::kJson ? sqs_json::EncodeError(error, request_id)
-                                     : sqs_query::EncodeError(error, request_id);
+                                     : sqs_query::EncodeError(error, request_id, rendering);
 }
 
 // The last pieces of a path split at '/' (empty pieces skipped), still
@@ -65,17 +66,6 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-// StartsWith(AsciiLower(s), lower_prefix), without the copy.
-bool StartsWithLower(std::string_view s, std::string_view lower_prefix) {
-  if (s.size() < lower_prefix.size()) return false;
-  for (size_t i = 0; i < lower_prefix.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower_prefix[i]) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 Protocol DetectProtocol(const HttpRequest& request) {
@@ -95,6 +85,7 @@ struct Router::Call {
   Responder respond;  // the connection's
   std::atomic<bool> answered{false};
   Protocol protocol = Protocol::kQuery;
+  sqs_query::Rendering rendering = sqs_query::Rendering::kXml;  // of query-protocol responses
   std::string request_id;
   std::string action_name;  // empty until known
   std::chrono::steady_clock::time_point start;
@@ -106,7 +97,7 @@ Router::Router(Actions* actions, RouterConfig config)
 
 std::vector<std::string> Router::HeadersRead(const RouterConfig& config) {
   if (config.auth != nullptr) return {};
-  return {"host", "x-amz-target", "content-type", "x-amzn-trace-id"};
+  return {"host", "x-amz-target", "content-type", "x-amzn-trace-id", "accept"};
 }
 
 void Router::BeginShutdown() {
@@ -159,7 +150,8 @@ HttpResponse Router::Reject(const HttpRequest& head, int http_status, size_t bod
   } else {
     error = MalformedRequest("Malformed HTTP request.");
   }
-  HttpResponse r = EncodeError(DetectProtocol(head), error, request_id);
+  HttpResponse r =
+      EncodeError(DetectProtocol(head), sqs_query::RenderingFor(head), error, request_id);
   r.close = true;
   if (config_.log_requests) {
     std::fprintf(stderr, "lqsd: %s %s %s -> %d (rejected)\n", head.remote.c_str(),
@@ -183,6 +175,7 @@ void Router::Handle(const HttpRequest& request, Poster post, Responder respond,
       return;
     }
     call->protocol = DetectProtocol(request);
+    call->rendering = sqs_query::RenderingFor(request);
     call->start = std::chrono::steady_clock::now();
     if (config_.log_requests) {
       call->log_line = request.remote + " " + request.method + " " +
@@ -190,17 +183,18 @@ void Router::Handle(const HttpRequest& request, Poster post, Responder respond,
                        (call->protocol == Protocol::kJson ? " json " : " query ");
     }
     if (stopping_.load()) {
-      HttpResponse r = EncodeError(
-          call->protocol, ServiceUnavailable("The server is shutting down."), call->request_id);
+      HttpResponse r =
+          EncodeError(call->protocol, call->rendering,
+                      ServiceUnavailable("The server is shutting down."), call->request_id);
       r.close = true;
       Reply(*call, std::move(r));
     } else {
       Dispatch(request, call, std::move(post), std::move(abandon));
     }
   } catch (const std::exception& e) {
-    Answer(*call,
-           EncodeError(call->protocol, InternalFailure(std::string("Internal error: ") + e.what()),
-                       call->request_id));
+    Answer(*call, EncodeError(call->protocol, call->rendering,
+                              InternalFailure(std::string("Internal error: ") + e.what()),
+                              call->request_id));
   }
   active_calls_.fetch_sub(1);
 }
@@ -269,7 +263,7 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
   const std::string& request_id = call->request_id;
   std::string* action_name = &call->action_name;
   auto fail = [&](const SqsError& error) {
-    Reply(*call, EncodeError(protocol, error, request_id));
+    Reply(*call, EncodeError(protocol, call->rendering, error, request_id));
   };
 
   if (config_.auth != nullptr) {
@@ -342,13 +336,13 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
   actions_->Run(std::move(action), [this, call](ActionResult result) {
     const std::string& id = call->request_id;
     if (result.error.has_value()) {
-      Reply(*call, EncodeError(call->protocol, *result.error, id));
+      Reply(*call, EncodeError(call->protocol, call->rendering, *result.error, id));
     } else if (call->protocol == Protocol::kJson) {
       Reply(*call, result.json_body.empty()
                        ? sqs_json::EncodeResult(result.output, id)
                        : sqs_json::EncodeEncodedResult(std::move(result.json_body), id));
     } else {
-      Reply(*call, sqs_query::EncodeResult(call->action_name, result.output, id));
+      Reply(*call, sqs_query::EncodeResult(call->action_name, result.output, id, call->rendering));
     }
   });
 }

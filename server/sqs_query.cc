@@ -258,12 +258,72 @@ void AppendMember(std::string& out, std::string_view name, const Json& value,
   }
 }
 
-HttpResponse Base(int status, const std::string& request_id) {
+// The legacy JSON rendering of an output (§10.7): maps become the lists of
+// {"Name"|"Key", "Value"} entries the XML flattens them into.
+Json LegacyJson(const Json& value);
+
+Json NamedEntries(const Json& map, const char* key_name) {
+  Json list = Json::array();
+  for (const auto& [k, v] : map.items()) {
+    Json entry = Json::object();
+    entry[key_name] = k;
+    entry["Value"] = LegacyJson(v);
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
+Json LegacyJson(const Json& value) {
+  if (value.is_array()) {
+    Json list = Json::array();
+    for (const Json& e : value) list.push_back(LegacyJson(e));
+    return list;
+  }
+  if (!value.is_object()) return value;
+  Json out = Json::object();
+  for (const auto& [key, member] : value.items()) {
+    if (member.is_null()) continue;
+    if ((key == "Attributes" || key == "MessageAttributes") && member.is_object()) {
+      out[key] = NamedEntries(member, "Name");
+    } else if (key == "Tags" && member.is_object()) {
+      out[key] = NamedEntries(member, "Key");
+    } else {
+      out[key] = LegacyJson(member);
+    }
+  }
+  return out;
+}
+
+std::string DumpJson(const Json& value) {
+  // Replace (never throw on) malformed UTF-8: error texts may echo input.
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+HttpResponse Base(int status, const std::string& request_id,
+                  Rendering rendering = Rendering::kXml) {
   HttpResponse r;
   r.status = status;
-  r.headers.emplace_back("Content-Type", "text/xml");
+  r.headers.emplace_back("Content-Type",
+                         rendering == Rendering::kJson ? "application/json" : "text/xml");
   r.headers.emplace_back("x-amzn-RequestId", request_id);
   return r;
+}
+
+bool ListsJsonMediaType(std::string_view accept) {
+  // Media ranges are separated by ',' and may carry ";q=..." parameters.
+  while (!accept.empty()) {
+    const size_t comma = accept.find(',');
+    std::string_view range = accept.substr(0, comma);
+    range = range.substr(0, range.find(';'));
+    const size_t first = range.find_first_not_of(" \t");
+    const size_t last = range.find_last_not_of(" \t");
+    range = first == std::string_view::npos ? std::string_view()
+                                            : range.substr(first, last - first + 1);
+    if (range.size() == 16 && StartsWithLower(range, "application/json")) return true;
+    if (comma == std::string_view::npos) break;
+    accept.remove_prefix(comma + 1);
+  }
+  return false;
 }
 
 }  // namespace
@@ -283,8 +343,26 @@ Json DecodeParams(std::string_view action, const Params& params) {
   return Members(root, action);
 }
 
+Rendering RenderingFor(const HttpRequest& request) {
+  const std::string* accept = request.Header("accept");
+  return accept != nullptr && ListsJsonMediaType(*accept) ? Rendering::kJson : Rendering::kXml;
+}
+
 HttpResponse EncodeResult(std::string_view action, const Json& output,
-                          const std::string& request_id) {
+                          const std::string& request_id, Rendering rendering) {
+  if (rendering == Rendering::kJson) {
+    HttpResponse r = Base(200, request_id, rendering);
+    Json response = Json::object();
+    if (Actions::HasOutput(action)) {
+      response[std::string(action) + "Result"] =
+          output.is_object() ? LegacyJson(output) : Json::object();
+    }
+    response["ResponseMetadata"] = Json{{"RequestId", request_id}};
+    Json document = Json::object();
+    document[std::string(action) + "Response"] = std::move(response);
+    r.body = DumpJson(document);
+    return r;
+  }
   HttpResponse r = Base(200, request_id);
   std::string& b = r.body;
   b.reserve(256);
@@ -319,7 +397,20 @@ HttpResponse EncodeResult(std::string_view action, const Json& output,
   return r;
 }
 
-HttpResponse EncodeError(const SqsError& error, const std::string& request_id) {
+HttpResponse EncodeError(const SqsError& error, const std::string& request_id,
+                         Rendering rendering) {
+  if (rendering == Rendering::kJson) {
+    HttpResponse r = Base(error.http_status, request_id, rendering);
+    Json detail = Json::object();
+    detail["Type"] = error.sender_fault ? "Sender" : "Receiver";
+    detail["Code"] = error.query_code;
+    detail["Message"] = MessageFor(error, Protocol::kQuery);
+    Json document = Json::object();
+    document["Error"] = std::move(detail);
+    document["RequestId"] = request_id;
+    r.body = DumpJson(document);
+    return r;
+  }
   HttpResponse r = Base(error.http_status, request_id);
   std::string& b = r.body;
   b += "<?xml version=\"1.0\"?><ErrorResponse xmlns=\"";

@@ -40,16 +40,33 @@ const std::string* Find(const Params& params, std::string_view name);
 // signature parameters) are ignored by the handlers.
 Json DecodeParams(std::string_view action, const Params& params);
 
-// A 200 response: <{Action}Response xmlns=...>[<{Action}Result>...</...>]
-// <ResponseMetadata><RequestId/></ResponseMetadata></{Action}Response>.
-HttpResponse EncodeResult(std::string_view action, const Json& output,
-                          const std::string& request_id);
+// How a query-protocol response is written. kXml is the protocol's own
+// (§10.4). kJson is the legacy JSON transliteration AWS answers a query
+// request with when it accepts application/json (§10.7): the same document
+// as JSON, with every flattened list or map member (Attribute, Tag,
+// MessageAttribute, QueueUrl, Message, batch entries) as a JSON array under
+// the member's own name (Attributes: [{"Name", "Value"}], Tags: [{"Key",
+// "Value"}], QueueUrls: [...]), and errors as {"Error": {"Type", "Code",
+// "Message"}, "RequestId"}. Scalars keep their JSON types.
+enum class Rendering { kXml, kJson };
 
-// An <ErrorResponse> with Type, Code, Message, Detail and RequestId.
-HttpResponse EncodeError(const SqsError& error, const std::string& request_id);
+// kJson when the request's Accept header lists application/json.
+Rendering RenderingFor(const HttpRequest& request);
+
+// A 200 response: <{Action}Response xmlns=...>[<{Action}Result>...</...>]
+// <ResponseMetadata><RequestId/></ResponseMetadata></{Action}Response>, or
+// its JSON rendering {"{Action}Response": {["{Action}Result": {...},]
+// "ResponseMetadata": {"RequestId": ...}}}.
+HttpResponse EncodeResult(std::string_view action, const Json& output,
+                          const std::string& request_id, Rendering rendering = Rendering::kXml);
+
+// An <ErrorResponse> with Type, Code, Message, Detail and RequestId, or its
+// JSON rendering.
+HttpResponse EncodeError(const SqsError& error, const std::string& request_id,
+                         Rendering rendering = Rendering::kXml);
 
 // The bare <UnknownOperationException/> document AWS answers a GET without
-// Action on a queue URL with (404).
+// Action on a queue URL with (404), whatever the request accepts.
 HttpResponse EncodeUnknownOperation(const std::string& request_id);
 
 }  // namespace lqsd::sqs_query

@@ -254,6 +254,16 @@ std::string AsciiLower(std::string_view text) {
   return out;
 }
 
+bool StartsWithLower(std::string_view s, std::string_view lower_prefix) {
+  if (s.size() < lower_prefix.size()) return false;
+  for (size_t i = 0; i < lower_prefix.size(); ++i) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != lower_prefix[i]) return false;
+  }
+  return true;
+}
+
 std::optional<long long> ParseInt64(std::string_view text) {
   if (text.empty()) return std::nullopt;
   std::string_view digits = text;

@@ -53,6 +53,9 @@ std::string NewRequestId();
 // ASCII lower-casing.
 std::string AsciiLower(std::string_view text);
 
+// StartsWith(AsciiLower(s), lower_prefix), without the copy.
+bool StartsWithLower(std::string_view s, std::string_view lower_prefix);
+
 // Strict decimal integer ("-12", "30"); nullopt on anything else or overflow.
 std::optional<long long> ParseInt64(std::string_view text);
 

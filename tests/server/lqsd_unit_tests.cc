@@ -138,6 +138,38 @@ TEST(SqsQuery, EncodesResultsFlattenedAndEscaped) {
             std::string::npos);
 }
 
+TEST(SqsQuery, RendersJsonWhenAsked) {
+  Json out = Json::object();
+  out["Tags"] = Json{{"env", "prod"}};
+  out["QueueUrls"] = Json::array({"http://h/1/q"});
+  const HttpResponse r =
+      sqs_query::EncodeResult("ListQueueTags", out, "rid", sqs_query::Rendering::kJson);
+  EXPECT_EQ(
+      r.body,
+      R"({"ListQueueTagsResponse":{"ListQueueTagsResult":{"Tags":[{"Key":"env","Value":"prod"}],)"
+      R"("QueueUrls":["http://h/1/q"]},"ResponseMetadata":{"RequestId":"rid"}}})");
+  SqsError error;
+  error.http_status = 400;
+  error.query_code = "InvalidAction";
+  error.message = "nope";
+  const HttpResponse e = sqs_query::EncodeError(error, "rid", sqs_query::Rendering::kJson);
+  EXPECT_EQ(e.status, 400);
+  EXPECT_EQ(
+      e.body,
+      R"({"Error":{"Type":"Sender","Code":"InvalidAction","Message":"nope"},"RequestId":"rid"})");
+  HttpRequest request;
+  const auto rendering = [&](const char* accept) {
+    request.headers = {{"accept", accept}};
+    return sqs_query::RenderingFor(request);
+  };
+  EXPECT_EQ(rendering("application/json"), sqs_query::Rendering::kJson);
+  EXPECT_EQ(rendering("text/xml, APPLICATION/JSON ; q=0.5"), sqs_query::Rendering::kJson);
+  EXPECT_EQ(rendering("application/jsonp"), sqs_query::Rendering::kXml);
+  EXPECT_EQ(rendering("*/*"), sqs_query::Rendering::kXml);
+  request.headers.clear();
+  EXPECT_EQ(sqs_query::RenderingFor(request), sqs_query::Rendering::kXml);
+}
+
 TEST(SqsJson, DirectWriterMatchesTheSerialiser) {
   // The hot actions write JSON text directly; it must be byte for byte what
   // EncodeResult's serialiser writes for the same strings.
@@ -225,7 +257,8 @@ TEST(Router, QueueUrlSegments) {
 
   // Without SigV4 the router reads a few header fields; with it, any.
   EXPECT_EQ(Router::HeadersRead(config),
-            (std::vector<std::string>{"host", "x-amz-target", "content-type", "x-amzn-trace-id"}));
+            (std::vector<std::string>{"host", "x-amz-target", "content-type", "x-amzn-trace-id",
+                                      "accept"}));
   SigV4Verifier verifier(std::map<std::string, std::string>{{"K", "S"}});
   config.auth = &verifier;
   EXPECT_TRUE(Router::HeadersRead(config).empty());

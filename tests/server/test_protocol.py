@@ -54,12 +54,13 @@ class Client:
         finally:
             conn.close()
 
-    def query(self, params, path="/", method="POST"):
+    def query(self, params, path="/", method="POST", headers=None):
         body = urllib.parse.urlencode(params)
         if method == "GET":
-            return self.request("GET", path + "?" + body)
-        return self.request("POST", path, body,
-                            {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
+            return self.request("GET", path + "?" + body, headers=headers)
+        h = {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"}
+        h.update(headers or {})
+        return self.request("POST", path, body, h)
 
     def json(self, action, payload, path="/", headers=None):
         h = {"X-Amz-Target": "AmazonSQS." + action, "Content-Type": "application/x-amz-json-1.0",
@@ -193,6 +194,59 @@ def test_query_routing_by_path(c, server):
     assert r.status == 200
     r = c.query({"Action": "GetQueueUrl", "QueueName": "route1"})
     assert r.status == 400
+
+
+def test_query_answers_in_json_when_json_is_accepted(c, server):
+    # sqs-api.md §10.7, as AWS-validated tests observe it: the document as
+    # JSON, flattened maps as lists of Name/Value entries.
+    url = create(c, "pq-json")
+    path = "/%s/pq-json" % ACCOUNT
+    accept = {"Accept": "application/json"}
+    r = c.query({"Action": "GetQueueAttributes", "AttributeName.1": "All"}, path=path,
+                method="GET", headers=accept)
+    assert r.status == 200 and r.headers["content-type"] == "application/json"
+    rid = assert_request_id(r)
+    doc = r.json()["GetQueueAttributesResponse"]
+    assert doc["ResponseMetadata"] == {"RequestId": rid}
+    attributes = {a["Name"]: a["Value"] for a in doc["GetQueueAttributesResult"]["Attributes"]}
+    assert attributes["QueueArn"] == "arn:aws:sqs:us-east-1:%s:pq-json" % ACCOUNT
+    assert attributes["VisibilityTimeout"] == "30"
+    # Errors: {"Error": {...}, "RequestId"}, with the query protocol's codes.
+    r = c.query({"Action": "ListQueues"}, path=path, method="GET", headers=accept)
+    assert r.status == 400 and r.headers["content-type"] == "application/json"
+    rid = assert_request_id(r)
+    assert r.json() == {"Error": {"Type": "Sender", "Code": "InvalidAction",
+                                  "Message": "The action ListQueues is not valid for this "
+                                             "endpoint."},
+                        "RequestId": rid}
+    # A GET without Action stays the bare XML document.
+    r = c.request("GET", path, headers=accept)
+    assert r.status == 404 and "<UnknownOperationException" in r.text
+    # POST too, and any Accept list naming application/json (case and
+    # parameters aside); message attributes and system attributes as lists.
+    r = c.query({"Action": "SendMessage", "QueueUrl": url, "MessageBody": "j",
+                 "MessageAttribute.1.Name": "k", "MessageAttribute.1.Value.DataType": "String",
+                 "MessageAttribute.1.Value.StringValue": "v"},
+                headers={"Accept": "text/html, Application/JSON;q=0.9"})
+    assert r.status == 200
+    sent = r.json()["SendMessageResponse"]["SendMessageResult"]
+    assert sent["MD5OfMessageBody"] == hashlib.md5(b"j").hexdigest()
+    r = c.query({"Action": "ReceiveMessage", "QueueUrl": url, "AttributeName.1": "All",
+                 "MessageAttributeName.1": "All"}, headers=accept)
+    [m] = r.json()["ReceiveMessageResponse"]["ReceiveMessageResult"]["Messages"]
+    assert m["MessageId"] == sent["MessageId"] and m["Body"] == "j"
+    assert m["MessageAttributes"] == [{"Name": "k", "Value": {"StringValue": "v",
+                                                              "DataType": "String"}}]
+    assert {a["Name"] for a in m["Attributes"]} >= {"SentTimestamp", "ApproximateReceiveCount"}
+    r = c.query({"Action": "ReceiveMessage", "QueueUrl": url}, headers=accept)
+    assert r.json()["ReceiveMessageResponse"]["ReceiveMessageResult"] == {}
+    # Actions without output: only ResponseMetadata. Other Accept values: XML.
+    r = c.query({"Action": "DeleteMessage", "QueueUrl": url, "ReceiptHandle": m["ReceiptHandle"]},
+                headers=accept)
+    assert list(r.json()["DeleteMessageResponse"]) == ["ResponseMetadata"]
+    for other in ("application/xml", "application/jsonx", "*/*"):
+        r = c.query({"Action": "GetQueueUrl", "QueueName": "pq-json"}, headers={"Accept": other})
+        assert r.status == 200 and r.headers["content-type"] == "text/xml", other
 
 
 def test_query_fifo_parameters_are_mapped(c):
