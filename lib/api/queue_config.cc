@@ -31,6 +31,7 @@ constexpr size_t kMaxSourceQueueArns = 10;
 constexpr int kDefaultKmsDataKeyReusePeriod = 300;
 constexpr size_t kMaxLabelLength = 80;
 constexpr size_t kMaxActionsPerStatement = 7;
+constexpr size_t kMaxPolicyStatements = 20;
 constexpr size_t kMaxTagKeyLength = 128;
 constexpr size_t kMaxTagValueLength = 256;
 constexpr size_t kMaxTags = 50;
@@ -321,9 +322,43 @@ StatusOr<RedriveAllowPolicy> ParseRedriveAllowPolicy(const std::string& text) {
   return policy;
 }
 
+Json StatementsOf(const Json& policy);
+
+// Entries of a statement's Action (or NotAction): a string is one.
+size_t ActionCount(const Json& statement) {
+  size_t count = 0;
+  for (const char* key : {"Action", "NotAction"}) {
+    const auto it = statement.find(key);
+    if (it == statement.end()) continue;
+    count += it->is_array() ? it->size() : 1;
+  }
+  return count;
+}
+
+Status CheckStatementCount(size_t count) {
+  if (count <= kMaxPolicyStatements) return Status::OK();
+  return Status(ErrorCode::kOverLimit,
+                Concat({std::to_string(count),
+                        " statements were found in the submitted policy, max allowed is 20"}));
+}
+
+// A JSON object, within SQS's policy limits (sqs-api.md §13: at most 20
+// statements, 7 actions per statement; the texts are AWS's).
 Status ValidatePolicyDocument(const std::string& text) {
   const Json json = Json::parse(text, nullptr, false);
   if (json.is_discarded() || !json.is_object()) return InvalidAttributeValue(attr::kPolicy);
+  const Json statements = StatementsOf(json);
+  if (Status s = CheckStatementCount(statements.size()); !s.ok()) return s;
+  for (const Json& statement : statements) {
+    if (!statement.is_object()) continue;
+    const size_t actions = ActionCount(statement);
+    if (actions > kMaxActionsPerStatement) {
+      return Status(ErrorCode::kOverLimit,
+                    Concat({std::to_string(actions),
+                            " actions were found in a statement from the submitted policy, max "
+                            "allowed is 7"}));
+    }
+  }
   return Status::OK();
 }
 
@@ -748,6 +783,7 @@ StatusOr<std::string> PolicyAddPermission(const std::string& current_policy,
   statement["Action"] = StringOrArray(prefixed_actions);
   statement["Resource"] = queue_arn;
   statements.push_back(std::move(statement));
+  if (Status s = CheckStatementCount(statements.size()); !s.ok()) return s;
   policy["Statement"] = std::move(statements);
   return Dump(policy);
 }

@@ -39,6 +39,7 @@ namespace {
 constexpr ErrorCode kInvalidParameterValue = ErrorCode::kInvalidParameterValue;
 constexpr ErrorCode kInvalidAttributeName = ErrorCode::kInvalidAttributeName;
 constexpr ErrorCode kInvalidAttributeValue = ErrorCode::kInvalidAttributeValue;
+constexpr ErrorCode kOverLimit = ErrorCode::kOverLimit;
 
 constexpr char kDlqArn[] = "arn:aws:sqs:us-east-1:123456789012:dlq";
 constexpr char kQueueArn[] = "arn:aws:sqs:us-east-1:111111111111:my-queue";
@@ -471,6 +472,29 @@ TEST(ApplyQueueAttributesTest, Policy) {
   }
 }
 
+TEST(ApplyQueueAttributesTest, PolicyLimits) {
+  // At most 20 statements and 7 actions per statement (AWS's OverLimit texts).
+  const auto policy = [](int statements, int actions) {
+    std::string doc = R"({"Version":"2012-10-17","Statement":[)";
+    for (int s = 0; s < statements; ++s) {
+      doc += s == 0 ? "{" : ",{";
+      doc += R"("Sid":"s)" + std::to_string(s) + R"(","Effect":"Allow","Principal":"*",)";
+      doc += R"("Resource":"*","Action":[)";
+      for (int a = 0; a < actions; ++a) doc += (a == 0 ? "" : ",") + std::string(R"("SQS:Get")");
+      doc += "]}";
+    }
+    return doc + "]}";
+  };
+  EXPECT_EQ(MustApply({{"Policy", policy(20, 7)}}).policy, policy(20, 7));
+  EXPECT_STATUS(Set({{"Policy", policy(21, 1)}}), kOverLimit,
+                "21 statements were found in the submitted policy, max allowed is 20");
+  EXPECT_STATUS(Set({{"Policy", policy(2, 10)}}), kOverLimit,
+                "10 actions were found in a statement from the submitted policy, max allowed is 7");
+  // A single statement object and a single action string count as one.
+  EXPECT_EQ(MustApply({{"Policy", R"({"Statement":{"Action":"SQS:*"}})"}}).policy,
+            R"({"Statement":{"Action":"SQS:*"}})");
+}
+
 // ---- RedrivePolicy ----------------------------------------------------------------------------
 
 std::string RedriveError(const std::string& value, const std::string& reason) {
@@ -826,6 +850,16 @@ TEST(PolicyAddPermissionTest, WildcardAction) {
   const StatusOr<std::string> policy = Add("", "L", {"111111111111"}, {"*"});
   ASSERT_TRUE(policy.ok());
   EXPECT_NE(policy->find(R"("Action":"SQS:*")"), std::string::npos);
+}
+
+TEST(PolicyAddPermissionTest, TwentyStatementsAtMost) {
+  StatusOr<std::string> policy = std::string();
+  for (int i = 0; i < 20; ++i) {
+    policy = Add(*policy, "L" + std::to_string(i), {"111111111111"}, {"SendMessage"});
+    ASSERT_TRUE(policy.ok()) << policy.status().ToString();
+  }
+  EXPECT_STATUS(Add(*policy, "L20", {"111111111111"}, {"SendMessage"}).status(), kOverLimit,
+                "21 statements were found in the submitted policy, max allowed is 20");
 }
 
 TEST(PolicyAddPermissionTest, AppendsToExistingPolicy) {
