@@ -109,6 +109,14 @@ TEST_F(CatalogTest, AttributesRoundTripAndSurviveReopen) {
   // A bad value anywhere rejects the whole call.
   EXPECT_CODE(q->SetAttributes({{"DelaySeconds", "7"}, {"VisibilityTimeout", "-1"}}),
               kInvalidAttributeValue);
+  // So does a Policy over SQS's limits, on SetQueueAttributes and CreateQueue.
+  const std::string eight_actions =
+      R"({"Statement":[{"Effect":"Allow","Principal":"*","Resource":"*","Action":)"
+      R"(["SQS:A","SQS:B","SQS:C","SQS:D","SQS:E","SQS:F","SQS:G","SQS:H"]}]})";
+  const AttributeMap over_limit = {{"DelaySeconds", "7"}, {"Policy", eight_actions}};
+  EXPECT_CODE(q->SetAttributes(over_limit), kOverLimit);
+  EXPECT_CODE(broker_->CreateQueue("q-policy", over_limit, TagMap{}), kOverLimit);
+  EXPECT_CODE(broker_->GetQueue("q-policy"), kQueueDoesNotExist);
   Reopen();
   auto q2 = *broker_->GetQueue("q");
   auto after = q2->GetAttributes({"All"});

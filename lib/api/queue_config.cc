@@ -322,43 +322,9 @@ StatusOr<RedriveAllowPolicy> ParseRedriveAllowPolicy(const std::string& text) {
   return policy;
 }
 
-Json StatementsOf(const Json& policy);
-
-// Entries of a statement's Action (or NotAction): a string is one.
-size_t ActionCount(const Json& statement) {
-  size_t count = 0;
-  for (const char* key : {"Action", "NotAction"}) {
-    const auto it = statement.find(key);
-    if (it == statement.end()) continue;
-    count += it->is_array() ? it->size() : 1;
-  }
-  return count;
-}
-
-Status CheckStatementCount(size_t count) {
-  if (count <= kMaxPolicyStatements) return Status::OK();
-  return Status(ErrorCode::kOverLimit,
-                Concat({std::to_string(count),
-                        " statements were found in the submitted policy, max allowed is 20"}));
-}
-
-// A JSON object, within SQS's policy limits (sqs-api.md §13: at most 20
-// statements, 7 actions per statement; the texts are AWS's).
 Status ValidatePolicyDocument(const std::string& text) {
   const Json json = Json::parse(text, nullptr, false);
   if (json.is_discarded() || !json.is_object()) return InvalidAttributeValue(attr::kPolicy);
-  const Json statements = StatementsOf(json);
-  if (Status s = CheckStatementCount(statements.size()); !s.ok()) return s;
-  for (const Json& statement : statements) {
-    if (!statement.is_object()) continue;
-    const size_t actions = ActionCount(statement);
-    if (actions > kMaxActionsPerStatement) {
-      return Status(ErrorCode::kOverLimit,
-                    Concat({std::to_string(actions),
-                            " actions were found in a statement from the submitted policy, max "
-                            "allowed is 7"}));
-    }
-  }
   return Status::OK();
 }
 
@@ -586,6 +552,24 @@ Json StatementsOf(const Json& policy) {
   return array;
 }
 
+// Entries of a statement's Action (or NotAction): a string is one.
+size_t ActionCount(const Json& statement) {
+  size_t count = 0;
+  for (const char* key : {"Action", "NotAction"}) {
+    const auto it = statement.find(key);
+    if (it == statement.end()) continue;
+    count += it->is_array() ? it->size() : 1;
+  }
+  return count;
+}
+
+Status CheckStatementCount(size_t count) {
+  if (count <= kMaxPolicyStatements) return Status::OK();
+  return Status(ErrorCode::kOverLimit,
+                Concat({std::to_string(count),
+                        " statements were found in the submitted policy, max allowed is 20"}));
+}
+
 Status LabelError(std::string_view label, std::string_view reason) {
   return InvalidParameterValue(label, "Label", reason);
 }
@@ -657,6 +641,26 @@ Status ValidateQueueName(std::string_view name, bool fifo) {
 bool RequestsFifo(const AttributeMap& attributes) {
   const auto it = attributes.find(std::string(attr::kFifoQueue));
   return it != attributes.end() && ParseBool(it->second) == std::optional<bool>(true);
+}
+
+Status CheckPolicyLimits(const AttributeMap& attributes) {
+  const auto it = attributes.find(std::string(attr::kPolicy));
+  if (it == attributes.end() || it->second.empty()) return Status::OK();
+  const Json policy = Json::parse(it->second, nullptr, false);
+  if (policy.is_discarded() || !policy.is_object()) return Status::OK();  // Apply's error
+  const Json statements = StatementsOf(policy);
+  if (Status s = CheckStatementCount(statements.size()); !s.ok()) return s;
+  for (const Json& statement : statements) {
+    if (!statement.is_object()) continue;
+    const size_t actions = ActionCount(statement);
+    if (actions > kMaxActionsPerStatement) {
+      return Status(ErrorCode::kOverLimit,
+                    Concat({std::to_string(actions),
+                            " actions were found in a statement from the submitted policy, max "
+                            "allowed is 7"}));
+    }
+  }
+  return Status::OK();
 }
 
 Status ApplyQueueAttributes(const AttributeMap& attributes, bool creating, QueueConfig* config) {

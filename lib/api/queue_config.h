@@ -88,6 +88,16 @@ bool RequestsFifo(const AttributeMap& attributes);
 Status ApplyQueueAttributes(const AttributeMap& attributes, bool creating,
                             QueueConfig* config);
 
+// SQS's limits on a requested Policy (sqs-api.md §13): OverLimit with AWS's
+// texts for more than 20 statements ("21 statements were found in the
+// submitted policy, max allowed is 20") or more than 7 actions in one
+// statement. CreateQueue and SetQueueAttributes check them besides
+// ApplyQueueAttributes, which also re-applies the stored attributes when a
+// database opens: a queue whose Policy an older lqs accepted over these
+// limits still opens. OK when there is no Policy or it is not JSON (that
+// error is ApplyQueueAttributes's).
+Status CheckPolicyLimits(const AttributeMap& attributes);
+
 // The settable attributes as GetQueueAttributes renders them: every
 // attribute with a value (optional ones only while set; FIFO-only ones only
 // on FIFO queues), e.g. {"DelaySeconds": "0", "VisibilityTimeout": "30",

@@ -237,6 +237,8 @@ StatusOr<std::shared_ptr<Queue>> BrokerImpl::CreateQueue(const std::string& name
   config.fifo = fifo;
   st = api::ApplyQueueAttributes(attributes, /*creating=*/true, &config);
   if (!st.ok()) return st;
+  st = api::CheckPolicyLimits(attributes);
+  if (!st.ok()) return st;
   std::lock_guard<std::mutex> catalog(core_->catalog_mutex());
   if (std::shared_ptr<QueueImpl> existing = core_->FindByName(name)) {
     std::optional<std::string> differs = api::FirstDifferingAttribute(attributes, existing->config());

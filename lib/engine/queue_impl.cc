@@ -1539,6 +1539,8 @@ Status QueueImpl::SetAttributes(const AttributeMap& attributes) {
   api::QueueConfig next = config();
   Status st = api::ApplyQueueAttributes(attributes, /*creating=*/false, &next);
   if (!st.ok()) return st;
+  st = api::CheckPolicyLimits(attributes);
+  if (!st.ok()) return st;
   st = ValidateRedriveTargets(next);
   if (!st.ok()) return st;
   std::lock_guard<std::mutex> lock(mu_);
