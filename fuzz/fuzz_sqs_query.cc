@@ -5,8 +5,10 @@
 // Properties: form parsing and the flattened-member decoding (Attribute.N.*,
 // MessageAttribute.N.Value.*, SendMessageBatchRequestEntry.N.*, ...) never
 // crash, throw or read out of bounds; the decoded input is a JSON object
-// that the XML response encoder walks without throwing; base64 and XML
-// escaping hold their contracts on the same bytes.
+// that the XML response encoder and its JSON rendering walk without
+// throwing (the rendering is valid JSON); any Accept header is classified
+// without a crash; base64 and XML escaping hold their contracts on the same
+// bytes.
 
 #include <cstdint>
 #include <cstdio>
@@ -45,8 +47,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const lqsd::Json input = lqsd::sqs_query::DecodeParams(action, params);
   Check(input.is_object() || input.is_null(), "decoded input is not an object");
   (void)lqsd::sqs_query::Find(params, "Action");
-  // The response encoder walks arbitrary JSON-shaped output.
+  // The response encoders walk arbitrary JSON-shaped output; the JSON
+  // rendering (§10.7) is always a JSON document.
   (void)lqsd::sqs_query::EncodeResult(action, input, "req");
+  const lqsd::HttpResponse as_json =
+      lqsd::sqs_query::EncodeResult(action, input, "req", lqsd::sqs_query::Rendering::kJson);
+  Check(!lqsd::Json::parse(as_json.body, nullptr, false).is_discarded(),
+        "JSON rendering is not JSON");
+  // Any bytes as an Accept header.
+  lqsd::HttpRequest request;
+  request.headers.emplace_back("accept", std::string(body));
+  (void)lqsd::sqs_query::RenderingFor(request);
 
   // Helpers on the same bytes.
   if (auto decoded = lqsd::Base64Decode(body)) {
