@@ -1,17 +1,24 @@
-# The C API (include/lqs/c.h, lib/c.cc) and its C11 test.
+# The C API (include/lqs/c.h; lib/c.cc, and lib/c_worker.cc for the worker)
+# and its C11 tests.
 #
 # lqs_c is a static library with the C shim; link it (it brings lqs along).
-# c_api_test is plain C11, registered with CTest. When the build is not
-# sanitized already (LQS_SANITIZE), LQS_C_API_ASAN (off by default) also
-# builds c_api_test_asan: the shim, the library and the test compiled with
-# AddressSanitizer and UndefinedBehaviorSanitizer, so that the ordinary test
-# command (scripts/test.sh, which CI runs) checks the C API's ownership rules.
+# c_api_test and c_api_worker_test are plain C11, registered with CTest. When
+# the build is not sanitized already (LQS_SANITIZE), LQS_C_API_ASAN (off by
+# default) also builds c_api_test_asan and c_api_worker_test_asan: the shim,
+# the library and the tests compiled with AddressSanitizer and
+# UndefinedBehaviorSanitizer, so that the ordinary test command
+# (scripts/test.sh, which CI runs) checks the C API's ownership rules.
 
-add_library(lqs_c STATIC lib/c.cc)
+set(_lqs_c_sources lib/c.cc lib/c_worker.cc)
+set(_lqs_c_tests c_api_test c_api_worker_test)
+
+add_library(lqs_c STATIC ${_lqs_c_sources})
 add_library(lqs::lqs_c ALIAS lqs_c)
-target_include_directories(lqs_c PUBLIC
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-  $<INSTALL_INTERFACE:include>)
+target_include_directories(lqs_c
+  PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:include>
+  PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(lqs_c PUBLIC lqs)
 target_compile_options(lqs_c PRIVATE ${LQS_WARNINGS})
 install(TARGETS lqs_c EXPORT lqsTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -22,12 +29,14 @@ if(LQS_BUILD_TESTS)
     list(APPEND _lqs_c_test_flags -Werror)
   endif()
 
-  add_executable(c_api_test tests/c_api_test.c)
-  set_target_properties(c_api_test PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
-                                              C_EXTENSIONS OFF LINKER_LANGUAGE CXX)
-  target_compile_options(c_api_test PRIVATE ${_lqs_c_test_flags})
-  target_link_libraries(c_api_test PRIVATE lqs_c Threads::Threads)
-  add_test(NAME c_api_test COMMAND c_api_test)
+  foreach(_t IN LISTS _lqs_c_tests)
+    add_executable(${_t} tests/${_t}.c)
+    set_target_properties(${_t} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
+                                           C_EXTENSIONS OFF LINKER_LANGUAGE CXX)
+    target_compile_options(${_t} PRIVATE ${_lqs_c_test_flags})
+    target_link_libraries(${_t} PRIVATE lqs_c Threads::Threads)
+    add_test(NAME ${_t} COMMAND ${_t})
+  endforeach()
 
   # Off by default: scripts/sanitize.sh (run by CI) builds everything,
   # c_api_test included, with ASan+UBSan; this option adds a sanitized copy
@@ -39,7 +48,7 @@ if(LQS_BUILD_TESTS)
     # The same sources as lqs, lqs_api and lqs_c, compiled with sanitizers.
     get_target_property(_lqs_sources lqs SOURCES)
     get_target_property(_lqs_api_sources lqs_api SOURCES)
-    add_library(lqs_c_asan STATIC lib/c.cc ${_lqs_sources}
+    add_library(lqs_c_asan STATIC ${_lqs_c_sources} ${_lqs_sources}
                 ${_lqs_api_sources})
     add_dependencies(lqs_c_asan lqs_generated)
     target_include_directories(lqs_c_asan
@@ -51,14 +60,16 @@ if(LQS_BUILD_TESTS)
       PRIVATE RocksDB::rocksdb flatbuffers::flatbuffers OpenSSL::Crypto
               nlohmann_json::nlohmann_json absl::synchronization
               absl::flat_hash_map absl::btree)
-    add_executable(c_api_test_asan tests/c_api_test.c)
-    set_target_properties(c_api_test_asan PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
-                                                   C_EXTENSIONS OFF LINKER_LANGUAGE CXX)
-    target_compile_options(c_api_test_asan PRIVATE ${_lqs_c_test_flags} ${_asan})
-    target_link_options(c_api_test_asan PRIVATE -fsanitize=address,undefined)
-    target_link_libraries(c_api_test_asan PRIVATE lqs_c_asan Threads::Threads)
-    add_test(NAME c_api_test_asan COMMAND c_api_test_asan)
-    set_tests_properties(c_api_test_asan PROPERTIES
-      ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0;UBSAN_OPTIONS=print_stacktrace=1")
+    foreach(_t IN LISTS _lqs_c_tests)
+      add_executable(${_t}_asan tests/${_t}.c)
+      set_target_properties(${_t}_asan PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
+                                                 C_EXTENSIONS OFF LINKER_LANGUAGE CXX)
+      target_compile_options(${_t}_asan PRIVATE ${_lqs_c_test_flags} ${_asan})
+      target_link_options(${_t}_asan PRIVATE -fsanitize=address,undefined)
+      target_link_libraries(${_t}_asan PRIVATE lqs_c_asan Threads::Threads)
+      add_test(NAME ${_t}_asan COMMAND ${_t}_asan)
+      set_tests_properties(${_t}_asan PROPERTIES
+        ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0;UBSAN_OPTIONS=print_stacktrace=1")
+    endforeach()
   endif()
 endif()

@@ -1,12 +1,12 @@
 // The C API (include/lqs/c.h): a thin shim over the C++ API. Every handle is
 // a struct holding the C++ value; every fallible call funnels its Status
-// through SaveError, and every entry point catches all exceptions.
+// through SaveError, and every entry point catches all exceptions. The
+// worker's calls are in lib/c_worker.cc; what both use is in lib/c_internal.h.
 
 #include "lqs/c.h"
 
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <map>
 #include <memory>
 #include <new>
@@ -15,10 +15,16 @@
 #include <utility>
 #include <vector>
 
+#include "lib/c_internal.h"
+
 #include "lqs/lqs.h"
 
 using lqs::ErrorCode;
 using lqs::Status;
+using lqs::c_internal::Guard;
+using lqs::c_internal::OptStr;
+using lqs::c_internal::SaveError;
+using lqs::c_internal::Str;
 
 struct lqs_clock_t {
   std::shared_ptr<lqs::ManualClock> rep;
@@ -31,15 +37,6 @@ struct lqs_options_t {
 
 struct lqs_t {
   std::shared_ptr<lqs::Broker> rep;
-};
-
-struct lqs_queue_t {
-  std::shared_ptr<lqs::Broker> broker;  // keeps the Broker's memory alive
-  std::shared_ptr<lqs::Queue> rep;
-};
-
-struct lqs_strmap_t {
-  std::vector<std::pair<std::string, std::string>> rep;
 };
 
 struct lqs_strlist_t {
@@ -71,7 +68,7 @@ struct lqs_receive_t {
 struct lqs_message_t {
   lqs::ReceivedMessage rep;
   lqs_strmap_t attributes;
-  std::vector<const std::pair<const std::string, lqs::MessageAttributeValue>*> attrs;
+  lqs::c_internal::AttributeIndex attrs;
 };
 
 struct lqs_messages_t {
@@ -82,15 +79,7 @@ struct lqs_move_tasks_t {
   std::vector<lqs::MessageMoveTask> rep;
 };
 
-namespace {
-
-char* CopyString(const std::string& s) {
-  char* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out == nullptr) throw std::bad_alloc();
-  std::memcpy(out, s.data(), s.size());
-  out[s.size()] = '\0';
-  return out;
-}
+namespace lqs::c_internal {
 
 void SetError(char** errptr, const std::string& message) {
   if (errptr == nullptr) return;
@@ -105,9 +94,8 @@ void SetError(char** errptr, const std::string& message) {
 
 int SaveError(const Status& status, char** errptr) {
   if (status.ok()) return LQS_OK;
-  SetError(errptr, status.message().empty()
-                       ? std::string(lqs::ErrorCodeName(status.code()))
-                       : status.message());
+  SetError(errptr,
+           status.message().empty() ? std::string(ErrorCodeName(status.code())) : status.message());
   return static_cast<int>(status.code());
 }
 
@@ -116,26 +104,24 @@ int Fail(int code, const char* message, char** errptr) {
   return code;
 }
 
-// Runs `fn` (returning int), turning any exception into LQS_INTERNAL.
-template <typename Fn>
-int Guard(char** errptr, Fn&& fn) {
-  try {
-    return fn();
-  } catch (const std::bad_alloc&) {
-    return Fail(LQS_INTERNAL, "out of memory", errptr);
-  } catch (const std::exception& e) {
-    return Fail(LQS_INTERNAL, e.what(), errptr);
-  } catch (...) {
-    return Fail(LQS_INTERNAL, "unknown C++ exception", errptr);
-  }
+AttributeIndex IndexAttributes(const MessageAttributeMap& attributes) {
+  AttributeIndex out;
+  out.reserve(attributes.size());
+  for (const auto& entry : attributes) out.push_back(&entry);
+  return out;
 }
 
-#define LQS_REQUIRE(cond, what)                                              \
-  do {                                                                       \
-    if (!(cond)) return Fail(LQS_INVALID_PARAMETER_VALUE, what, errptr);     \
-  } while (0)
+}  // namespace lqs::c_internal
 
-std::string Str(const char* s) { return s == nullptr ? std::string() : std::string(s); }
+namespace {
+
+char* CopyString(const std::string& s) {
+  char* out = static_cast<char*>(std::malloc(s.size() + 1));
+  if (out == nullptr) throw std::bad_alloc();
+  std::memcpy(out, s.data(), s.size());
+  out[s.size()] = '\0';
+  return out;
+}
 
 std::map<std::string, std::string> MakeMap(const char* const* keys,
                                            const char* const* values, size_t n) {
@@ -155,10 +141,6 @@ lqs_strmap_t* NewMap(const std::map<std::string, std::string>& m) {
   auto* out = new lqs_strmap_t;
   out->rep.assign(m.begin(), m.end());
   return out;
-}
-
-const char* OptStr(const std::optional<std::string>& s) {
-  return s.has_value() ? s->c_str() : nullptr;
 }
 
 const lqs::ErrorInfo& Info(int code) {
@@ -717,7 +699,7 @@ int lqs_queue_receive_message(lqs_queue_t* queue, const lqs_receive_t* request,
         lqs_message_t& m = out->rep[i];
         m.rep = std::move(got->messages[i]);
         m.attributes.rep.assign(m.rep.attributes.begin(), m.rep.attributes.end());
-        for (const auto& entry : m.rep.message_attributes) m.attrs.push_back(&entry);
+        m.attrs = lqs::c_internal::IndexAttributes(m.rep.message_attributes);
       }
       *messages = out.release();
     }

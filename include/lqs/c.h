@@ -65,17 +65,20 @@
  *
  * THREAD SAFETY
  *
- * lqs_t and lqs_queue_t handles may be used from any number of threads at
- * once, except that lqs_close must not race with other calls on the same
- * database. Request builders (lqs_options_t, lqs_send_t, lqs_receive_t,
- * lqs_send_batch_t) and results are plain values: use one from one thread
- * at a time. A manual clock may be advanced from any thread.
+ * lqs_t, lqs_queue_t and lqs_worker_t handles may be used from any number
+ * of threads at once, except that lqs_close must not race with other calls
+ * on the same database (a worker's threads make such calls: see "Worker").
+ * Request builders (lqs_options_t, lqs_send_t, lqs_receive_t,
+ * lqs_send_batch_t, lqs_worker_options_t) and results are plain values: use
+ * one from one thread at a time. A manual clock may be advanced from any
+ * thread.
  *
  * BLOCKING
  *
  * lqs_queue_receive_message blocks for up to WaitTimeSeconds (long polling).
- * Every other call returns as soon as its write is durable in the database's
- * durability mode.
+ * lqs_worker_stop, lqs_worker_wait and lqs_worker_destroy wait for the
+ * worker's handlers, as documented there. Every other call returns as soon
+ * as its write is durable in the database's durability mode.
  */
 
 #ifndef LQS_C_H_
@@ -95,8 +98,9 @@ extern "C" {
 #endif
 
 /* The version of this header's API. It grows when functions are added;
- * existing signatures never change (a *_v2 function appears instead). */
-#define LQS_C_API_VERSION 1
+ * existing signatures never change (a *_v2 function appears instead).
+ * 2: the worker (lqs_worker_*). */
+#define LQS_C_API_VERSION 2
 
 /* ---- Error codes (== lqs::ErrorCode; never renumbered) ------------------ */
 
@@ -174,6 +178,10 @@ typedef struct lqs_receive_t lqs_receive_t;       /* receive parameters */
 typedef struct lqs_messages_t lqs_messages_t;     /* received messages */
 typedef struct lqs_message_t lqs_message_t;       /* one, borrowed */
 typedef struct lqs_move_tasks_t lqs_move_tasks_t; /* message move tasks */
+typedef struct lqs_worker_t lqs_worker_t;         /* a consumer loop */
+typedef struct lqs_worker_options_t lqs_worker_options_t;
+typedef struct lqs_worker_message_t lqs_worker_message_t; /* borrowed */
+typedef struct lqs_worker_result_t lqs_worker_result_t;   /* borrowed */
 
 /* ---- String maps and lists (results) ------------------------------------- */
 
@@ -576,6 +584,241 @@ LQS_C_EXPORT int lqs_queue_move_to_dead_letter_queue(lqs_queue_t* queue,
                                                      const char* const* names,
                                                      const char* const* values, size_t n,
                                                      char** errptr);
+
+/* ---- Worker (lqs::Worker, lqs/worker.h; docs/worker.md) -------------------
+ * The consumer loop. A worker long-polls one queue and calls a handler for
+ * each message (or each received batch) on a pool of threads. It deletes a
+ * message only after its handler succeeded, extends the lease while the
+ * handler runs, makes a failed message visible again after a backoff that
+ * grows with its receive count, moves a non-retryable failure to the
+ * dead-letter queue at once, and on stop gives back (visibility 0) what it
+ * received but did not start. Delivery is at least once.
+ *
+ * Time: leases, heartbeats, backoffs and rate limits follow the clock the
+ * database was opened with (lqs_options_set_clock; the system clock by
+ * default), so a test with a manual clock advances it instead of sleeping.
+ * Only lqs_worker_stop's deadline is real time.
+ *
+ * Callbacks: the handler and the logger run on the worker's threads, up to
+ * `concurrency` handlers at once; they must be thread-safe and must return
+ * (no longjmp, no C++ exception). They may call any lqs function, but on
+ * their own worker only lqs_worker_pause, _resume, _paused and _get_stats:
+ * the others wait for the handlers. Their `user` pointers must stay valid
+ * until lqs_worker_destroy returns.
+ *
+ * Closing: a worker's threads call the database, and lqs_close must not race
+ * with other calls: destroy the database's workers before lqs_close. */
+
+/* A handler's outcome (== lqs::HandlerResult::Outcome). */
+enum {
+  LQS_WORKER_SUCCESS = 0,      /* delete the message */
+  LQS_WORKER_RETRY = 1,        /* make it visible again after the backoff */
+  LQS_WORKER_NON_RETRYABLE = 2 /* move it to the dead-letter queue now */
+};
+
+/* Log levels (== lqs::WorkerLogLevel). */
+enum {
+  LQS_WORKER_LOG_DEBUG = 0,
+  LQS_WORKER_LOG_INFO = 1,
+  LQS_WORKER_LOG_WARNING = 2,
+  LQS_WORKER_LOG_ERROR = 3
+};
+
+/* Handles one message and returns its outcome. For LQS_WORKER_RETRY and
+ * LQS_WORKER_NON_RETRYABLE, lqs_worker_result_set_error gives the reason
+ * (logged, and for the latter stored in the error attribute). Any other
+ * return value counts as LQS_WORKER_RETRY. `message` and `result` are valid
+ * only during the call. */
+typedef int (*lqs_worker_handler_t)(const lqs_worker_message_t* message, void* user,
+                                    lqs_worker_result_t* result);
+
+/* Handles the n messages (1..max_messages_per_receive) of one receive, in
+ * the SQS "batch item failures" model: report each failed message with
+ * lqs_worker_result_fail and return LQS_WORKER_SUCCESS; the messages not
+ * reported succeeded. Returning LQS_WORKER_RETRY or LQS_WORKER_NON_RETRYABLE
+ * (any other value: RETRY) fails the whole batch, with the reason given to
+ * lqs_worker_result_set_error. FIFO queues: after a group's first failed
+ * message, the group's later messages in the batch are released
+ * (visibility 0), whatever was reported. `messages` (an array of n) and
+ * `result` are valid only during the call. */
+typedef int (*lqs_worker_batch_handler_t)(const lqs_worker_message_t* const* messages, size_t n,
+                                          void* user, lqs_worker_result_t* result);
+
+/* Receives one line per event, e.g. "queue=jobs message_id=... receive_count=2:
+ * handler failed, retry in 2 s: timeout"; `level` is an LQS_WORKER_LOG_*.
+ * `line` is valid only during the call. */
+typedef void (*lqs_worker_logger_t)(int level, const char* line, void* user);
+
+/* Options (lqs::WorkerOptions; defaults are the C++ defaults). Setters only
+ * store; lqs_worker_create checks every value and fails with
+ * LQS_INVALID_PARAMETER_VALUE naming the option ("WorkerOptions.concurrency"). */
+LQS_C_EXPORT lqs_worker_options_t* lqs_worker_options_create(void);
+LQS_C_EXPORT void lqs_worker_options_destroy(lqs_worker_options_t* o);
+/* Messages asked for per receive, 1..10 (default 10). */
+LQS_C_EXPORT void lqs_worker_options_set_max_messages_per_receive(lqs_worker_options_t* o, int n);
+/* Long-poll wait, 0..20 s (default 20). With 0, an empty receive is followed
+ * by a 1-second pause (clock time). */
+LQS_C_EXPORT void lqs_worker_options_set_wait_time_seconds(lqs_worker_options_t* o, int s);
+/* The lease each receive asks for and each heartbeat renews, 1..43200 s
+ * (default 30). A heartbeat runs when a third of it is left. */
+LQS_C_EXPORT void lqs_worker_options_set_visibility_timeout_seconds(lqs_worker_options_t* o, int s);
+/* Handler threads, 1..4096 (default 4). */
+LQS_C_EXPORT void lqs_worker_options_set_concurrency(lqs_worker_options_t* o, int n);
+/* The most messages received and not yet finished, 0..1000000; receives ask
+ * only for the room left. Default 0: concurrency + max_messages_per_receive. */
+LQS_C_EXPORT void lqs_worker_options_set_max_in_progress(lqs_worker_options_t* o, int n);
+/* Handler starts per second, overall and per MessageGroupId; 0..1e9, default
+ * 0 (no limit). Token buckets holding one second's worth of starts (at
+ * least 1); a batch handler's call counts one start per message. */
+LQS_C_EXPORT void lqs_worker_options_set_rate_limit_per_second(lqs_worker_options_t* o,
+                                                               double rate);
+LQS_C_EXPORT void lqs_worker_options_set_rate_limit_per_group_per_second(lqs_worker_options_t* o,
+                                                                         double rate);
+/* A retryable failure on receive n makes the message visible again after
+ * min(backoff_max_seconds, backoff_base_seconds * 2^(n-1)) seconds plus up
+ * to backoff_jitter of that, at random. Base 0..43200 (default 1), max
+ * base..43200 (default 900), jitter 0..1 (default 0.1). */
+LQS_C_EXPORT void lqs_worker_options_set_backoff_base_seconds(lqs_worker_options_t* o, int s);
+LQS_C_EXPORT void lqs_worker_options_set_backoff_max_seconds(lqs_worker_options_t* o, int s);
+LQS_C_EXPORT void lqs_worker_options_set_backoff_jitter(lqs_worker_options_t* o, double jitter);
+/* The String message attribute that carries the error text (at most 1 KiB)
+ * of a message moved to the dead-letter queue; default "lqs.Error", NULL
+ * restores it. A queue without a RedrivePolicy gets a non-retryable failure
+ * retried after backoff_max_seconds instead (and a warning logged). */
+LQS_C_EXPORT void lqs_worker_options_set_error_attribute(lqs_worker_options_t* o, const char* name);
+/* The idempotency inbox (default 0): record each completion atomically with
+ * its delete (lqs_queue_delete_message_and_record), and delete without
+ * running the handler a message whose idempotency key is recorded. */
+LQS_C_EXPORT void lqs_worker_options_set_inbox(lqs_worker_options_t* o, int v);
+/* The message attribute holding a message's idempotency key; default
+ * "IdempotencyKey", NULL restores it. Without that attribute the key is the
+ * MessageDeduplicationId (FIFO), else the MessageId. */
+LQS_C_EXPORT void lqs_worker_options_set_idempotency_attribute(lqs_worker_options_t* o,
+                                                               const char* name);
+/* How long the inbox keeps a key, 1..1209600 s (default 86400). */
+LQS_C_EXPORT void lqs_worker_options_set_inbox_ttl_seconds(lqs_worker_options_t* o, int64_t s);
+/* Where log lines go. NULL (the default): LQS_WORKER_LOG_WARNING and above
+ * to stderr. */
+LQS_C_EXPORT void lqs_worker_options_set_logger(lqs_worker_options_t* o, lqs_worker_logger_t logger,
+                                                void* user);
+
+/* Builds a stopped worker that calls `handler(message, user, result)` for
+ * each message of `queue`. `options` may be NULL (defaults). The worker
+ * copies the options and keeps its own reference to the queue: both may be
+ * destroyed after the call. *worker receives the handle (lqs_worker_destroy).
+ * Errors: LQS_INVALID_PARAMETER_VALUE (an option out of range, naming it;
+ * queue, handler or worker NULL). */
+LQS_C_EXPORT int lqs_worker_create(lqs_queue_t* queue, const lqs_worker_options_t* options,
+                                   lqs_worker_handler_t handler, void* user, lqs_worker_t** worker,
+                                   char** errptr);
+/* The same with a batch handler. */
+LQS_C_EXPORT int lqs_worker_create_batch(lqs_queue_t* queue, const lqs_worker_options_t* options,
+                                         lqs_worker_batch_handler_t handler, void* user,
+                                         lqs_worker_t** worker, char** errptr);
+
+/* Starts the receive loop and the handler threads. Errors:
+ * LQS_INVALID_PARAMETER_VALUE (already started or stopped: a worker starts
+ * once). */
+LQS_C_EXPORT int lqs_worker_start(lqs_worker_t* w, char** errptr);
+
+/* Stops receiving until lqs_worker_resume, for a downstream that is
+ * unhealthy; running handlers go on and their leases are kept. A long poll
+ * waiting at the time is abandoned: a message it still delivers is given
+ * back at once (its receive count went up by one). Both are idempotent. */
+LQS_C_EXPORT void lqs_worker_pause(lqs_worker_t* w);
+LQS_C_EXPORT void lqs_worker_resume(lqs_worker_t* w);
+/* 1 while paused, else 0. */
+LQS_C_EXPORT int lqs_worker_paused(const lqs_worker_t* w);
+
+/* Graceful shutdown: stops receiving, gives back (visibility 0) the messages
+ * received but not started, and waits up to deadline_ms of real time
+ * (< 0: 0) for the running handlers, whose messages are deleted or retried
+ * as usual. Returns 1 when every handler finished in time; else 0, and the
+ * late handlers' leases are no longer extended (their messages return when
+ * the leases end) and lqs_worker_destroy waits for them. Idempotent: later
+ * calls return the first one's result. Valid before lqs_worker_start. */
+LQS_C_EXPORT int lqs_worker_stop(lqs_worker_t* w, int64_t deadline_ms);
+
+/* Blocks until an lqs_worker_stop (from another thread, or from a signal:
+ * lqs_worker_install_signal_handlers) has finished. */
+LQS_C_EXPORT void lqs_worker_wait(lqs_worker_t* w);
+
+/* Makes SIGTERM and SIGINT call lqs_worker_stop(w, deadline_ms) on a thread
+ * of the worker (not in signal context); lqs_worker_wait then returns. At
+ * most one worker per process may install them; the previous handlers are
+ * restored when it is destroyed. Errors: LQS_INVALID_PARAMETER_VALUE (this
+ * or another worker installed them), LQS_INTERNAL (pipe or sigaction
+ * failed). */
+LQS_C_EXPORT int lqs_worker_install_signal_handlers(lqs_worker_t* w, int64_t deadline_ms,
+                                                    char** errptr);
+
+/* Counters since lqs_worker_start, and handler durations (lqs::WorkerStats).
+ * A plain struct, not an opaque handle: its layout is part of the ABI and
+ * never changes (new fields would come as lqs_worker_stats_v2_t with
+ * lqs_worker_get_stats_v2). */
+typedef struct lqs_worker_stats_t {
+  int64_t received;                 /* messages received */
+  int64_t succeeded;                /* handler succeeded and message deleted */
+  int64_t retried;                  /* retryable failures (visible again later) */
+  int64_t dead_lettered;            /* non-retryable failures moved to the DLQ */
+  int64_t duplicates_skipped;       /* inbox hits deleted without the handler */
+  int64_t released;                 /* given back unstarted (visibility 0) */
+  int64_t lease_extensions;         /* successful heartbeats */
+  int64_t lease_extension_failures; /* failed heartbeats */
+  int64_t delete_failures;          /* handler succeeded, delete failed */
+  int64_t in_progress;              /* gauge: received and not finished */
+  double handler_p50_ms;            /* median handler time (clock time) */
+  double handler_p99_ms;            /* 99th percentile; both 0 before any */
+} lqs_worker_stats_t;
+
+/* Fills *stats (a snapshot; may be called while the worker runs). */
+LQS_C_EXPORT void lqs_worker_get_stats(const lqs_worker_t* w, lqs_worker_stats_t* stats);
+
+/* Stops the worker (30 s deadline) if it runs, waits for every handler (even
+ * those that outlived a stop deadline), restores the signal handlers it
+ * replaced, and frees it. NULL is a no-op. */
+LQS_C_EXPORT void lqs_worker_destroy(lqs_worker_t* w);
+
+/* The message a handler is given (lqs::WorkerMessage). Borrowed: valid until
+ * the handler returns; every pointer from it too. */
+LQS_C_EXPORT const char* lqs_worker_message_queue_name(const lqs_worker_message_t* m);
+LQS_C_EXPORT const char* lqs_worker_message_id(const lqs_worker_message_t* m);
+LQS_C_EXPORT const char* lqs_worker_message_receipt_handle(const lqs_worker_message_t* m);
+/* The body (also NUL-terminated); *len (may be NULL) receives its length. */
+LQS_C_EXPORT const char* lqs_worker_message_body(const lqs_worker_message_t* m, size_t* len);
+/* ApproximateReceiveCount: 1 on the first delivery. */
+LQS_C_EXPORT int lqs_worker_message_receive_count(const lqs_worker_message_t* m);
+/* NULL when the message has no MessageGroupId. */
+LQS_C_EXPORT const char* lqs_worker_message_group_id(const lqs_worker_message_t* m);
+/* The key the inbox records (see lqs_worker_options_set_idempotency_attribute;
+ * bytes, as a Binary attribute may give; also NUL-terminated); *len (may be
+ * NULL) receives its length, 1..512. */
+LQS_C_EXPORT const char* lqs_worker_message_idempotency_key(const lqs_worker_message_t* m,
+                                                            size_t* len);
+/* All system attributes (SentTimestamp, ApproximateReceiveCount,
+ * MessageGroupId, ...). */
+LQS_C_EXPORT const lqs_strmap_t* lqs_worker_message_attributes(const lqs_worker_message_t* m);
+/* All user attributes, in name order, as lqs_message_attribute_*. */
+LQS_C_EXPORT size_t lqs_worker_message_attribute_count(const lqs_worker_message_t* m);
+LQS_C_EXPORT const char* lqs_worker_message_attribute_name(const lqs_worker_message_t* m, size_t i);
+LQS_C_EXPORT const char* lqs_worker_message_attribute_data_type(const lqs_worker_message_t* m,
+                                                                size_t i);
+LQS_C_EXPORT int lqs_worker_message_attribute_is_binary(const lqs_worker_message_t* m, size_t i);
+LQS_C_EXPORT const char* lqs_worker_message_attribute_string_value(const lqs_worker_message_t* m,
+                                                                   size_t i);
+LQS_C_EXPORT const void* lqs_worker_message_attribute_binary_value(const lqs_worker_message_t* m,
+                                                                   size_t i, size_t* len);
+
+/* The reason for a handler's failure outcome (or a batch handler's
+ * whole-batch failure). Copied; NULL or "" clears it (a default naming the
+ * outcome is used). The last call wins. */
+LQS_C_EXPORT void lqs_worker_result_set_error(lqs_worker_result_t* r, const char* error);
+/* Batch handlers: messages[i] failed with `outcome` (LQS_WORKER_RETRY or
+ * LQS_WORKER_NON_RETRYABLE; LQS_WORKER_SUCCESS withdraws an earlier report;
+ * any other value: RETRY) for the reason `error` (copied; may be NULL). An
+ * i >= n is ignored, as is every call from a message handler. */
+LQS_C_EXPORT void lqs_worker_result_fail(lqs_worker_result_t* r, size_t i, int outcome,
+                                         const char* error);
 
 /* ---- Attributes, tags, permissions --------------------------------------- */
 

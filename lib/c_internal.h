@@ -1,0 +1,76 @@
+// lib/c_internal.h — what the C API's implementation files (lib/c.cc,
+// lib/c_worker.cc) share: the handles more than one of them opens, and the
+// error helpers every entry point goes through. Not installed.
+
+#ifndef LQS_LIB_C_INTERNAL_H_
+#define LQS_LIB_C_INTERNAL_H_
+
+#include <exception>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lqs/c.h"
+#include "lqs/lqs.h"
+
+struct lqs_queue_t {
+  std::shared_ptr<lqs::Broker> broker;  // keeps the Broker's memory alive
+  std::shared_ptr<lqs::Queue> rep;
+};
+
+struct lqs_strmap_t {
+  std::vector<std::pair<std::string, std::string>> rep;
+};
+
+namespace lqs::c_internal {
+
+// Replaces *errptr (when errptr is not NULL) with a malloc'd copy of
+// `message`, freeing the message that was there.
+void SetError(char** errptr, const std::string& message);
+
+// LQS_OK for an OK status; otherwise stores its message (or its code's name)
+// in *errptr and returns its code.
+int SaveError(const Status& status, char** errptr);
+
+// Stores `message` in *errptr and returns `code`.
+int Fail(int code, const char* message, char** errptr);
+
+// Runs `fn` (returning int), turning any exception into LQS_INTERNAL.
+template <typename Fn>
+int Guard(char** errptr, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return Fail(LQS_INTERNAL, "out of memory", errptr);
+  } catch (const std::exception& e) {
+    return Fail(LQS_INTERNAL, e.what(), errptr);
+  } catch (...) {
+    return Fail(LQS_INTERNAL, "unknown C++ exception", errptr);
+  }
+}
+
+inline std::string Str(const char* s) { return s == nullptr ? std::string() : std::string(s); }
+
+inline const char* OptStr(const std::optional<std::string>& s) {
+  return s.has_value() ? s->c_str() : nullptr;
+}
+
+// A message's user attributes in name order, for the index-based accessors
+// (lqs_message_attribute_*, lqs_worker_message_attribute_*). The pointers
+// borrow from the map.
+using AttributeIndex = std::vector<const MessageAttributeMap::value_type*>;
+AttributeIndex IndexAttributes(const MessageAttributeMap& attributes);
+
+}  // namespace lqs::c_internal
+
+// Inside a Guard: fails the call with LQS_INVALID_PARAMETER_VALUE and `what`
+// unless `cond` holds. Needs `errptr` in scope.
+#define LQS_REQUIRE(cond, what)                                                             \
+  do {                                                                                      \
+    if (!(cond)) return ::lqs::c_internal::Fail(LQS_INVALID_PARAMETER_VALUE, what, errptr); \
+  } while (0)
+
+#endif  // LQS_LIB_C_INTERNAL_H_
