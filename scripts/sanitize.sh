@@ -10,7 +10,9 @@
 #   test with LQS_CRASH_ROUNDS=3 rounds per mode, the fault injection and the
 #   database-lock test), the engine suite split in two shards on two cores,
 #   then lqs_worker_test (the consumer runtime) in two shards and the worker
-#   kill -9 crash test (lqs_worker_crash_test, LQS_WORKER_CRASH_ROUNDS=5).
+#   kill -9 crash test (lqs_worker_crash_test, LQS_WORKER_CRASH_ROUNDS=5),
+#   and the C API's tests (c_api_test, c_api_worker_test: the shim's
+#   ownership rules and the worker's callbacks).
 # tsan: builds build-tsan with -DLQS_SANITIZE=thread and runs the tests that
 #   exercise concurrency (long polling, async receive, concurrent FIFO
 #   consumers, fair queues, the database lock, the consumer-support
@@ -72,7 +74,7 @@ if [[ $MODE == all || $MODE == asan ]]; then
   fi
   cmake -S . -B $B "${COMMON[@]}" "-DLQS_SANITIZE=$SAN" >/dev/null
   cmake --build $B -j"$JOBS" --target lqs lqs_api lqs_api_test lqs_engine_test lqs_crash_child \
-    lqs_worker_test lqs_worker_crash_test lqs_worker_crash_child
+    lqs_worker_test lqs_worker_crash_test lqs_worker_crash_child c_api_test c_api_worker_test
   mkdir -p "$LOGDIR"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -84,6 +86,9 @@ if [[ $MODE == all || $MODE == asan ]]; then
   run_sharded 2 $B/lqs_worker_test --gtest_brief=1
   stamp "asan+ubsan: lqs_worker_crash_test (LQS_WORKER_CRASH_ROUNDS=${LQS_WORKER_CRASH_ROUNDS:-5})"
   LQS_WORKER_CRASH_ROUNDS=${LQS_WORKER_CRASH_ROUNDS:-5} $B/lqs_worker_crash_test --gtest_brief=1
+  stamp "asan+ubsan: c_api_test, c_api_worker_test"
+  $B/c_api_test
+  $B/c_api_worker_test
   stamp "asan+ubsan: done"
 fi
 
