@@ -13,44 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "c_test_support.h"
+
 #include "lqs/c.h"
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                       \
-  do {                                                                    \
-    ++checks;                                                             \
-    if (!(cond)) {                                                        \
-      ++failures;                                                         \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                     \
-  } while (0)
-
-#define CHECK_OK(expr)                                                       \
-  do {                                                                       \
-    char* err_ = NULL;                                                       \
-    int rc_ = (expr);                                                        \
-    ++checks;                                                                \
-    if (rc_ != LQS_OK) {                                                     \
-      ++failures;                                                            \
-      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #expr, \
-              lqs_error_name(rc_), err_ ? err_ : "(no message)");            \
-    }                                                                        \
-    lqs_free(err_);                                                          \
-  } while (0)
-
-static int streq(const char* a, const char* b) {
-  return a != NULL && b != NULL && strcmp(a, b) == 0;
-}
-
 static char dir_template[] = "/tmp/lqs_c_api_test_XXXXXX";
-
-static void remove_tree(const char* path) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", path);
-}
 
 static void test_errors_and_version(void) {
   CHECK(streq(lqs_error_name(LQS_QUEUE_DOES_NOT_EXIST), "QueueDoesNotExist"));
@@ -68,23 +35,6 @@ static void test_errors_and_version(void) {
   CHECK(lqs_version() != NULL && lqs_version()[0] != '\0');
   CHECK(lqs_version_major() >= 0);
   lqs_free(NULL); /* allowed */
-}
-
-static lqs_t* open_db(const char* path, lqs_clock_t* clock) {
-  lqs_options_t* opts = lqs_options_create();
-  lqs_options_set_clock(opts, clock);
-  lqs_options_set_background_maintenance(opts, 0);
-  lqs_options_set_durability(opts, LQS_DURABILITY_PROCESS);
-  lqs_t* db = NULL;
-  char* err = NULL;
-  int rc = lqs_open(path, opts, &db, &err);
-  lqs_options_destroy(opts); /* the database keeps what it needs */
-  if (rc != LQS_OK) {
-    fprintf(stderr, "lqs_open: %s\n", err);
-    lqs_free(err);
-    return NULL;
-  }
-  return db;
 }
 
 static void test_open_errors(const char* base) {

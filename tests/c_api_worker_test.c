@@ -18,33 +18,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "c_test_support.h"
+
 #include "lqs/c.h"
-
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    ++checks;                                                                  \
-    if (!(cond)) {                                                             \
-      ++failures;                                                              \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
-
-/* Calls `expr` (which takes `&err_` as its errptr) and checks it returns LQS_OK. */
-#define CHECK_OK(expr)                                                         \
-  do {                                                                         \
-    char* err_ = NULL;                                                         \
-    int rc_ = (expr);                                                          \
-    ++checks;                                                                  \
-    if (rc_ != LQS_OK) {                                                       \
-      ++failures;                                                              \
-      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #expr, \
-              lqs_error_name(rc_), err_ ? err_ : "(no message)");              \
-    }                                                                          \
-    lqs_free(err_);                                                            \
-  } while (0)
 
 static double now_seconds(void) {
   struct timespec ts;
@@ -65,10 +41,6 @@ static void sleep_ms(long ms) {
     while (!(cond) && now_seconds() < end_) sleep_ms(1); \
     CHECK(cond);                                         \
   } while (0)
-
-static int streq(const char* a, const char* b) {
-  return a != NULL && b != NULL && strcmp(a, b) == 0;
-}
 
 static lqs_worker_stats_t stats_of(const lqs_worker_t* w) {
   lqs_worker_stats_t s;
@@ -162,26 +134,6 @@ static void gate_destroy(struct gate* g) {
 /* ---- Database and queue helpers -------------------------------------------- */
 
 static char dir_template[] = "/tmp/lqs_c_api_worker_test_XXXXXX";
-
-static void remove_tree(const char* path) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", path);
-}
-
-static lqs_t* open_db(const char* path, lqs_clock_t* clock) {
-  lqs_options_t* opts = lqs_options_create();
-  lqs_options_set_clock(opts, clock);
-  lqs_options_set_background_maintenance(opts, 0);
-  lqs_t* db = NULL;
-  char* err = NULL;
-  if (lqs_open(path, opts, &db, &err) != LQS_OK) {
-    fprintf(stderr, "lqs_open: %s\n", err);
-    lqs_free(err);
-  }
-  lqs_options_destroy(opts);
-  return db;
-}
 
 static lqs_queue_t* make_queue(lqs_t* db, const char* name) {
   lqs_queue_t* q = NULL;

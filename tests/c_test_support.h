@@ -1,0 +1,70 @@
+/* c_test_support.h — what the C API's C11 tests (c_api_test.c,
+ * c_api_worker_test.c) share: the check counters and macros, and opening a
+ * scratch database on a manual clock. Each test program includes it once;
+ * the definitions are static, one copy per program. */
+
+#ifndef LQS_TESTS_C_TEST_SUPPORT_H_
+#define LQS_TESTS_C_TEST_SUPPORT_H_
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lqs/c.h"
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    ++checks;                                                                  \
+    if (!(cond)) {                                                             \
+      ++failures;                                                              \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                          \
+  } while (0)
+
+/* Calls `expr` (which takes `&err_` as its errptr) and checks it returns LQS_OK. */
+#define CHECK_OK(expr)                                                         \
+  do {                                                                         \
+    char* err_ = NULL;                                                         \
+    int rc_ = (expr);                                                          \
+    ++checks;                                                                  \
+    if (rc_ != LQS_OK) {                                                       \
+      ++failures;                                                              \
+      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #expr, \
+              lqs_error_name(rc_), err_ ? err_ : "(no message)");              \
+    }                                                                          \
+    lqs_free(err_);                                                            \
+  } while (0)
+
+static inline int streq(const char* a, const char* b) {
+  return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+static inline void remove_tree(const char* path) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", path);
+}
+
+/* A database at `path` on `clock`, without background maintenance (tests
+ * run it themselves), durability `process`; NULL (reported) on failure. */
+static inline lqs_t* open_db(const char* path, lqs_clock_t* clock) {
+  lqs_options_t* opts = lqs_options_create();
+  lqs_options_set_clock(opts, clock);
+  lqs_options_set_background_maintenance(opts, 0);
+  lqs_options_set_durability(opts, LQS_DURABILITY_PROCESS);
+  lqs_t* db = NULL;
+  char* err = NULL;
+  int rc = lqs_open(path, opts, &db, &err);
+  lqs_options_destroy(opts); /* the database keeps what it needs */
+  if (rc != LQS_OK) {
+    fprintf(stderr, "lqs_open: %s\n", err);
+    lqs_free(err);
+    return NULL;
+  }
+  return db;
+}
+
+#endif /* LQS_TESTS_C_TEST_SUPPORT_H_ */
