@@ -20,6 +20,17 @@ class MoveTaskTest : public BrokerTest {
     for (int i = 0; i < 2; ++i) Receive(*src_, 10, 0);
     ASSERT_EQ(Counts(*dlq_)[0], 10);
   }
+  // Starts a redrive of the DLQ to its messages' sources at 100 messages/s
+  // and lets it run for one second of the clock.
+  void RedriveToSourcesForOneSecond() {
+    StartMessageMoveTaskRequest r;
+    r.source_arn = dlq_->arn();
+    r.max_number_of_messages_per_second = 100;
+    ASSERT_OK(broker_->StartMessageMoveTask(r));
+    clock_->AdvanceSeconds(1);
+    ASSERT_OK(broker_->RunMaintenance());
+  }
+
   std::shared_ptr<Queue> dlq_, src_;
 };
 
@@ -114,12 +125,7 @@ TEST_F(MoveTaskTest, MessageSentToTheDlqDirectlyHasNoSourceToGoBackTo) {
   // The ten moved messages are older than this one, so they go back first;
   // the task then stops at it and fails, and it stays in the DLQ.
   Send(*dlq_, "sent directly");
-  StartMessageMoveTaskRequest r;
-  r.source_arn = dlq_->arn();
-  r.max_number_of_messages_per_second = 100;
-  ASSERT_OK(broker_->StartMessageMoveTask(r));
-  clock_->AdvanceSeconds(1);
-  ASSERT_OK(broker_->RunMaintenance());
+  RedriveToSourcesForOneSecond();
   auto tasks = broker_->ListMessageMoveTasks(dlq_->arn(), 1);
   ASSERT_OK(tasks);
   ASSERT_EQ(tasks->size(), 1u);
@@ -150,12 +156,7 @@ TEST_F(MoveTaskTest, MovesMessagesWhoseLeaseEndedInTheDlq) {
   // they are available again, so a move task takes them too.
   ASSERT_EQ(Receive(*dlq_, 2, 5).size(), 2u);
   clock_->AdvanceSeconds(5);
-  StartMessageMoveTaskRequest r;
-  r.source_arn = dlq_->arn();
-  r.max_number_of_messages_per_second = 100;
-  ASSERT_OK(broker_->StartMessageMoveTask(r));
-  clock_->AdvanceSeconds(1);
-  ASSERT_OK(broker_->RunMaintenance());
+  RedriveToSourcesForOneSecond();
   EXPECT_EQ(Counts(*dlq_), (std::array<int64_t, 3>{0, 0, 0}));
   EXPECT_EQ(Counts(*src_)[0], 10);
 }
