@@ -9,7 +9,9 @@
 // resolves the queue (the QueueUrl parameter wins over the path; the host in
 // QueueUrl is ignored, the account must be this server's); runs the action;
 // and encodes the result or error in the request's protocol with a fresh
-// request id (body and x-amzn-RequestId header).
+// request id (body and x-amzn-RequestId header); a query request whose
+// Accept header lists application/json gets the JSON rendering of the query
+// response (sqs_query.h, Rendering).
 //
 // Queue URLs in responses are http://<Host header>/<account-id>/<name>
 // (or --public-url when set).
