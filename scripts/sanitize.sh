@@ -16,8 +16,9 @@
 # tsan: builds build-tsan with -DLQS_SANITIZE=thread and runs the tests that
 #   exercise concurrency (long polling, async receive, concurrent FIFO
 #   consumers, fair queues, the database lock, the consumer-support
-#   methods), all of lqs_worker_test in two shards, and a 5-second soak
-#   (4 producers, 4 consumers).
+#   methods), all of lqs_worker_test in two shards, the C API's worker test
+#   (c_api_worker_test: C handlers on the worker's threads), and a 5-second
+#   soak (4 producers, 4 consumers).
 #
 # Environment: LQS_UBSAN_SKIP_ALIGNMENT=1 builds without UBSan's alignment
 # check (an escape hatch; before commit 14e718f flatbuffers records were read
@@ -98,7 +99,7 @@ if [[ $MODE == all || $MODE == tsan ]]; then
   stamp "tsan: configure and build ($CXX)"
   cmake -S . -B $B "${COMMON[@]}" -DLQS_SANITIZE=thread >/dev/null
   cmake --build $B -j"$JOBS" --target lqs lqs_engine_test lqs_crash_child lqs_soak_test \
-    lqs_worker_test
+    lqs_worker_test c_api_worker_test
   mkdir -p "$LOGDIR"
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}
   stamp "tsan: concurrency tests"
@@ -106,6 +107,8 @@ if [[ $MODE == all || $MODE == tsan ]]; then
     '--gtest_filter=LongPoll*:AsyncReceive*:Fifo*Concurrent*:FairQueue*:Durability*Locked*:ConsumerSupport*'
   stamp "tsan: lqs_worker_test (2 shards)"
   run_sharded 2 $B/lqs_worker_test --gtest_brief=1
+  stamp "tsan: c_api_worker_test"
+  $B/c_api_worker_test
   stamp "tsan: soak (5 s, 4 producers + 4 consumers)"
   LQS_SOAK_SECONDS=5 $B/lqs_soak_test --gtest_brief=1
   stamp "tsan: done"
