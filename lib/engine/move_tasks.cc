@@ -57,6 +57,14 @@ Status SourceMissing() {
                 "The resource that you specified for the SourceArn parameter doesn't exist.");
 }
 
+// An ARN parameter that is not even shaped like one (the queue it names, if
+// any, is looked up afterwards).
+Status CheckArnSyntax(const std::string& arn, const char* parameter) {
+  if (arn.rfind("arn:", 0) == 0) return Status::OK();
+  return Status(ErrorCode::kInvalidParameterValue,
+                "Value " + arn + " for parameter " + parameter + " is invalid.");
+}
+
 }  // namespace
 
 std::string MoveTaskManager::HandleFor(const storage::MoveTaskRecord& r) {
@@ -90,11 +98,7 @@ StatusOr<std::string> MoveTaskManager::Start(const StartMessageMoveTaskRequest& 
   if (request.source_arn.empty()) {
     return Status(ErrorCode::kMissingParameter, "The request must contain the parameter SourceArn.");
   }
-  std::string name;
-  if (request.source_arn.rfind("arn:", 0) != 0) {
-    return Status(ErrorCode::kInvalidParameterValue,
-                  "Value " + request.source_arn + " for parameter SourceArn is invalid.");
-  }
+  if (Status st = CheckArnSyntax(request.source_arn, "SourceArn"); !st.ok()) return st;
   std::shared_ptr<QueueImpl> source = core_->FindByArn(request.source_arn);
   if (!source) return SourceMissing();
   if (request.max_number_of_messages_per_second &&
@@ -107,10 +111,8 @@ StatusOr<std::string> MoveTaskManager::Start(const StartMessageMoveTaskRequest& 
   }
   std::shared_ptr<QueueImpl> destination;
   if (request.destination_arn) {
-    if (request.destination_arn->rfind("arn:", 0) != 0) {
-      return Status(
-          ErrorCode::kInvalidParameterValue,
-          "Value " + *request.destination_arn + " for parameter DestinationArn is invalid.");
+    if (Status st = CheckArnSyntax(*request.destination_arn, "DestinationArn"); !st.ok()) {
+      return st;
     }
     destination = core_->FindByArn(*request.destination_arn);
     if (!destination) {
