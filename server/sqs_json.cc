@@ -7,12 +7,13 @@
 #include "server/json_fast.h"
 
 namespace lqsd::sqs_json {
-namespace {
 
 std::string Dump(const Json& value) {
   // Replace (never throw on) malformed UTF-8: error texts may echo input.
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
+
+namespace {
 
 // SQS inputs nest at most 4 levels (Entries[].MessageAttributes.x.Value) and
 // no object of theirs has more than a few dozen members.

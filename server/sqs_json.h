@@ -25,6 +25,11 @@ inline constexpr std::string_view kTargetPrefix = "AmazonSQS.";
 // "SendMessage"); empty when the prefix is not AmazonSQS.
 std::string ActionFromTarget(std::string_view target);
 
+// `value` as compact JSON text, as every lqsd response writes it: no ASCII
+// escaping, malformed UTF-8 (error texts may echo input) replaced by U+FFFD,
+// never a throw.
+std::string Dump(const Json& value);
+
 // Parses a request body: empty -> {}; anything but a JSON object (or invalid
 // UTF-8 / syntax) -> SerializationException. The usual bodies are read by
 // json_fast (same result), the rest by nlohmann.
