@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "server/sqs_json.h"
 #include "server/text_util.h"
 
 namespace lqsd::sqs_query {
@@ -170,6 +171,28 @@ Json Members(const Node& node, std::string_view action) {
 
 // ---- Encoding -------------------------------------------------------------------------
 
+// The map members of SQS outputs, which both renderings flatten into a list
+// of entries (§10.4): <Attribute><Name/><Value/></Attribute> in XML,
+// [{"Name", "Value"}] in the JSON rendering (§10.7).
+struct FlattenedMap {
+  std::string_view member;
+  std::string_view element;  // one entry's element (XML)
+  std::string_view key;      // the entry's key member
+};
+
+constexpr FlattenedMap kFlattenedMaps[] = {
+    {"Attributes", "Attribute", "Name"},
+    {"MessageAttributes", "MessageAttribute", "Name"},
+    {"Tags", "Tag", "Key"},
+};
+
+const FlattenedMap* FlattenedMapFor(std::string_view member) {
+  for (const FlattenedMap& map : kFlattenedMaps) {
+    if (map.member == member) return &map;
+  }
+  return nullptr;
+}
+
 void AppendText(std::string& out, std::string_view name, std::string_view text) {
   out += '<';
   out += name;
@@ -213,26 +236,20 @@ void AppendMember(std::string& out, std::string_view name, const Json& value,
                   std::string_view action) {
   if (name == "QueueUrls" || name == "queueUrls") {
     for (const Json& url : value) AppendScalar(out, "QueueUrl", url);
-  } else if (name == "Attributes" && value.is_object()) {
+  } else if (const FlattenedMap* map = value.is_object() ? FlattenedMapFor(name) : nullptr) {
     for (const auto& [k, v] : value.items()) {
-      out += "<Attribute>";
-      AppendText(out, "Name", k);
-      AppendScalar(out, "Value", v);
-      out += "</Attribute>";
-    }
-  } else if (name == "Tags" && value.is_object()) {
-    for (const auto& [k, v] : value.items()) {
-      out += "<Tag>";
-      AppendText(out, "Key", k);
-      AppendScalar(out, "Value", v);
-      out += "</Tag>";
-    }
-  } else if (name == "MessageAttributes" && value.is_object()) {
-    for (const auto& [k, v] : value.items()) {
-      out += "<MessageAttribute>";
-      AppendText(out, "Name", k);
-      AppendWrapped(out, "Value", v, action);
-      out += "</MessageAttribute>";
+      out += '<';
+      out += map->element;
+      out += '>';
+      AppendText(out, map->key, k);
+      if (v.is_object()) {
+        AppendWrapped(out, "Value", v, action);  // a MessageAttributeValue
+      } else {
+        AppendScalar(out, "Value", v);
+      }
+      out += "</";
+      out += map->element;
+      out += '>';
     }
   } else if (name == "Messages" && value.is_array()) {
     for (const Json& m : value) AppendWrapped(out, "Message", m, action);
@@ -258,15 +275,15 @@ void AppendMember(std::string& out, std::string_view name, const Json& value,
   }
 }
 
-// The legacy JSON rendering of an output (§10.7): maps become the lists of
-// {"Name"|"Key", "Value"} entries the XML flattens them into.
+// The legacy JSON rendering of an output (§10.7): the flattened maps become
+// lists of {"Name"|"Key", "Value"} entries, as in the XML.
 Json LegacyJson(const Json& value);
 
-Json NamedEntries(const Json& map, const char* key_name) {
+Json NamedEntries(const Json& map, std::string_view key_name) {
   Json list = Json::array();
   for (const auto& [k, v] : map.items()) {
     Json entry = Json::object();
-    entry[key_name] = k;
+    entry[std::string(key_name)] = k;
     entry["Value"] = LegacyJson(v);
     list.push_back(std::move(entry));
   }
@@ -283,20 +300,13 @@ Json LegacyJson(const Json& value) {
   Json out = Json::object();
   for (const auto& [key, member] : value.items()) {
     if (member.is_null()) continue;
-    if ((key == "Attributes" || key == "MessageAttributes") && member.is_object()) {
-      out[key] = NamedEntries(member, "Name");
-    } else if (key == "Tags" && member.is_object()) {
-      out[key] = NamedEntries(member, "Key");
+    if (const FlattenedMap* map = member.is_object() ? FlattenedMapFor(key) : nullptr) {
+      out[key] = NamedEntries(member, map->key);
     } else {
       out[key] = LegacyJson(member);
     }
   }
   return out;
-}
-
-std::string DumpJson(const Json& value) {
-  // Replace (never throw on) malformed UTF-8: error texts may echo input.
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 HttpResponse Base(int status, const std::string& request_id,
@@ -360,7 +370,7 @@ HttpResponse EncodeResult(std::string_view action, const Json& output,
     response["ResponseMetadata"] = Json{{"RequestId", request_id}};
     Json document = Json::object();
     document[std::string(action) + "Response"] = std::move(response);
-    r.body = DumpJson(document);
+    r.body = sqs_json::Dump(document);
     return r;
   }
   HttpResponse r = Base(200, request_id);
@@ -408,7 +418,7 @@ HttpResponse EncodeError(const SqsError& error, const std::string& request_id,
     Json document = Json::object();
     document["Error"] = std::move(detail);
     document["RequestId"] = request_id;
-    r.body = DumpJson(document);
+    r.body = sqs_json::Dump(document);
     return r;
   }
   HttpResponse r = Base(error.http_status, request_id);
