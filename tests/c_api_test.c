@@ -595,11 +595,8 @@ static void test_close_and_reopen(const char* path, lqs_clock_t* clock) {
 }
 
 int main(int argc, char** argv) {
-  const char* base = argc > 1 ? argv[1] : mkdtemp(dir_template);
-  if (base == NULL) {
-    perror("mkdtemp");
-    return 2;
-  }
+  const char* base = scratch_dir(argc, argv, dir_template);
+  if (base == NULL) return 2;
   char path[512];
   snprintf(path, sizeof path, "%s/db", base);
 
@@ -634,7 +631,5 @@ int main(int argc, char** argv) {
   CHECK(lqs_clock_now_millis(clock) == LQS_MANUAL_CLOCK_DEFAULT_START_MS + 1000000);
   lqs_clock_destroy(clock);
 
-  if (argc <= 1) remove_tree(base);
-  printf("c_api_test: %d checks, %d failures\n", checks, failures);
-  return failures == 0 ? 0 : 1;
+  return finish("c_api_test", argc, base);
 }

@@ -970,11 +970,8 @@ static void test_signal_handlers(lqs_t* db) {
 }
 
 int main(int argc, char** argv) {
-  const char* base = argc > 1 ? argv[1] : mkdtemp(dir_template);
-  if (base == NULL) {
-    perror("mkdtemp");
-    return 2;
-  }
+  const char* base = scratch_dir(argc, argv, dir_template);
+  if (base == NULL) return 2;
   char path[512];
   snprintf(path, sizeof path, "%s/db", base);
   CHECK(lqs_c_api_version() == LQS_C_API_VERSION && LQS_C_API_VERSION >= 2);
@@ -1001,7 +998,5 @@ int main(int argc, char** argv) {
   clear_log();
   CHECK(!log_bad_user);
 
-  if (argc <= 1) remove_tree(base);
-  printf("c_api_worker_test: %d checks, %d failures\n", checks, failures);
-  return failures == 0 ? 0 : 1;
+  return finish("c_api_worker_test", argc, base);
 }

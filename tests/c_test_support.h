@@ -67,4 +67,20 @@ static inline lqs_t* open_db(const char* path, lqs_clock_t* clock) {
   return db;
 }
 
+/* The test's scratch directory: argv[1] when given, else a fresh one made
+ * from `tmpl` (a mkdtemp template). NULL (reported) when it cannot be made. */
+static inline const char* scratch_dir(int argc, char** argv, char* tmpl) {
+  const char* base = argc > 1 ? argv[1] : mkdtemp(tmpl);
+  if (base == NULL) perror("mkdtemp");
+  return base;
+}
+
+/* Removes the directory scratch_dir made (not one given in argv), prints
+ * the tally as "<name>: N checks, M failures" and returns the exit status. */
+static inline int finish(const char* name, int argc, const char* base) {
+  if (argc <= 1) remove_tree(base);
+  printf("%s: %d checks, %d failures\n", name, checks, failures);
+  return failures == 0 ? 0 : 1;
+}
+
 #endif /* LQS_TESTS_C_TEST_SUPPORT_H_ */
