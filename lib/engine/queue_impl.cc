@@ -436,7 +436,7 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
   // 1. Leased messages past retention.
   std::vector<uint64_t> expired_leases = leases_.SentBefore(cutoff + 1, budget);
   for (uint64_t seq : expired_leases) {
-    batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+    batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
     batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
     delta.Add(storage::kLeases, -1);
     delta.Add(storage::kExpiredTotal, 1);
@@ -460,7 +460,7 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
           return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
         }
         batch.Delete(db->cf(Cf::kVisible), it.key_slice());
-        batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
+        batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
         if (e.has_expiry_entry) {
           batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, k.seq));
         }
@@ -499,7 +499,7 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
         } else {
           batch.Delete(db->cf(Cf::kVisible), storage::TimeKey(id_, visible_at, k.seq));
         }
-        batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
+        batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, k.seq));
         delta.Add(storage::kStored, -1);
         delta.Add(storage::kExpiredTotal, 1);
         if (!target.grouped && visible_at > now) {
@@ -656,7 +656,7 @@ StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeQueuedLocked(ReceiveContext* ct
                                                               const std::string& group) {
   storage::Database* db = core_->db();
   auto drop_index = [&] {
-    ctx->batch.Delete(db->cf(cf), key);
+    ctx->batch.SingleDelete(db->cf(cf), key);
     if (e.has_expiry_entry) {
       ctx->batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
     }
@@ -664,7 +664,7 @@ StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeQueuedLocked(ReceiveContext* ct
   };
   if (e.sent_ms <= ctx->retention_cutoff) {
     drop_index();
-    ctx->batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+    ctx->batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
     ctx->delta.Add(storage::kExpiredTotal, 1);
     return EntryOutcome::kDropped;
   }
@@ -722,7 +722,7 @@ StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeLeasedLocked(ReceiveContext* ct
     ctx->leases_gone.push_back(seq);
   };
   if (old.sent_ms <= ctx->retention_cutoff) {
-    ctx->batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+    ctx->batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
     ctx->delta.Add(storage::kExpiredTotal, 1);
     drop_lease();
     return EntryOutcome::kDropped;
@@ -830,7 +830,7 @@ StatusOr<bool> QueueImpl::MoveToDeadLetter(DeadLetterMove* m, uint64_t seq, uint
   batch->Put(db->cf(Cf::kMessages), storage::MessageKey(dlq->id_, new_seq),
              storage::EncodeMessage(msg));
   m->delta.Add(storage::kStored, 1);
-  batch->Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+  batch->SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
   delta->Add(storage::kMovedToDlqTotal, 1);
   return true;
 }
@@ -1075,7 +1075,7 @@ StatusOr<BatchResult> QueueImpl::DeleteMessagesWith(
   for (const auto& [id, seq] : targets) {
     const LeaseEntry* lease = leases_.Find(seq);
     if (lease != nullptr && std::find(gone.begin(), gone.end(), seq) == gone.end()) {
-      batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+      batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
       batch.Delete(db->cf(Cf::kInflight), storage::MessageKey(id_, seq));
       delta.Add(storage::kLeases, -1);
       delta.Add(storage::kDeletedTotal, 1);
@@ -1389,7 +1389,7 @@ StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t lim
     rocksdb::WriteBatch batch;
     CounterDelta delta;
     remove(&batch, &delta);
-    batch.Delete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+    batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
     delta.Add(storage::kMovedByTaskTotal, 1);
     batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
     st = db->Write(&batch, /*must_sync=*/true);
