@@ -37,44 +37,9 @@ class ConsumerSupportTest : public BrokerTest {
     return got.empty() ? "" : got[0].receipt_handle;
   }
 
-  // Closes the Broker, calls fn with the raw RocksDB database and its `inbox`
-  // column family, and opens the Broker again.
-  void WithRawDb(bool read_only,
-                 const std::function<void(rocksdb::DB*, rocksdb::ColumnFamilyHandle*)>& fn) {
-    EXPECT_OK(broker_->Close());
-    broker_.reset();
-    const std::string path = MakeOptions().path;
-    std::vector<std::string> names;
-    EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
-    rocksdb::ColumnFamilyOptions cf_options;
-    cf_options.disable_auto_compactions = true;  // no merge operator here
-    std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-    for (const auto& n : names) descriptors.emplace_back(n, cf_options);
-    std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    rocksdb::DB* raw = nullptr;
-    rocksdb::Status s =
-        read_only
-            ? rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), path, descriptors, &handles, &raw)
-            : rocksdb::DB::Open(rocksdb::DBOptions(), path, descriptors, &handles, &raw);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    if (s.ok()) {
-      std::unique_ptr<rocksdb::DB> db(raw);
-      rocksdb::ColumnFamilyHandle* inbox = nullptr;
-      for (size_t i = 0; i < names.size(); ++i) {
-        if (names[i] == "inbox") inbox = handles[i];
-      }
-      fn(db.get(), inbox);
-      for (auto* h : handles) EXPECT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
-      EXPECT_TRUE(db->Close().ok());
-    }
-    Open();
-  }
-
-  // The number of keys in the raw `inbox` column family (records and
-  // sweep-index entries).
   int64_t RawInboxKeys() {
     int64_t n = -1;
-    WithRawDb(/*read_only=*/true, [&n](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
+    WithRawDb(/*read_only=*/true, "inbox", [&n](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
       if (inbox == nullptr) return;
       n = 0;
       std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), inbox));
@@ -278,7 +243,7 @@ TEST_F(ConsumerSupportTest, DatabaseWithoutInboxColumnFamilyOpens) {
   Send(*q, "kept");
   // Make it look like a database from before the inbox existed; the Broker
   // opens it again, creating the column family.
-  WithRawDb(/*read_only=*/false, [](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
+  WithRawDb(/*read_only=*/false, "inbox", [](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
     ASSERT_NE(inbox, nullptr);
     ASSERT_TRUE(db->DropColumnFamily(inbox).ok());
   });
@@ -297,7 +262,7 @@ TEST_F(ConsumerSupportTest, VerifyChecksInboxRecords) {
   // Break the record (a value that is not an 8-byte expiry), and add a
   // record without an index entry.
   std::string record_key, record_value;
-  WithRawDb(/*read_only=*/false, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
+  WithRawDb(/*read_only=*/false, "inbox", [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), inbox));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       if (it->key().size() > 8 && it->key()[8] == 'R') {
@@ -316,7 +281,7 @@ TEST_F(ConsumerSupportTest, VerifyChecksInboxRecords) {
   EXPECT_NE(all.find("undecodable inbox record"), std::string::npos) << all;
   EXPECT_NE(all.find("inbox index disagrees"), std::string::npos) << all;
   // Repair, so that the teardown's check passes.
-  WithRawDb(/*read_only=*/false, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
+  WithRawDb(/*read_only=*/false, "inbox", [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
     ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), inbox, record_key, record_value).ok());
     ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), inbox, record_key + "2").ok());
   });

@@ -1,5 +1,7 @@
 #include "tests/testutil.h"
 
+#include <rocksdb/db.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -88,6 +90,38 @@ void BrokerTest::ExpectConsistent() {
   auto problems = broker_->Verify();
   ASSERT_TRUE(problems.ok()) << problems.status().ToString();
   for (const auto& p : *problems) ADD_FAILURE() << "inconsistent: " << p;
+}
+
+void BrokerTest::WithRawDb(
+    bool read_only, const std::string& cf_name,
+    const std::function<void(rocksdb::DB*, rocksdb::ColumnFamilyHandle*)>& fn) {
+  EXPECT_OK(broker_->Close());
+  broker_.reset();
+  const std::string path = MakeOptions().path;
+  std::vector<std::string> names;
+  EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
+  rocksdb::ColumnFamilyOptions cf_options;
+  cf_options.disable_auto_compactions = true;  // no merge operator here
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const auto& n : names) descriptors.emplace_back(n, cf_options);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s =
+      read_only
+          ? rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), path, descriptors, &handles, &raw)
+          : rocksdb::DB::Open(rocksdb::DBOptions(), path, descriptors, &handles, &raw);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (s.ok()) {
+    std::unique_ptr<rocksdb::DB> db(raw);
+    rocksdb::ColumnFamilyHandle* cf = nullptr;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == cf_name) cf = handles[i];
+    }
+    fn(db.get(), cf);
+    for (auto* h : handles) EXPECT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    EXPECT_TRUE(db->Close().ok());
+  }
+  Open();
 }
 
 }  // namespace lqs::testing

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,11 @@
     const ::lqs::Status _st = ::lqs::testing::AsStatus(expr);              \
     EXPECT_EQ(_st.code(), ::lqs::ErrorCode::expected_code) << _st.ToString(); \
   } while (0)
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+}  // namespace rocksdb
 
 namespace lqs::testing {
 
@@ -67,6 +73,11 @@ class BrokerTest : public ::testing::Test {
   // ApproximateNumberOf{Messages, MessagesNotVisible, MessagesDelayed}.
   std::array<int64_t, 3> Counts(Queue& q);
   void ExpectConsistent();
+  // Closes the Broker, calls fn with the raw RocksDB database and its column
+  // family `cf_name` (null if the database has none), and opens the Broker
+  // again: for tests that inspect or damage what is on disk.
+  void WithRawDb(bool read_only, const std::string& cf_name,
+                 const std::function<void(rocksdb::DB*, rocksdb::ColumnFamilyHandle*)>& fn);
 
   TempDir dir_;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
