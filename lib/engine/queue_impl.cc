@@ -84,6 +84,7 @@ Status QueueImpl::Load() {
   }
   cursor_ms_ = counters.Get(storage::kCursorMs);
   expiry_cursor_ms_ = counters.Get(storage::kExpiryCursorMs);
+  seq_cursor_ = static_cast<uint64_t>(counters.Get(storage::kSeqCursor));
 
   // Leases: O(in flight).
   storage::RangeIterator it(db, Cf::kInflight, storage::QueuePrefix(id_), storage::QueueEnd(id_));
@@ -94,6 +95,7 @@ Status QueueImpl::Load() {
       return Status(ErrorCode::kCorruption, "a lease of queue " + name_ + " is corrupt");
     }
     leases_.Put(seq, lease);
+    if (seq >= seq_cursor_) ahead_.insert(seq);
   }
   if (Status lst = it.status("loading leases"); !lst.ok()) return lst;
   Status gst = fifo_ ? LoadFifo() : LoadGroups();
@@ -207,6 +209,8 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
       grouped[i] = delay == 0 && requests[i]->message_group_id.has_value();
       if (grouped[i]) {
         fifo_pending_[*requests[i]->message_group_id].insert(first_seq + i);
+      } else if (delay == 0) {
+        pending_by_seq_.insert(first_seq + i);
       } else {
         RegisterPending(visible_at[i], first_seq + i);
       }
@@ -238,12 +242,17 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
     m.sender_id = core_->options().sender_id;
 
     const bool delayed = visible_at[i] > now;
+    // Without delay or group, the message is queued by its seq alone
+    // (seq_lane.h): its record is its only entry.
+    m.queued_by_seq = !delayed && !grouped[i];
     batch.Put(core_->db()->cf(Cf::kMessages), storage::MessageKey(id_, seq),
               storage::EncodeMessage(m));
     VisibleEntry entry;
     entry.sent_ms = now;
     entry.has_expiry_entry = delayed || grouped[i];
-    if (grouped[i]) {
+    if (m.queued_by_seq) {
+      // no index entry
+    } else if (grouped[i]) {
       batch.Put(core_->db()->cf(Cf::kGrouped), storage::GroupedKey(id_, m.message_group_id, seq),
                 storage::EncodeVisible(entry));
       batch.Put(core_->db()->cf(Cf::kExpiry), storage::TimeKey(id_, now, seq),
@@ -276,10 +285,16 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
   }
   batch.Merge(core_->db()->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
   Status st = core_->db()->Write(&batch, /*must_sync=*/true);
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    for (size_t i = 0; i < n; ++i) {
+      if (!grouped[i] && visible_at[i] == now) pending_by_seq_.erase(first_seq + i);
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
     if (grouped[i]) {
       FinishPendingGrouped(*requests[i]->message_group_id, first_seq + i, st.ok());
-    } else {
+    } else if (visible_at[i] > now) {
       FinishPending(visible_at[i], first_seq + i, st.ok() ? bucket[i] : 0);
     }
   }
@@ -372,6 +387,12 @@ void QueueImpl::AdvanceCursorLocked(int64_t ms, uint64_t seq) {
     cursor_ms_ = ms;
     cursor_seq_ = seq;
   }
+}
+
+void QueueImpl::AdvanceSeqCursorLocked(uint64_t seq) {
+  if (seq <= seq_cursor_) return;
+  seq_cursor_ = seq;
+  ahead_.erase(ahead_.begin(), ahead_.lower_bound(seq));
 }
 
 int64_t QueueImpl::DelayedCountLocked(int64_t now) {
@@ -475,6 +496,32 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
     }
   }
 
+  // 2b. The head of the messages queued by seq, which are in send order.
+  //     Not past an unwritten send (its send time is later than any
+  //     written one's below it, but not necessarily the cutoff's).
+  uint64_t new_seq_cursor = seq_cursor_;
+  if (!fifo_ && n < budget) {
+    uint64_t seq_floor = std::numeric_limits<uint64_t>::max();
+    std::optional<SeqLane> lane;
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      if (!pending_by_seq_.empty()) seq_floor = *pending_by_seq_.begin();
+      lane.emplace(db, id_, seq_cursor_, name_, budget);
+    }
+    auto taken_ahead = [this](uint64_t seq) { return TakenAheadLocked(seq); };
+    for (lane->Start(taken_ahead);
+         lane->Valid() && n < budget && lane->seq() < seq_floor &&
+         lane->message().sent_timestamp_ms <= cutoff;
+         lane->Next(taken_ahead)) {
+      batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, lane->seq()));
+      delta.Add(storage::kStored, -1);
+      delta.Add(storage::kExpiredTotal, 1);
+      ++n;
+    }
+    if (!lane->status().ok()) return lane->status();
+    new_seq_cursor = std::min(lane->resume_seq(), seq_floor);
+  }
+
   // 3. The expiry index: delayed and dead-lettered messages whose sent time
   //    is earlier than their place in the visible index.
   int64_t new_expiry_cursor = expiry_cursor_ms_;
@@ -517,11 +564,15 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
   if (n == 0) return int64_t{0};
   delta.Max(storage::kCursorMs, new_cursor_ms);
   delta.Max(storage::kExpiryCursorMs, new_expiry_cursor);
+  if (new_seq_cursor > seq_cursor_) {
+    delta.Max(storage::kSeqCursor, static_cast<int64_t>(new_seq_cursor));
+  }
   batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
   Status st = db->Write(&batch, /*must_sync=*/false);
   if (!st.ok()) return st;
   for (uint64_t seq : expired_leases) ForgetLeaseLocked(seq);
   AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
+  AdvanceSeqCursorLocked(new_seq_cursor);
   expiry_cursor_ms_ = std::max(expiry_cursor_ms_, new_expiry_cursor);
   if (!bucket_drops.empty()) {
     std::lock_guard<std::mutex> lock(pending_mu_);
@@ -557,10 +608,12 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
   }
 
   // 2. Queued messages. Without message groups: the visible index, from the
-  //    cursor up to now. With groups (fair queues), tenants take turns: each
-  //    round takes one message without a group and one from every group.
+  //    cursor up to now, merged by time with the messages queued by seq.
+  //    With groups (fair queues), tenants take turns: each round takes one
+  //    message without a group and one from every group.
   int64_t new_cursor_ms = cursor_ms_;
   uint64_t new_cursor_seq = cursor_seq_;
+  uint64_t new_seq_cursor = seq_cursor_;
   if (!ctx.full()) {
     std::string lo = storage::TimeKey(id_, cursor_ms_, cursor_seq_);
     std::string hi = storage::TimeKey(id_, now + 1, 0);
@@ -569,40 +622,66 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
     ro.iterate_lower_bound = &lo_s;
     ro.iterate_upper_bound = &hi_s;
     std::unique_ptr<rocksdb::Iterator> it;
+    std::optional<SeqLane> lane;
     std::pair<int64_t, uint64_t> floor{std::numeric_limits<int64_t>::max(), 0};
+    uint64_t seq_floor = std::numeric_limits<uint64_t>::max();
     absl::flat_hash_map<std::string, uint64_t> group_floor;
     std::unique_ptr<rocksdb::ManagedSnapshot> groups_snapshot;
     {
-      // Sends not yet written must not be passed by the cursor: take the
-      // lowest pending key at the moment the iterator's snapshot is made.
+      // Sends not yet written must not be passed by the cursors: take the
+      // lowest pending keys at the moment the iterators' snapshots are made.
       std::lock_guard<std::mutex> lock(pending_mu_);
       if (!pending_.empty()) floor = *pending_.begin();
+      if (!pending_by_seq_.empty()) seq_floor = *pending_by_seq_.begin();
       it.reset(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
+      lane.emplace(db, id_, seq_cursor_, name_, kScanLimitPerReceive);
     }
+    auto taken_ahead = [this](uint64_t seq) { return TakenAheadLocked(seq); };
     if (uses_groups_.load()) groups_snapshot = SnapshotGroupsLocked(&group_floor);
     const bool fair = groups_snapshot != nullptr && !groups_.empty_rotation();
     size_t scanned = 0;
-    bool visible_done = false;
+    bool lane_done = false;
     it->Seek(lo_s);
+    lane->Start(taken_ahead);
     while (!ctx.full()) {
       bool progress = false;
       // The lane without groups: one message per round when fair, else all.
       size_t lane_taken = 0;
-      while (!visible_done && !ctx.full() && (!fair || lane_taken == 0)) {
-        if (!it->Valid() || scanned >= kScanLimitPerReceive) {
-          visible_done = true;
+      while (!lane_done && !ctx.full() && (!fair || lane_taken == 0)) {
+        if (!lane->status().ok()) return lane->status();
+        const bool indexed = it->Valid() && scanned < kScanLimitPerReceive;
+        if (!indexed && !lane->Valid()) {
+          lane_done = true;
           break;
         }
         storage::DecodedTimeKey k;
         VisibleEntry e;
-        if (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
-            !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()), &e)) {
+        if (indexed &&
+            (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
+             !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()),
+                                     &e))) {
           return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
         }
-        StatusOr<EntryOutcome> outcome = TakeQueuedLocked(&ctx, Cf::kVisible, it->key(), k.seq, e, "");
+        // The earlier of the two; the visible entry first on a tie.
+        if (!indexed || (lane->Valid() && lane->message().sent_timestamp_ms < k.time_ms)) {
+          VisibleEntry by_seq;
+          by_seq.sent_ms = lane->message().sent_timestamp_ms;
+          StatusOr<EntryOutcome> outcome =
+              TakeQueuedLocked(&ctx, Cf::kMessages, rocksdb::Slice(), lane->seq(), by_seq, "");
+          if (!outcome.ok()) return outcome.status();
+          if (*outcome == EntryOutcome::kTaken) {
+            taken->back().message = std::move(lane->mutable_message());
+            ++lane_taken;
+            progress = true;
+          }
+          lane->Next(taken_ahead);
+          continue;
+        }
+        StatusOr<EntryOutcome> outcome =
+            TakeQueuedLocked(&ctx, Cf::kVisible, it->key(), k.seq, e, "");
         if (!outcome.ok()) return outcome.status();
         if (*outcome == EntryOutcome::kBlocked) {
-          visible_done = true;
+          lane_done = true;
           break;
         }
         if (*outcome == EntryOutcome::kTaken) {
@@ -622,17 +701,23 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
       }
       if (!fair || !progress) break;
     }
+    if (!lane->status().ok()) return lane->status();
     if (std::make_pair(new_cursor_ms, new_cursor_seq) > floor) {
       new_cursor_ms = floor.first;
       new_cursor_seq = floor.second;
     }
+    new_seq_cursor = std::min(lane->resume_seq(), seq_floor);
   }
 
   if (ctx.delta.empty() && ctx.dl.delta.empty()) {
     AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
+    AdvanceSeqCursorLocked(new_seq_cursor);
     return Status::OK();
   }
   ctx.delta.Max(storage::kCursorMs, new_cursor_ms);
+  if (new_seq_cursor > seq_cursor_) {
+    ctx.delta.Max(storage::kSeqCursor, static_cast<int64_t>(new_seq_cursor));
+  }
   ctx.batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), ctx.delta.Encode());
   AddDeadLetterCounters(&ctx.dl, &ctx.batch);
   Status st = db->Write(&ctx.batch, /*must_sync=*/false);
@@ -646,6 +731,12 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
   for (const Taken& t : *taken) leases_.Put(t.seq, t.lease);
   groups_.ApplyPlans();
   AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
+  AdvanceSeqCursorLocked(new_seq_cursor);
+  // Messages queued by seq that the cursor could not pass (an earlier send
+  // was still unwritten) are leased ahead of it.
+  for (const Taken& t : *taken) {
+    if (t.message && t.seq >= seq_cursor_) ahead_.insert(t.seq);
+  }
   ApplyDelta(ctx.delta);
   return Status::OK();
 }
@@ -656,7 +747,7 @@ StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeQueuedLocked(ReceiveContext* ct
                                                               const std::string& group) {
   storage::Database* db = core_->db();
   auto drop_index = [&] {
-    ctx->batch.SingleDelete(db->cf(cf), key);
+    if (!key.empty()) ctx->batch.SingleDelete(db->cf(cf), key);
     if (e.has_expiry_entry) {
       ctx->batch.Delete(db->cf(Cf::kExpiry), storage::TimeKey(id_, e.sent_ms, seq));
     }
@@ -827,6 +918,7 @@ StatusOr<bool> QueueImpl::MoveToDeadLetter(DeadLetterMove* m, uint64_t seq, uint
     batch->Put(db->cf(Cf::kExpiry), storage::TimeKey(dlq->id_, sent_ms, new_seq),
                storage::ExpiryValueVisible(at));
   }
+  msg.queued_by_seq = false;  // indexed in the DLQ
   batch->Put(db->cf(Cf::kMessages), storage::MessageKey(dlq->id_, new_seq),
              storage::EncodeMessage(msg));
   m->delta.Add(storage::kStored, 1);
@@ -956,20 +1048,29 @@ bool QueueImpl::CancelReceive(uint64_t receive_id) {
   return core_->async_receiver().Cancel(id_, receive_id);
 }
 
-StatusOr<ReceiveMessageResult> QueueImpl::BuildResult(const std::vector<Taken>& taken,
+StatusOr<ReceiveMessageResult> QueueImpl::BuildResult(std::vector<Taken>& taken,
                                                       const ReceiveMessageRequest& request) {
   ReceiveMessageResult result;
   if (taken.empty()) return result;
+  // Messages queued by seq were read by the receive itself; the others'
+  // records are read here.
   std::vector<uint64_t> seqs;
   seqs.reserve(taken.size());
-  for (const Taken& t : taken) seqs.push_back(t.seq);
-  std::vector<std::optional<storage::Message>> messages;
-  Status read = storage::ReadMessages(core_->db(), id_, seqs, name_, &messages);
-  if (!read.ok()) return read;
+  for (const Taken& t : taken) {
+    if (!t.message) seqs.push_back(t.seq);
+  }
+  std::vector<std::optional<storage::Message>> read_messages;
+  if (!seqs.empty()) {
+    Status read = storage::ReadMessages(core_->db(), id_, seqs, name_, &read_messages);
+    if (!read.ok()) return read;
+  }
   const auto& sys = request.message_system_attribute_names;
+  size_t next_read = 0;
   for (size_t i = 0; i < taken.size(); ++i) {
-    if (!messages[i]) continue;  // deleted (e.g. purged) meanwhile
-    storage::Message& m = *messages[i];
+    std::optional<storage::Message>& slot =
+        taken[i].message ? taken[i].message : read_messages[next_read++];
+    if (!slot) continue;  // deleted (e.g. purged) meanwhile
+    storage::Message& m = *slot;
     const LeaseEntry& lease = taken[i].lease;
     ReceivedMessage out;
     out.message_id = m.message_id;
@@ -1256,6 +1357,10 @@ Status QueueImpl::PurgeQueue() {
   counters.Add(storage::kPurgedTotal, purged);
   counters.Max(storage::kCursorMs, now);
   counters.Max(storage::kExpiryCursorMs, now);
+  // Every message queued by seq so far is gone: later sends take later seqs.
+  StatusOr<uint64_t> next_seq = core_->AllocateSeqs(1);
+  if (!next_seq.ok()) return next_seq.status();
+  counters.Max(storage::kSeqCursor, static_cast<int64_t>(std::max(*next_seq, seq_cursor_)));
   batch.Put(db->cf(Cf::kCounters), storage::CounterKey(id_), counters.Encode());
   storage::QueueRecord rec = record_;
   rec.last_purge_ms = now;
@@ -1278,6 +1383,8 @@ Status QueueImpl::PurgeQueue() {
   cursor_ms_ = std::max(cursor_ms_, now);
   cursor_seq_ = 0;
   expiry_cursor_ms_ = std::max(expiry_cursor_ms_, now);
+  ahead_.clear();
+  seq_cursor_ = static_cast<uint64_t>(counters.Get(storage::kSeqCursor));
   return Status::OK();
 }
 
@@ -1445,6 +1552,18 @@ StatusOr<int64_t> QueueImpl::MoveMessagesOut(QueueImpl* destination, int64_t lim
       if (!*go) return moved;
     }
     if (Status st = it.status("moving messages"); !st.ok()) return st;
+    if (grouped) continue;
+    // A standard queue's messages queued by seq.
+    SeqLane lane(db, id_, seq_cursor_, name_);
+    auto taken_ahead = [this](uint64_t seq) { return TakenAheadLocked(seq); };
+    for (lane.Start(taken_ahead); lane.Valid() && moved < limit; lane.Next(taken_ahead)) {
+      StatusOr<bool> go = move_one(lane.seq(), [&](rocksdb::WriteBatch*, CounterDelta* d) {
+        d->Add(storage::kStored, -1);
+      });
+      if (!go.ok()) return go.status();
+      if (!*go) return moved;
+    }
+    if (!lane.status().ok()) return lane.status();
   }
   return moved;
 }

@@ -38,6 +38,7 @@
 
 #include "lib/api/queue_config.h"
 #include "lib/engine/core.h"
+#include "lib/engine/seq_lane.h"
 #include "lib/fifo/dedup_table.h"
 #include "lib/fifo/group_table.h"
 #include "lib/lease/lease_table.h"
@@ -161,6 +162,8 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   struct Taken {
     uint64_t seq;
     storage::LeaseEntry lease;
+    // The record, when the receive read it already (messages queued by seq).
+    std::optional<storage::Message> message = std::nullopt;
   };
 
   Status CheckLive() const;
@@ -192,8 +195,9 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   std::optional<StatusOr<ReceiveMessageResult>> ReceiveOnce(const ReceiveMessageRequest& request,
                                                             int64_t deadline,
                                                             int64_t* next_check_ms);
-  // Reads the bodies of leased messages and shapes the response.
-  StatusOr<ReceiveMessageResult> BuildResult(const std::vector<Taken>& taken,
+  // Reads the bodies of leased messages (those it has no record of yet),
+  // shapes the response, and moves the records out of `taken`.
+  StatusOr<ReceiveMessageResult> BuildResult(std::vector<Taken>& taken,
                                              const ReceiveMessageRequest& request);
   StatusOr<int64_t> ExpireLocked(int64_t now, size_t budget);
   int64_t DelayedCountLocked(int64_t now);
@@ -201,6 +205,12 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   int64_t OldestSentLocked();
   void ApplyDelta(const storage::CounterDelta& delta);
   void AdvanceCursorLocked(int64_t ms, uint64_t seq);
+  // Moves the seq cursor (messages queued by seq) forward and forgets the
+  // taken-ahead seqs it passed; REQUIRES mu_.
+  void AdvanceSeqCursorLocked(uint64_t seq);
+  // Whether a message queued by seq at or above the seq cursor is leased
+  // (see ahead_); REQUIRES mu_.
+  bool TakenAheadLocked(uint64_t seq) const { return ahead_.count(seq) != 0; }
   // One receive's moves to the dead-letter queue.
   struct DeadLetterMove {
     std::shared_ptr<QueueImpl> dlq;  // null: no RedrivePolicy or no such queue
@@ -240,9 +250,10 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
     bool full() const { return taken->size() >= want; }
   };
   enum class EntryOutcome { kTaken, kDropped, kBlocked };
-  // Handles one queued index entry (`key` in `cf`): expires it, moves it to
-  // the DLQ, or leases it into ctx->taken. kBlocked: the DLQ could not take
-  // it now; the entry stays. REQUIRES mu_.
+  // Handles one queued index entry (`key` in `cf`; an empty `key`: a message
+  // queued by seq, which has no index entry): expires it, moves it to the
+  // DLQ, or leases it into ctx->taken. kBlocked: the DLQ could not take it
+  // now; the entry stays. REQUIRES mu_.
   StatusOr<EntryOutcome> TakeQueuedLocked(ReceiveContext* ctx, storage::Cf cf,
                                           const rocksdb::Slice& key, uint64_t seq,
                                           const storage::VisibleEntry& e, const std::string& group);
@@ -314,6 +325,11 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   int64_t cursor_ms_ = 0;         // guarded by mu_
   uint64_t cursor_seq_ = 0;       // guarded by mu_
   int64_t expiry_cursor_ms_ = 0;  // guarded by mu_
+  // Messages queued by seq (seq_lane.h): every one below seq_cursor_ is
+  // leased or gone. ahead_: those at or above it that are leased (taken
+  // while an earlier send was unwritten); a receive passes them over.
+  uint64_t seq_cursor_ = 0;               // guarded by mu_
+  std::set<uint64_t> ahead_;              // guarded by mu_
   int64_t last_expire_ms_ = 0;    // guarded by mu_; last retention sweep
   // Inbox sweep index entries before this expiry are all gone (memory only:
   // after a reopen the first sweep starts from 0).
@@ -327,6 +343,7 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
 
   std::mutex pending_mu_;
   std::multiset<std::pair<int64_t, uint64_t>> pending_;  // guarded by pending_mu_
+  std::set<uint64_t> pending_by_seq_;  // sends queued by seq, unwritten; pending_mu_
   std::map<int64_t, int64_t> buckets_;                   // guarded by pending_mu_
 
   std::array<std::atomic<int64_t>, storage::kNumSlots> counters_{};

@@ -46,6 +46,12 @@ int64_t QueueImpl::OldestSentLocked() {
     storage::DecodedTimeKey k;
     if (storage::DecodeTimeKey(key, &k)) oldest = std::min(oldest, k.time_ms);
   }
+  // Messages queued by seq are in send order.
+  if (!fifo_) {
+    SeqLane lane(db, id_, seq_cursor_, name_);
+    lane.Start([this](uint64_t seq) { return TakenAheadLocked(seq); });
+    if (lane.Valid()) oldest = std::min(oldest, lane.message().sent_timestamp_ms);
+  }
   // The rest of a standard queue's visible index is in send order.
   if (!fifo_ && FirstKey(db, Cf::kVisible,
                          storage::TimeKey(id_, cursor_ms_, cursor_seq_), storage::QueueEnd(id_),
@@ -86,7 +92,7 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
   std::vector<std::pair<uint64_t, storage::LeaseEntry>> leased;
   const rocksdb::Snapshot* snapshot = nullptr;
   int64_t now = 0, delay_ms = 0, cursor_ms = 0;
-  uint64_t cursor_seq = 0;
+  uint64_t cursor_seq = 0, seq_cursor = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     now = core_->NowMillis();
@@ -94,6 +100,7 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
     delay_ms = int64_t{config_.delay_seconds} * 1000;
     cursor_ms = cursor_ms_;
     cursor_seq = cursor_seq_;
+    seq_cursor = seq_cursor_;
     snapshot = db->db()->GetSnapshot();
   }
   struct Release {
@@ -143,8 +150,28 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
                      lease.receive_count, &stop);
     if (!st.ok() || stop) return st;
   }
-  // Queued messages: a standard queue's visible index (from its cursor),
-  // then the groups' lanes (FIFO queues and fair queues).
+  // Queued messages: a standard queue's visible index (from its cursor)
+  // merged by time with its messages queued by seq, then the groups' lanes
+  // (FIFO queues and fair queues).
+  auto is_leased = [&](uint64_t seq) {
+    auto at = std::lower_bound(leased.begin(), leased.end(), seq,
+                               [](const auto& a, uint64_t s) { return a.first < s; });
+    return at != leased.end() && at->first == seq;
+  };
+  std::optional<SeqLane> lane;
+  if (!fifo_) {
+    lane.emplace(db, id_, seq_cursor, name_, /*limit=*/0, snapshot);
+    lane->Start(is_leased);
+  }
+  // Emits the messages queued by seq that were sent before `before`.
+  auto emit_by_seq = [&](int64_t before) -> Status {
+    for (; lane && lane->Valid() && lane->message().sent_timestamp_ms < before;
+         lane->Next(is_leased)) {
+      Status st = emit(lane->seq(), "visible", lane->message().sent_timestamp_ms, 0, &stop);
+      if (!st.ok() || stop) return st;
+    }
+    return lane ? lane->status() : Status::OK();
+  };
   for (const bool grouped : {false, true}) {
     if (fifo_ && !grouped) continue;
     const std::string lo =
@@ -177,12 +204,18 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
         }
         seq = k.seq;
         visible_at = k.time_ms;
+        Status st = emit_by_seq(visible_at);
+        if (!st.ok() || stop) return st;
       }
       Status st =
           emit(seq, visible_at > now ? "delayed" : "visible", visible_at, e.receive_count, &stop);
       if (!st.ok() || stop) return st;
     }
     if (!it->status().ok()) return storage::FromRocks(it->status(), "scanning messages");
+    if (!grouped) {
+      Status st = emit_by_seq(std::numeric_limits<int64_t>::max());
+      if (!st.ok() || stop) return st;
+    }
   }
   return Status::OK();
 }

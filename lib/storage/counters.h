@@ -27,7 +27,7 @@ class MergeOperator;
 namespace lqs::storage {
 
 enum Slot : int {
-  kStored = 0,        // entries in `visible` (ready + delayed)
+  kStored = 0,        // queued messages (ready + delayed), not leased
   kLeases = 1,        // entries in `inflight` (leased, maybe expired)
   kSentTotal = 2,
   kReceivedTotal = 3,
@@ -39,7 +39,8 @@ enum Slot : int {
   kFirstMaxSlot = 16,
   kCursorMs = 16,        // every visible entry below it has been consumed
   kExpiryCursorMs = 17,  // every expiry entry below it has been processed
-  kNumSlots = 18,
+  kSeqCursor = 18,       // every message queued by seq below it left the queue
+  kNumSlots = 19,
 };
 
 // A set of slot values (deltas for add slots, candidates for max slots).

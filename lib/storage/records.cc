@@ -105,19 +105,27 @@ std::string EncodeMessage(const Message& m) {
   b.add_sent_timestamp_ms(m.sent_timestamp_ms);
   b.add_sender_id(sender);
   b.add_dead_letter_source_arn(dlq);
+  if (m.queued_by_seq) b.add_queued_by_seq(true);
   fbb.Finish(b.Finish());
   std::string record = Finish(fbb);
   if (fbb.GetSize() > kKeptBufferBytes) fbb.Reset();
   return record;
 }
 
-Status DecodeMessage(std::string_view data, std::string_view where, Message* out) {
-  std::string aligned;
-  const fb::MessageRecord* r = VerifiedRoot<fb::MessageRecord>(data, &aligned);
+namespace {
+
+const fb::MessageRecord* VerifiedMessage(std::string_view data, std::string_view where,
+                                         std::string* aligned, Status* st) {
+  const fb::MessageRecord* r = VerifiedRoot<fb::MessageRecord>(data, aligned);
   if (r == nullptr || r->message_id() == nullptr || r->body() == nullptr) {
-    return Status(ErrorCode::kCorruption,
-                  "stored message " + std::string(where) + " failed verification");
+    *st = Status(ErrorCode::kCorruption,
+                 "stored message " + std::string(where) + " failed verification");
+    return nullptr;
   }
+  return r;
+}
+
+void CopyMessage(const fb::MessageRecord* r, Message* out) {
   out->message_id = Str(r->message_id());
   out->body = Str(r->body());
   out->md5_of_body = Str(r->md5_of_body());
@@ -142,6 +150,28 @@ Status DecodeMessage(std::string_view data, std::string_view where, Message* out
   out->sent_timestamp_ms = r->sent_timestamp_ms();
   out->sender_id = Str(r->sender_id());
   out->dead_letter_source_arn = Str(r->dead_letter_source_arn());
+  out->queued_by_seq = r->queued_by_seq();
+}
+
+}  // namespace
+
+Status DecodeMessage(std::string_view data, std::string_view where, Message* out) {
+  std::string aligned;
+  Status st;
+  const fb::MessageRecord* r = VerifiedMessage(data, where, &aligned, &st);
+  if (r == nullptr) return st;
+  CopyMessage(r, out);
+  return Status::OK();
+}
+
+Status DecodeMessageIfQueuedBySeq(std::string_view data, std::string_view where, Message* out,
+                                  bool* queued_by_seq) {
+  std::string aligned;
+  Status st;
+  const fb::MessageRecord* r = VerifiedMessage(data, where, &aligned, &st);
+  if (r == nullptr) return st;
+  *queued_by_seq = r->queued_by_seq();
+  if (*queued_by_seq) CopyMessage(r, out);
   return Status::OK();
 }
 

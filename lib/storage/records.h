@@ -37,11 +37,17 @@ struct Message {
   int64_t sent_timestamp_ms = 0;
   std::string sender_id;
   std::string dead_letter_source_arn;
+  // No `visible` or `grouped` entry: queued by its sequence number alone.
+  bool queued_by_seq = false;
 };
 
 std::string EncodeMessage(const Message& m);
 // kCorruption (naming `where`) if `data` does not verify.
 Status DecodeMessage(std::string_view data, std::string_view where, Message* out);
+// The same check; decodes into *out only a record with queued_by_seq (the
+// receive's scan of `messages` passes the others), and says which it was.
+Status DecodeMessageIfQueuedBySeq(std::string_view data, std::string_view where, Message* out,
+                                  bool* queued_by_seq);
 
 struct QueueRecord {
   uint64_t id = 0;
