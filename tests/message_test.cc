@@ -4,6 +4,7 @@
 
 #include <rocksdb/db.h>
 
+#include "lib/storage/counters.h"
 #include "tests/testutil.h"
 
 namespace lqs::testing {
@@ -177,6 +178,27 @@ TEST_F(MessageTest, VerifyFindsAMessageLeftBelowTheSeqCursor) {
   problems = broker_->Verify();
   ASSERT_OK(problems);
   EXPECT_TRUE(problems->empty());
+}
+
+// Builds before the seq cursor reject its counter slot as corrupt: the
+// first send writes it, so that such a build refuses the database instead
+// of missing the messages that have no index entry.
+TEST_F(MessageTest, FirstSendWritesTheSeqCursorSlot) {
+  auto q = MakeQueue("jobs");
+  Send(*q, "a");
+  bool has_slot = false;
+  WithRawDb(/*read_only=*/true, "counters", [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
+    ASSERT_NE(cf, nullptr);
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), cf));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {  // one queue: one 'Q' record
+      if (it->key().empty() || it->key()[0] != 'Q') continue;
+      storage::CounterDelta counters;
+      ASSERT_TRUE(storage::CounterDelta::Decode(it->value().ToString(), &counters));
+      has_slot = counters.Has(storage::kSeqCursor);
+    }
+    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  });
+  EXPECT_TRUE(has_slot);
 }
 
 }  // namespace

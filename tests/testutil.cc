@@ -1,10 +1,13 @@
 #include "tests/testutil.h"
 
 #include <rocksdb/db.h>
+#include <rocksdb/merge_operator.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+
+#include "lib/storage/counters.h"
 
 namespace lqs::testing {
 
@@ -101,9 +104,12 @@ void BrokerTest::WithRawDb(
   std::vector<std::string> names;
   EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
   rocksdb::ColumnFamilyOptions cf_options;
-  cf_options.disable_auto_compactions = true;  // no merge operator here
+  cf_options.disable_auto_compactions = true;
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  for (const auto& n : names) descriptors.emplace_back(n, cf_options);
+  for (const auto& n : names) {
+    descriptors.emplace_back(n, cf_options);
+    if (n == "counters") descriptors.back().options.merge_operator = storage::NewCounterMergeOperator();
+  }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s =

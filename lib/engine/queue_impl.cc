@@ -85,6 +85,7 @@ Status QueueImpl::Load() {
   cursor_ms_ = counters.Get(storage::kCursorMs);
   expiry_cursor_ms_ = counters.Get(storage::kExpiryCursorMs);
   seq_cursor_ = static_cast<uint64_t>(counters.Get(storage::kSeqCursor));
+  seq_slot_written_.store(counters.Has(storage::kSeqCursor));
 
   // Leases: O(in flight).
   storage::RangeIterator it(db, Cf::kInflight, storage::QueuePrefix(id_), storage::QueueEnd(id_));
@@ -283,8 +284,16 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
     }
     results->push_back(std::move(result));
   }
+  // The seq cursor's slot (a max with 0 changes nothing) goes with the
+  // queue's first send: builds before it reject the slot as corrupt, so
+  // they refuse this database instead of missing its messages that have no
+  // index entry.
+  if (!seq_slot_written_.load(std::memory_order_relaxed)) {
+    delta.Max(storage::kSeqCursor, 0);
+  }
   batch.Merge(core_->db()->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
   Status st = core_->db()->Write(&batch, /*must_sync=*/true);
+  if (st.ok()) seq_slot_written_.store(true, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(pending_mu_);
     for (size_t i = 0; i < n; ++i) {
@@ -1385,6 +1394,7 @@ Status QueueImpl::PurgeQueue() {
   expiry_cursor_ms_ = std::max(expiry_cursor_ms_, now);
   ahead_.clear();
   seq_cursor_ = static_cast<uint64_t>(counters.Get(storage::kSeqCursor));
+  seq_slot_written_.store(counters.Has(storage::kSeqCursor));
   return Status::OK();
 }
 

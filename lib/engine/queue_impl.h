@@ -316,6 +316,8 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // Whether any message with a MessageGroupId was ever queued here (fair
   // queues); until then standard receives skip the group machinery.
   std::atomic<bool> uses_groups_{false};
+  // Whether this queue's counter record has the seq cursor's slot yet.
+  std::atomic<bool> seq_slot_written_{false};
 
   mutable std::mutex mu_;
   notify::WaitList waiters_{&mu_};
