@@ -201,5 +201,26 @@ TEST_F(MessageTest, FirstSendWritesTheSeqCursorSlot) {
   EXPECT_TRUE(has_slot);
 }
 
+// The oldest message's age looks at most 1,024 records past the seq cursor
+// for one queued by seq: the delayed ones it passes are older, and counted
+// through their expiry entries.
+TEST_F(MessageTest, OldestAgeWithMoreDelayedMessagesThanOneScanLooksAt) {
+  auto q = MakeQueue("jobs");
+  SendMessageRequest d;
+  d.body = "later";
+  d.delay_seconds = 900;
+  for (int i = 0; i < 1500; ++i) ASSERT_OK(q->SendMessage(d));
+  clock_->AdvanceSeconds(100);
+  Send(*q, "now");
+  auto stats = q->GetStats();
+  ASSERT_OK(stats);
+  EXPECT_EQ(stats->oldest_message_age_seconds, 100);
+  EXPECT_EQ(stats->delayed, 1500);
+  EXPECT_EQ(stats->visible, 1);
+  auto got = Receive(*q, 10);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].body, "now");
+}
+
 }  // namespace
 }  // namespace lqs::testing

@@ -570,7 +570,11 @@ StatusOr<int64_t> QueueImpl::ExpireLocked(int64_t now, size_t budget) {
       if (Status st = it.status("expiring messages"); !st.ok()) return st;
     }
   }
-  if (n == 0) return int64_t{0};
+  if (n == 0) {
+    // Nothing expired; the records the seq lane passed need not be read again.
+    AdvanceSeqCursorLocked(new_seq_cursor);
+    return int64_t{0};
+  }
   delta.Max(storage::kCursorMs, new_cursor_ms);
   delta.Max(storage::kExpiryCursorMs, new_expiry_cursor);
   if (new_seq_cursor > seq_cursor_) {
@@ -643,7 +647,10 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
       if (!pending_.empty()) floor = *pending_.begin();
       if (!pending_by_seq_.empty()) seq_floor = *pending_by_seq_.begin();
       it.reset(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
-      lane.emplace(db, id_, seq_cursor_, name_, kScanLimitPerReceive);
+      // Unbounded: the records it passes (delayed, grouped, dead-lettered)
+      // are passed once, as the cursor moves past them, and a bound could
+      // leave a receive empty while a message is ready behind them.
+      lane.emplace(db, id_, seq_cursor_, name_);
     }
     auto taken_ahead = [this](uint64_t seq) { return TakenAheadLocked(seq); };
     if (uses_groups_.load()) groups_snapshot = SnapshotGroupsLocked(&group_floor);

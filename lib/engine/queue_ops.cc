@@ -46,9 +46,11 @@ int64_t QueueImpl::OldestSentLocked() {
     storage::DecodedTimeKey k;
     if (storage::DecodeTimeKey(key, &k)) oldest = std::min(oldest, k.time_ms);
   }
-  // Messages queued by seq are in send order.
+  // Messages queued by seq are in send order. The scan may stop early: the
+  // records it passes (delayed, grouped, dead-lettered, leased) are older
+  // than any queued by seq after them and are counted above or below.
   if (!fifo_) {
-    SeqLane lane(db, id_, seq_cursor_, name_);
+    SeqLane lane(db, id_, seq_cursor_, name_, /*limit=*/1024);
     lane.Start([this](uint64_t seq) { return TakenAheadLocked(seq); });
     if (lane.Valid()) oldest = std::min(oldest, lane.message().sent_timestamp_ms);
   }
