@@ -21,8 +21,6 @@ namespace {
 
 constexpr size_t kMaxGroupsPerRound = 4096;
 
-std::string_view View(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
-
 }  // namespace
 
 std::unique_ptr<rocksdb::ManagedSnapshot> QueueImpl::SnapshotGroupsLocked(
@@ -97,24 +95,19 @@ Status QueueImpl::TakeFromGroupsRoundLocked(
 
 Status QueueImpl::LoadGroups() {
   // One seek per group with queued messages (not one per message).
-  storage::Database* db = core_->db();
-  std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
-  rocksdb::Slice lo_s(lo), hi_s(hi);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
-  std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kGrouped)));
-  for (it->Seek(lo_s); it->Valid();) {
+  storage::RangeIterator it(core_->db(), Cf::kGrouped, storage::QueuePrefix(id_),
+                            storage::QueueEnd(id_));
+  while (it.Valid()) {
     uint64_t qid = 0, seq = 0;
     std::string group;
-    if (!storage::DecodeGroupedKey(View(it->key()), &qid, &group, &seq)) {
+    if (!storage::DecodeGroupedKey(it.key(), &qid, &group, &seq)) {
       return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
     }
     groups_.MarkQueued(group, seq);
     uses_groups_.store(true);
-    it->Seek(storage::GroupEnd(id_, group));
+    it.Seek(storage::GroupEnd(id_, group));
   }
-  return storage::FromRocks(it->status(), "loading groups");
+  return it.status("loading groups");
 }
 
 }  // namespace lqs::engine

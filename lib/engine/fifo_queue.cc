@@ -30,10 +30,6 @@ namespace {
 constexpr size_t kMaxGroupsPerReceive = 4096;
 constexpr int64_t kAttemptWindowMs = 5 * 60 * 1000;
 
-rocksdb::Slice AsSlice(const std::string& s) { return rocksdb::Slice(s.data(), s.size()); }
-
-std::string_view View(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
-
 }  // namespace
 
 Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>& requests,
@@ -344,25 +340,20 @@ Status QueueImpl::LoadFifo() {
   if (!st.ok()) return st;
 
   // The deduplication window.
-  storage::Database* db = core_->db();
-  std::string lo = storage::QueuePrefix(id_), hi = storage::QueueEnd(id_);
-  rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo_s;
-  ro.iterate_upper_bound = &hi_s;
   const int64_t now = core_->NowMillis();
-  std::unique_ptr<rocksdb::Iterator> dit(db->db()->NewIterator(ro, db->cf(Cf::kDedup)));
+  storage::RangeIterator dit(core_->db(), Cf::kDedup, storage::QueuePrefix(id_),
+                             storage::QueueEnd(id_));
   std::lock_guard<std::mutex> lock(pending_mu_);
-  for (dit->Seek(lo_s); dit->Valid(); dit->Next()) {
+  for (; dit.Valid(); dit.Next()) {
     storage::DedupEntry e;
-    if (!storage::DecodeDedup(View(dit->value()), &e)) {
+    if (!storage::DecodeDedup(dit.value(), &e)) {
       return Status(ErrorCode::kCorruption, "dedup entry of queue " + name_ + " is corrupt");
     }
     if (e.first_ms + fifo::kDedupWindowMs > now) {
-      dedup_.Put(std::string(View(dit->key()).substr(8)), std::move(e));
+      dedup_.Put(std::string(dit.key().substr(8)), std::move(e));
     }
   }
-  return storage::FromRocks(dit->status(), "loading the deduplication window");
+  return dit.status("loading the deduplication window");
 }
 
 Status QueueImpl::ExpireDedup(int64_t now) {

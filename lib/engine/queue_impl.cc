@@ -32,8 +32,6 @@ Status QueueGone() {
   return Status(ErrorCode::kQueueDoesNotExist, "The specified queue does not exist.");
 }
 
-rocksdb::Slice AsSlice(const std::string& s) { return rocksdb::Slice(s.data(), s.size()); }
-
 int64_t BucketOf(int64_t visible_at_ms) { return (visible_at_ms + 999) / 1000; }
 
 // The typed Status behind a batch entry's error (single calls are batches
@@ -628,13 +626,7 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
   uint64_t new_cursor_seq = cursor_seq_;
   uint64_t new_seq_cursor = seq_cursor_;
   if (!ctx.full()) {
-    std::string lo = storage::TimeKey(id_, cursor_ms_, cursor_seq_);
-    std::string hi = storage::TimeKey(id_, now + 1, 0);
-    rocksdb::Slice lo_s = AsSlice(lo), hi_s = AsSlice(hi);
-    rocksdb::ReadOptions ro;
-    ro.iterate_lower_bound = &lo_s;
-    ro.iterate_upper_bound = &hi_s;
-    std::unique_ptr<rocksdb::Iterator> it;
+    std::optional<storage::RangeIterator> it;
     std::optional<SeqLane> lane;
     std::pair<int64_t, uint64_t> floor{std::numeric_limits<int64_t>::max(), 0};
     uint64_t seq_floor = std::numeric_limits<uint64_t>::max();
@@ -646,7 +638,8 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
       std::lock_guard<std::mutex> lock(pending_mu_);
       if (!pending_.empty()) floor = *pending_.begin();
       if (!pending_by_seq_.empty()) seq_floor = *pending_by_seq_.begin();
-      it.reset(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
+      it.emplace(storage::RangeIterator::DeferSeek{}, db, Cf::kVisible,
+                 storage::TimeKey(id_, cursor_ms_, cursor_seq_), storage::TimeKey(id_, now + 1, 0));
       // Unbounded: the records it passes (delayed, grouped, dead-lettered)
       // are passed once, as the cursor moves past them, and a bound could
       // leave a receive empty while a message is ready behind them.
@@ -657,7 +650,11 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
     const bool fair = groups_snapshot != nullptr && !groups_.empty_rotation();
     size_t scanned = 0;
     bool lane_done = false;
-    it->Seek(lo_s);
+    // The visible entry at `it`, decoded once per position.
+    storage::DecodedTimeKey k;
+    VisibleEntry e;
+    bool decoded = false;
+    it->SeekToLower();
     lane->Start(taken_ahead);
     while (!ctx.full()) {
       bool progress = false;
@@ -670,13 +667,12 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
           lane_done = true;
           break;
         }
-        storage::DecodedTimeKey k;
-        VisibleEntry e;
-        if (indexed &&
-            (!storage::DecodeTimeKey(std::string_view(it->key().data(), it->key().size()), &k) ||
-             !storage::DecodeVisible(std::string_view(it->value().data(), it->value().size()),
-                                     &e))) {
-          return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
+        if (indexed && !decoded) {
+          if (!storage::DecodeTimeKey(it->key(), &k) || !storage::DecodeVisible(it->value(), &e)) {
+            return Status(ErrorCode::kCorruption,
+                          "visible entry of queue " + name_ + " is corrupt");
+          }
+          decoded = true;
         }
         // The earlier of the two; the visible entry first on a tie.
         if (!indexed || (lane->Valid() && lane->message().sent_timestamp_ms < k.time_ms)) {
@@ -694,7 +690,7 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
           continue;
         }
         StatusOr<EntryOutcome> outcome =
-            TakeQueuedLocked(&ctx, Cf::kVisible, it->key(), k.seq, e, "");
+            TakeQueuedLocked(&ctx, Cf::kVisible, it->key_slice(), k.seq, e, "");
         if (!outcome.ok()) return outcome.status();
         if (*outcome == EntryOutcome::kBlocked) {
           lane_done = true;
@@ -708,8 +704,9 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
         new_cursor_seq = k.seq + 1;
         ++scanned;
         it->Next();
+        decoded = false;
       }
-      if (!it->status().ok()) return storage::FromRocks(it->status(), "receiving");
+      if (!it->ok()) return it->status("receiving");
       if (fair && !ctx.full()) {
         Status st = TakeFromGroupsRoundLocked(&ctx, groups_snapshot->snapshot(), group_floor,
                                               &progress);

@@ -19,8 +19,6 @@ using storage::Cf;
 
 namespace {
 
-std::string_view View(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
-
 // The first entry of `cf` in [lo, hi), or false.
 bool FirstKey(storage::Database* db, Cf cf, std::string lo, std::string hi, std::string* key,
               std::string* value) {
@@ -115,16 +113,9 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
   rocksdb::ReadOptions read;
   read.snapshot = snapshot;
 
-  // Emits one message; false stops the scan.
-  auto emit = [&](uint64_t seq, const std::string& state, int64_t visible_at,
-                  uint32_t receive_count, bool* stop) -> Status {
-    std::string raw;
-    rocksdb::Status s = db->db()->Get(read, db->cf(Cf::kMessages), storage::MessageKey(id_, seq), &raw);
-    if (s.IsNotFound()) return Status::OK();
-    if (!s.ok()) return storage::FromRocks(s, "scanning messages");
-    storage::Message m;
-    Status st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(seq), &m);
-    if (!st.ok()) return st;
+  // Emits one decoded message; *stop when fn asks to stop.
+  auto emit_message = [&](storage::Message&& m, const std::string& state, int64_t visible_at,
+                          uint32_t receive_count, bool* stop) {
     StoredMessage out;
     out.message_id = m.message_id;
     out.body = std::move(m.body);
@@ -143,6 +134,19 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
     out.state = state;
     out.visible_at_ms = visible_at;
     *stop = !fn(out);
+  };
+  // Emits message `seq`, read from `messages` (gone by now: nothing).
+  auto emit = [&](uint64_t seq, const std::string& state, int64_t visible_at,
+                  uint32_t receive_count, bool* stop) -> Status {
+    std::string raw;
+    rocksdb::Status s =
+        db->db()->Get(read, db->cf(Cf::kMessages), storage::MessageKey(id_, seq), &raw);
+    if (s.IsNotFound()) return Status::OK();
+    if (!s.ok()) return storage::FromRocks(s, "scanning messages");
+    storage::Message m;
+    Status st = storage::DecodeMessage(raw, name_ + "/" + std::to_string(seq), &m);
+    if (!st.ok()) return st;
+    emit_message(std::move(m), state, visible_at, receive_count, stop);
     return Status::OK();
   };
 
@@ -169,39 +173,35 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
   auto emit_by_seq = [&](int64_t before) -> Status {
     for (; lane && lane->Valid() && lane->message().sent_timestamp_ms < before;
          lane->Next(is_leased)) {
-      Status st = emit(lane->seq(), "visible", lane->message().sent_timestamp_ms, 0, &stop);
-      if (!st.ok() || stop) return st;
+      const int64_t sent_ms = lane->message().sent_timestamp_ms;
+      emit_message(std::move(lane->mutable_message()), "visible", sent_ms, 0, &stop);
+      if (stop) return Status::OK();
     }
     return lane ? lane->status() : Status::OK();
   };
   for (const bool grouped : {false, true}) {
     if (fifo_ && !grouped) continue;
-    const std::string lo =
-        grouped ? storage::QueuePrefix(id_) : storage::TimeKey(id_, cursor_ms, cursor_seq);
-    const std::string hi = storage::QueueEnd(id_);
-    rocksdb::Slice lo_s(lo), hi_s(hi);
-    rocksdb::ReadOptions ro = read;
-    ro.iterate_lower_bound = &lo_s;
-    ro.iterate_upper_bound = &hi_s;
-    std::unique_ptr<rocksdb::Iterator> it(
-        db->db()->NewIterator(ro, db->cf(grouped ? Cf::kGrouped : Cf::kVisible)));
-    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    storage::RangeIterator it(
+        db, grouped ? Cf::kGrouped : Cf::kVisible,
+        grouped ? storage::QueuePrefix(id_) : storage::TimeKey(id_, cursor_ms, cursor_seq),
+        storage::QueueEnd(id_), snapshot);
+    for (; it.Valid(); it.Next()) {
       uint64_t seq = 0;
       int64_t visible_at = 0;
       storage::VisibleEntry e;
-      if (!storage::DecodeVisible(View(it->value()), &e)) {
+      if (!storage::DecodeVisible(it.value(), &e)) {
         return Status(ErrorCode::kCorruption, "index entry of queue " + name_ + " is corrupt");
       }
       if (grouped) {
         uint64_t qid = 0;
         std::string group;
-        if (!storage::DecodeGroupedKey(View(it->key()), &qid, &group, &seq)) {
+        if (!storage::DecodeGroupedKey(it.key(), &qid, &group, &seq)) {
           return Status(ErrorCode::kCorruption, "grouped entry of queue " + name_ + " is corrupt");
         }
         visible_at = e.sent_ms + (fifo_ ? delay_ms : 0);
       } else {
         storage::DecodedTimeKey k;
-        if (!storage::DecodeTimeKey(View(it->key()), &k)) {
+        if (!storage::DecodeTimeKey(it.key(), &k)) {
           return Status(ErrorCode::kCorruption, "visible entry of queue " + name_ + " is corrupt");
         }
         seq = k.seq;
@@ -213,7 +213,7 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
           emit(seq, visible_at > now ? "delayed" : "visible", visible_at, e.receive_count, &stop);
       if (!st.ok() || stop) return st;
     }
-    if (!it->status().ok()) return storage::FromRocks(it->status(), "scanning messages");
+    if (!it.ok()) return it.status("scanning messages");
     if (!grouped) {
       Status st = emit_by_seq(std::numeric_limits<int64_t>::max());
       if (!st.ok() || stop) return st;

@@ -19,6 +19,8 @@
 // are passed over: their index entries queue them.
 //
 // Thread safety: one thread at a time; `taken` is called from Next/Start.
+// Lifetime: `where` (the queue's name, for error texts) must outlive the
+// lane.
 // Errors: a record that fails verification or a RocksDB error makes the
 // lane invalid with status() set.
 
@@ -27,14 +29,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <string>
+#include <string_view>
 
 #include <absl/functional/function_ref.h>
-#include <rocksdb/iterator.h>
 
 #include "lib/storage/database.h"
+#include "lib/storage/range_iterator.h"
 #include "lib/storage/records.h"
+
 #include "lqs/status.h"
 
 namespace lqs::engine {
@@ -44,7 +46,7 @@ class SeqLane {
   // Creates the iterator (its implicit snapshot is taken now, or `snapshot`
   // is used); reads nothing until Start. `limit` bounds the records examined
   // in all (0: no bound); reaching it ends the lane.
-  SeqLane(storage::Database* db, uint64_t qid, uint64_t from_seq, std::string where,
+  SeqLane(storage::Database* db, uint64_t qid, uint64_t from_seq, std::string_view where,
           size_t limit = 0, const rocksdb::Snapshot* snapshot = nullptr);
 
   // Positions on the first queued_by_seq record at or after from_seq that
@@ -66,10 +68,8 @@ class SeqLane {
  private:
   void Settle(absl::FunctionRef<bool(uint64_t)> taken);
 
-  std::string lower_, upper_;
-  rocksdb::Slice lower_s_, upper_s_;
-  std::unique_ptr<rocksdb::Iterator> it_;
-  std::string where_;
+  storage::RangeIterator it_;
+  std::string_view where_;
   size_t limit_;
   size_t examined_ = 0;
   bool valid_ = false;

@@ -1,22 +1,20 @@
 #include "lib/engine/verify.h"
 
-#include <rocksdb/iterator.h>
-
 #include <set>
+#include <string>
+#include <string_view>
+
+#include <absl/functional/function_ref.h>
+#include <rocksdb/iterator.h>
 
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/counters.h"
 #include "lib/storage/keys.h"
+#include "lib/storage/range_iterator.h"
 #include "lib/storage/records.h"
 
 namespace lqs::engine {
-namespace {
-
 using storage::Cf;
-
-std::string_view View(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
-
-}  // namespace
 
 StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
   std::vector<std::string> problems;
@@ -32,12 +30,14 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
   for (const auto& q : core.AllQueues()) {
     live_ids.insert(q->id());
     const std::string where = "queue " + q->name() + ": ";
-    const std::string lo = storage::QueuePrefix(q->id()), hi = storage::QueueEnd(q->id());
-    rocksdb::Slice lo_s(lo), hi_s(hi);
-    rocksdb::ReadOptions ro;
-    ro.snapshot = snap;
-    ro.iterate_lower_bound = &lo_s;
-    ro.iterate_upper_bound = &hi_s;
+    // Calls fn with each entry of this queue's range of `cf`.
+    Status read_error;
+    auto scan = [&](Cf cf, absl::FunctionRef<void(std::string_view, std::string_view)> fn) {
+      storage::RangeIterator it(db, cf, storage::QueuePrefix(q->id()), storage::QueueEnd(q->id()),
+                                snap);
+      for (; it.Valid(); it.Next()) fn(it.key(), it.value());
+      if (read_error.ok()) read_error = it.status(std::string("verifying ") + storage::CfName(cf));
+    };
 
     std::string raw;
     rocksdb::ReadOptions gro;
@@ -50,50 +50,46 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
     std::set<uint64_t> visible, inflight, messages;
     int64_t queued_by_seq = 0;
     std::set<std::pair<int64_t, uint64_t>> expiry_expected;
-    std::unique_ptr<rocksdb::Iterator> it(db->db()->NewIterator(ro, db->cf(Cf::kVisible)));
-    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    scan(Cf::kVisible, [&](std::string_view key, std::string_view value) {
       storage::DecodedTimeKey k;
       storage::VisibleEntry e;
-      if (!storage::DecodeTimeKey(View(it->key()), &k) || !storage::DecodeVisible(View(it->value()), &e)) {
+      if (!storage::DecodeTimeKey(key, &k) || !storage::DecodeVisible(value, &e)) {
         problems.push_back(where + "undecodable visible entry");
-        continue;
+        return;
       }
       if (!visible.insert(k.seq).second) problems.push_back(where + "message " + std::to_string(k.seq) + " twice in visible");
       if (e.has_expiry_entry) expiry_expected.emplace(e.sent_ms, k.seq);
-    }
-    it.reset(db->db()->NewIterator(ro, db->cf(Cf::kGrouped)));
-    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    });
+    scan(Cf::kGrouped, [&](std::string_view key, std::string_view value) {
       uint64_t qid = 0, seq = 0;
       std::string group;
       storage::VisibleEntry e;
-      if (!storage::DecodeGroupedKey(View(it->key()), &qid, &group, &seq) ||
-          !storage::DecodeVisible(View(it->value()), &e)) {
+      if (!storage::DecodeGroupedKey(key, &qid, &group, &seq) ||
+          !storage::DecodeVisible(value, &e)) {
         problems.push_back(where + "undecodable grouped entry");
-        continue;
+        return;
       }
       if (!visible.insert(seq).second) problems.push_back(where + "message " + std::to_string(seq) + " queued twice");
       if (e.has_expiry_entry) expiry_expected.emplace(e.sent_ms, seq);
-    }
-    it.reset(db->db()->NewIterator(ro, db->cf(Cf::kInflight)));
-    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    });
+    scan(Cf::kInflight, [&](std::string_view key, std::string_view value) {
       uint64_t qid = 0, seq = 0;
       storage::LeaseEntry lease;
-      if (!storage::DecodeMessageKey(View(it->key()), &qid, &seq) || !storage::DecodeLease(View(it->value()), &lease)) {
+      if (!storage::DecodeMessageKey(key, &qid, &seq) || !storage::DecodeLease(value, &lease)) {
         problems.push_back(where + "undecodable lease");
-        continue;
+        return;
       }
       inflight.insert(seq);
       if (visible.count(seq)) problems.push_back(where + "message " + std::to_string(seq) + " both visible and in flight");
-    }
-    it.reset(db->db()->NewIterator(ro, db->cf(Cf::kMessages)));
-    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    });
+    scan(Cf::kMessages, [&](std::string_view key, std::string_view value) {
       uint64_t qid = 0, seq = 0;
       storage::Message m;
-      if (!storage::DecodeMessageKey(View(it->key()), &qid, &seq)) {
+      if (!storage::DecodeMessageKey(key, &qid, &seq)) {
         problems.push_back(where + "undecodable message key");
-        continue;
+        return;
       }
-      Status st = storage::DecodeMessage(View(it->value()), q->name() + "/" + std::to_string(seq), &m);
+      Status st = storage::DecodeMessage(value, q->name() + "/" + std::to_string(seq), &m);
       if (!st.ok()) problems.push_back(where + st.message());
       messages.insert(seq);
       if (st.ok() && m.queued_by_seq) {
@@ -110,7 +106,7 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
       } else if (!visible.count(seq) && !inflight.count(seq)) {
         problems.push_back(where + "message " + std::to_string(seq) + " is in no state");
       }
-    }
+    });
     for (uint64_t seq : visible) {
       if (!messages.count(seq)) problems.push_back(where + "visible entry " + std::to_string(seq) + " has no message");
     }
@@ -118,40 +114,40 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
       if (!messages.count(seq)) problems.push_back(where + "lease " + std::to_string(seq) + " has no message");
     }
     std::set<std::pair<int64_t, uint64_t>> expiry_found;
-    it.reset(db->db()->NewIterator(ro, db->cf(Cf::kExpiry)));
-    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    scan(Cf::kExpiry, [&](std::string_view key, std::string_view /*value*/) {
       storage::DecodedTimeKey k;
-      if (!storage::DecodeTimeKey(View(it->key()), &k)) {
+      if (!storage::DecodeTimeKey(key, &k)) {
         problems.push_back(where + "undecodable expiry entry");
-        continue;
+        return;
       }
       expiry_found.emplace(k.time_ms, k.seq);
-    }
+    });
     if (expiry_found != expiry_expected) problems.push_back(where + "expiry index disagrees with visible entries");
 
     // The idempotency inbox: well-formed records (a key of 1..512 bytes, an
     // 8-byte expiry), each with exactly one sweep-index entry at its expiry.
     std::set<std::pair<int64_t, std::string>> inbox_records, inbox_index;
-    it.reset(db->db()->NewIterator(ro, db->cf(Cf::kInbox)));
-    for (it->Seek(lo_s); it->Valid(); it->Next()) {
+    scan(Cf::kInbox, [&](std::string_view key, std::string_view value) {
       storage::DecodedInboxKey k;
       int64_t expiry = 0;
-      if (!storage::DecodeInboxKey(View(it->key()), &k) || k.key.empty() || k.key.size() > 512) {
+      if (!storage::DecodeInboxKey(key, &k) || k.key.empty() || k.key.size() > 512) {
         problems.push_back(where + "undecodable inbox key");
-        continue;
+        return;
       }
       if (k.index) {
-        if (!it->value().empty()) problems.push_back(where + "inbox index entry with a value");
+        if (!value.empty()) problems.push_back(where + "inbox index entry with a value");
         inbox_index.emplace(k.expiry_ms, std::move(k.key));
-      } else if (!storage::DecodeInboxValue(View(it->value()), &expiry)) {
+      } else if (!storage::DecodeInboxValue(value, &expiry)) {
         problems.push_back(where + "undecodable inbox record");
       } else {
         inbox_records.emplace(expiry, std::move(k.key));
       }
-    }
+    });
     if (inbox_records != inbox_index) {
       problems.push_back(where + "inbox index disagrees with inbox records");
     }
+
+    if (!read_error.ok()) return read_error;
 
     const int64_t queued = static_cast<int64_t>(visible.size()) + queued_by_seq;
     if (counters.Get(storage::kStored) != queued) {
@@ -181,6 +177,7 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
         it->Prev();
       }
     }
+    if (!it->status().ok()) return storage::FromRocks(it->status(), "verifying orphan data");
   }
   return problems;
 }
