@@ -301,22 +301,7 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
     groups_.ApplyPlans();  // nothing changed on disk; keep what the scan learned
     return Status::OK();
   }
-  ctx.batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), ctx.delta.Encode());
-  AddDeadLetterCounters(&ctx.dl, &ctx.batch);
-  Status st = db->Write(&ctx.batch, /*must_sync=*/false);
-  FinishDeadLetter(&ctx.dl, st.ok());
-  if (!st.ok()) {
-    taken->clear();
-    groups_.DiscardPlans();
-    return st;
-  }
-  for (uint64_t seq : ctx.leases_gone) ForgetLeaseLocked(seq);
-  for (const Taken& t : *taken) {
-    leases_.Put(t.seq, t.lease);
-    groups_.AddLeased(t.lease.group, t.seq);
-  }
-  groups_.ApplyPlans();
-  ApplyDelta(ctx.delta);
+  if (Status st = CommitReceiveLocked(&ctx); !st.ok()) return st;
   if (!attempt_id.empty() && !taken->empty()) {
     ReceiveAttempt& a = attempts_[attempt_id];
     a.created_ms = now;

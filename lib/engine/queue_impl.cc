@@ -731,18 +731,7 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
   if (new_seq_cursor > seq_cursor_) {
     ctx.delta.Max(storage::kSeqCursor, static_cast<int64_t>(new_seq_cursor));
   }
-  ctx.batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), ctx.delta.Encode());
-  AddDeadLetterCounters(&ctx.dl, &ctx.batch);
-  Status st = db->Write(&ctx.batch, /*must_sync=*/false);
-  FinishDeadLetter(&ctx.dl, st.ok());
-  if (!st.ok()) {
-    taken->clear();
-    groups_.DiscardPlans();
-    return st;
-  }
-  for (uint64_t seq : ctx.leases_gone) ForgetLeaseLocked(seq);
-  for (const Taken& t : *taken) leases_.Put(t.seq, t.lease);
-  groups_.ApplyPlans();
+  if (Status st = CommitReceiveLocked(&ctx); !st.ok()) return st;
   AdvanceCursorLocked(new_cursor_ms, new_cursor_seq);
   AdvanceSeqCursorLocked(new_seq_cursor);
   // Messages queued by seq that the cursor could not pass (an earlier send
@@ -750,7 +739,30 @@ Status QueueImpl::TryReceiveLocked(const ReceiveMessageRequest& request, int64_t
   for (const Taken& t : *taken) {
     if (t.message && t.seq >= seq_cursor_) ahead_.insert(t.seq);
   }
-  ApplyDelta(ctx.delta);
+  return Status::OK();
+}
+
+Status QueueImpl::CommitReceiveLocked(ReceiveContext* ctx) {
+  storage::Database* db = core_->db();
+  std::vector<Taken>* taken = ctx->taken;
+  ctx->batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), ctx->delta.Encode());
+  AddDeadLetterCounters(&ctx->dl, &ctx->batch);
+  Status st = db->Write(&ctx->batch, /*must_sync=*/false);
+  FinishDeadLetter(&ctx->dl, st.ok());
+  if (!st.ok()) {
+    taken->clear();
+    groups_.DiscardPlans();
+    return st;
+  }
+  for (uint64_t seq : ctx->leases_gone) ForgetLeaseLocked(seq);
+  for (const Taken& t : *taken) {
+    leases_.Put(t.seq, t.lease);
+    // A FIFO group is blocked while it has a message in flight (before the
+    // plans are applied: a group with a lease is not dropped as idle).
+    if (fifo_) groups_.AddLeased(t.lease.group, t.seq);
+  }
+  groups_.ApplyPlans();
+  ApplyDelta(ctx->delta);
   return Status::OK();
 }
 

@@ -249,6 +249,12 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
     absl::flat_hash_set<std::string> group_exhausted;
     bool full() const { return taken->size() >= want; }
   };
+  // Writes a receive's batch with its counters. Once it is written, applies
+  // it in memory: forgets the leases it ended, keeps the new ones (a FIFO
+  // group's too), applies the group plans and the counters. On failure
+  // nothing is applied, the plans are discarded and ctx->taken is emptied.
+  // REQUIRES mu_.
+  Status CommitReceiveLocked(ReceiveContext* ctx);
   enum class EntryOutcome { kTaken, kDropped, kBlocked };
   // Handles one queued index entry (`key` in `cf`; an empty `key`: a message
   // queued by seq, which has no index entry): expires it, moves it to the
