@@ -30,8 +30,12 @@ constexpr int kMaxMaxReceiveCount = 1000;
 constexpr size_t kMaxSourceQueueArns = 10;
 constexpr int kDefaultKmsDataKeyReusePeriod = 300;
 constexpr size_t kMaxLabelLength = 80;
+// SQS's policy quotas (sqs-api.md §13: "Amazon SQS policy quotas").
 constexpr size_t kMaxActionsPerStatement = 7;
 constexpr size_t kMaxPolicyStatements = 20;
+constexpr size_t kMaxPolicyBytes = 8192;
+constexpr size_t kMaxPolicyPrincipals = 50;
+constexpr size_t kMaxPolicyConditions = 10;
 constexpr size_t kMaxTagKeyLength = 128;
 constexpr size_t kMaxTagValueLength = 256;
 constexpr size_t kMaxTags = 50;
@@ -563,11 +567,71 @@ size_t ActionCount(const Json& statement) {
   return count;
 }
 
-Status CheckStatementCount(size_t count) {
-  if (count <= kMaxPolicyStatements) return Status::OK();
+// Entries of a statement's Principal (or NotPrincipal): "*" or a string is
+// one, an object counts the entries of each of its members.
+size_t PrincipalCount(const Json& statement) {
+  size_t count = 0;
+  for (const char* key : {"Principal", "NotPrincipal"}) {
+    const auto it = statement.find(key);
+    if (it == statement.end()) continue;
+    if (!it->is_object()) {
+      count += it->is_array() ? it->size() : 1;
+      continue;
+    }
+    for (const auto& [kind, who] : it->items()) count += who.is_array() ? who.size() : 1;
+  }
+  return count;
+}
+
+// Conditions of a statement: each key under each operator of its Condition.
+size_t ConditionCount(const Json& statement) {
+  const auto it = statement.find("Condition");
+  if (it == statement.end() || !it->is_object()) return 0;
+  size_t count = 0;
+  for (const auto& [op, keys] : it->items()) count += keys.is_object() ? keys.size() : 1;
+  return count;
+}
+
+Status OverLimit(size_t found, std::string_view what, size_t max) {
   return Status(ErrorCode::kOverLimit,
-                Concat({std::to_string(count),
-                        " statements were found in the submitted policy, max allowed is 20"}));
+                Concat({std::to_string(found), " ", what,
+                        " were found in the submitted policy, max allowed is ",
+                        std::to_string(max)}));
+}
+
+Status CheckPolicySize(size_t bytes) {
+  if (bytes <= kMaxPolicyBytes) return Status::OK();
+  return Status(ErrorCode::kOverLimit,
+                Concat({"The submitted policy is ", std::to_string(bytes),
+                        " bytes long, max allowed is ", std::to_string(kMaxPolicyBytes)}));
+}
+
+// The quotas on the content of a policy document (its size: CheckPolicySize).
+Status CheckPolicyContent(const Json& policy) {
+  const Json statements = StatementsOf(policy);
+  if (statements.size() > kMaxPolicyStatements) {
+    return OverLimit(statements.size(), "statements", kMaxPolicyStatements);
+  }
+  size_t principals = 0, conditions = 0;
+  for (const Json& statement : statements) {
+    if (!statement.is_object()) continue;
+    const size_t actions = ActionCount(statement);
+    if (actions > kMaxActionsPerStatement) {
+      return Status(ErrorCode::kOverLimit,
+                    Concat({std::to_string(actions),
+                            " actions were found in a statement from the submitted policy, max "
+                            "allowed is 7"}));
+    }
+    principals += PrincipalCount(statement);
+    conditions += ConditionCount(statement);
+  }
+  if (principals > kMaxPolicyPrincipals) {
+    return OverLimit(principals, "principals", kMaxPolicyPrincipals);
+  }
+  if (conditions > kMaxPolicyConditions) {
+    return OverLimit(conditions, "conditions", kMaxPolicyConditions);
+  }
+  return Status::OK();
 }
 
 Status LabelError(std::string_view label, std::string_view reason) {
@@ -646,21 +710,10 @@ bool RequestsFifo(const AttributeMap& attributes) {
 Status CheckPolicyLimits(const AttributeMap& attributes) {
   const auto it = attributes.find(std::string(attr::kPolicy));
   if (it == attributes.end() || it->second.empty()) return Status::OK();
+  if (Status s = CheckPolicySize(it->second.size()); !s.ok()) return s;
   const Json policy = Json::parse(it->second, nullptr, false);
   if (policy.is_discarded() || !policy.is_object()) return Status::OK();  // Apply's error
-  const Json statements = StatementsOf(policy);
-  if (Status s = CheckStatementCount(statements.size()); !s.ok()) return s;
-  for (const Json& statement : statements) {
-    if (!statement.is_object()) continue;
-    const size_t actions = ActionCount(statement);
-    if (actions > kMaxActionsPerStatement) {
-      return Status(ErrorCode::kOverLimit,
-                    Concat({std::to_string(actions),
-                            " actions were found in a statement from the submitted policy, max "
-                            "allowed is 7"}));
-    }
-  }
-  return Status::OK();
+  return CheckPolicyContent(policy);
 }
 
 Status ApplyQueueAttributes(const AttributeMap& attributes, bool creating, QueueConfig* config) {
@@ -787,9 +840,11 @@ StatusOr<std::string> PolicyAddPermission(const std::string& current_policy,
   statement["Action"] = StringOrArray(prefixed_actions);
   statement["Resource"] = queue_arn;
   statements.push_back(std::move(statement));
-  if (Status s = CheckStatementCount(statements.size()); !s.ok()) return s;
   policy["Statement"] = std::move(statements);
-  return Dump(policy);
+  if (Status s = CheckPolicyContent(policy); !s.ok()) return s;
+  std::string text = Dump(policy);
+  if (Status s = CheckPolicySize(text.size()); !s.ok()) return s;
+  return text;
 }
 
 StatusOr<std::string> PolicyRemovePermission(const std::string& current_policy,

@@ -88,14 +88,19 @@ bool RequestsFifo(const AttributeMap& attributes);
 Status ApplyQueueAttributes(const AttributeMap& attributes, bool creating,
                             QueueConfig* config);
 
-// SQS's limits on a requested Policy (sqs-api.md §13): OverLimit with AWS's
-// texts for more than 20 statements ("21 statements were found in the
-// submitted policy, max allowed is 20") or more than 7 actions in one
-// statement. CreateQueue and SetQueueAttributes check them besides
-// ApplyQueueAttributes, which also re-applies the stored attributes when a
-// database opens: a queue whose Policy an older lqs accepted over these
-// limits still opens. OK when there is no Policy or it is not JSON (that
-// error is ApplyQueueAttributes's).
+// SQS's quotas on a requested Policy (sqs-api.md §13), each an OverLimit:
+// more than 8,192 bytes, more than 20 statements ("21 statements were found
+// in the submitted policy, max allowed is 20", AWS's text), more than 7
+// actions in one statement (AWS's text), more than 50 principals or more
+// than 10 conditions in all (texts of the same form; docs/sqs_compat.md).
+// A principal is each entry of a Principal or NotPrincipal ("*" is one); a
+// condition is each key under each operator of a Condition. AddPermission
+// checks the policy it would store the same way. CreateQueue and
+// SetQueueAttributes check them besides ApplyQueueAttributes, which also
+// re-applies the stored attributes when a database opens: a queue whose
+// Policy an older lqs accepted over these limits still opens. OK when there
+// is no Policy, or when it is within 8,192 bytes but not JSON (that error is
+// ApplyQueueAttributes's).
 Status CheckPolicyLimits(const AttributeMap& attributes);
 
 // The settable attributes as GetQueueAttributes renders them: every
@@ -123,7 +128,8 @@ std::string RedriveAllowPolicyJson(const RedriveAllowPolicy& policy);
 
 // AddPermission: returns the new Policy document with a statement for
 // `label` (sqs-api.md §3.6). Errors: InvalidParameterValue (label already
-// used, bad label, empty lists, unknown action), OverLimit (> 7 actions).
+// used, bad label, empty lists, unknown action), OverLimit (> 7 actions, or
+// a resulting policy over CheckPolicyLimits's quotas).
 StatusOr<std::string> PolicyAddPermission(const std::string& current_policy,
                                           const std::string& queue_arn,
                                           const std::string& account_id_for_arns,

@@ -501,6 +501,52 @@ TEST(ApplyQueueAttributesTest, PolicyLimits) {
   EXPECT_EQ(MustApply({{"Policy", policy(21, 10)}}).policy, policy(21, 10));
 }
 
+TEST(ApplyQueueAttributesTest, PolicySizePrincipalAndConditionQuotas) {
+  // At most 8,192 bytes, checked before the document is parsed.
+  const auto sized = [](size_t bytes) {
+    const std::string head = R"({"Id":")", tail = R"(","Statement":[]})";
+    return head + std::string(bytes - head.size() - tail.size(), 'x') + tail;
+  };
+  ASSERT_EQ(sized(8192).size(), 8192u);
+  EXPECT_TRUE(CheckPolicyLimits({{"Policy", sized(8192)}}).ok());
+  EXPECT_STATUS(CheckPolicyLimits({{"Policy", sized(8193)}}), kOverLimit,
+                "The submitted policy is 8193 bytes long, max allowed is 8192");
+  EXPECT_STATUS(CheckPolicyLimits({{"Policy", std::string(9000, '{')}}), kOverLimit,
+                "The submitted policy is 9000 bytes long, max allowed is 8192");
+
+  // At most 50 principals in all: each entry of Principal or NotPrincipal,
+  // "*" counting one.
+  const auto accounts = [](int n) {
+    std::string list = "[";
+    for (int i = 0; i < n; ++i) {
+      list += (i == 0 ? "\"" : ",\"") + std::to_string(100000000000 + i) + "\"";
+    }
+    return list + "]";
+  };
+  const std::string two_statements =
+      R"({"Statement":[{"Principal":{"AWS":)" + accounts(25) + R"(,"Service":"sns.amazonaws.com"},)" +
+      R"("Action":"SQS:SendMessage"},{"NotPrincipal":{"AWS":)" + accounts(24) + R"(},)" +
+      R"("Action":"SQS:*"})";
+  EXPECT_TRUE(CheckPolicyLimits({{"Policy", two_statements + "]}"}}).ok());
+  EXPECT_STATUS(
+      CheckPolicyLimits({{"Policy", two_statements + R"(,{"Principal":"*","Action":"SQS:*"}]})"}}),
+      kOverLimit, "51 principals were found in the submitted policy, max allowed is 50");
+
+  // At most 10 conditions in all: each key under each operator.
+  const auto conditions = [](int per_operator) {
+    std::string keys;
+    for (int i = 0; i < per_operator; ++i) {
+      keys += (i == 0 ? "" : ",") + std::string(R"("aws:k)") + std::to_string(i) + R"(":"v")";
+    }
+    return R"({"StringEquals":{)" + keys + R"(},"ArnLike":{)" + keys + "}}";
+  };
+  EXPECT_TRUE(
+      CheckPolicyLimits({{"Policy", R"({"Statement":{"Condition":)" + conditions(5) + "}}"}}).ok());
+  EXPECT_STATUS(CheckPolicyLimits({{"Policy", R"({"Statement":[{"Condition":)" + conditions(5) +
+                                                  R"(},{"Condition":{"Bool":{"aws:x":"true"}}}]})"}}),
+                kOverLimit, "11 conditions were found in the submitted policy, max allowed is 10");
+}
+
 // ---- RedrivePolicy ----------------------------------------------------------------------------
 
 std::string RedriveError(const std::string& value, const std::string& reason) {
@@ -866,6 +912,38 @@ TEST(PolicyAddPermissionTest, TwentyStatementsAtMost) {
   }
   EXPECT_STATUS(Add(*policy, "L20", {"111111111111"}, {"SendMessage"}).status(), kOverLimit,
                 "21 statements were found in the submitted policy, max allowed is 20");
+}
+
+TEST(PolicyAddPermissionTest, ResultingPolicyWithinPrincipalAndSizeQuotas) {
+  // 50 principals in all; the 51st is refused.
+  std::vector<std::string> fifty;
+  for (int i = 0; i < 50; ++i) fifty.push_back(std::to_string(100000000000 + i));
+  const StatusOr<std::string> full = Add("", "Fifty", fifty, {"SendMessage"});
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_STATUS(Add(*full, "One", {"111111111111"}, {"SendMessage"}).status(), kOverLimit,
+                "51 principals were found in the submitted policy, max allowed is 50");
+
+  // Long labels with seven actions each reach 8,192 bytes before 20
+  // statements.
+  StatusOr<std::string> policy = std::string();
+  int added = 0;
+  for (; added < 20; ++added) {
+    StatusOr<std::string> next =
+        Add(*policy, std::string(78, 'L') + std::to_string(10 + added), {"111111111111"},
+            {"ChangeMessageVisibilityBatch", "ChangeMessageVisibility", "DeleteMessageBatch",
+             "GetQueueAttributes", "SetQueueAttributes", "ListDeadLetterSourceQueues",
+             "ReceiveMessage"});
+    if (!next.ok()) {
+      EXPECT_EQ(next.status().code(), lqs::ErrorCode::kOverLimit);
+      EXPECT_NE(next.status().message().find("bytes long, max allowed is 8192"), std::string::npos)
+          << next.status().message();
+      break;
+    }
+    EXPECT_LE(next->size(), 8192u);
+    policy = std::move(next);
+  }
+  EXPECT_GT(added, 10);
+  EXPECT_LT(added, 20);
 }
 
 TEST(PolicyAddPermissionTest, AppendsToExistingPolicy) {

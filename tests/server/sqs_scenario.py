@@ -523,6 +523,20 @@ def step_permissions(ctx):
     expect_error(ctx.sqs.remove_permission, "InvalidParameterValue", 400,
                  "Value AllowSend for parameter Label is invalid. Reason: can't find label.",
                  QueueUrl=url, Label="AllowSend")
+    # SQS's policy quotas: 8,192 bytes, 50 principals (and 20 statements, 7
+    # actions per statement, 10 conditions); nothing is applied.
+    principals = ["arn:aws:iam::%012d:root" % (100000000000 + i) for i in range(51)]
+    expect_error(ctx.sqs.set_queue_attributes, "OverLimit", 403,
+                 "51 principals were found in the submitted policy, max allowed is 50",
+                 QueueUrl=url, Attributes={"Policy": json.dumps({"Statement": [{
+                     "Effect": "Allow", "Principal": {"AWS": principals},
+                     "Action": "SQS:SendMessage", "Resource": ctx.arn(url)}]})})
+    padded = json.dumps({"Id": "x" * 9000, "Statement": []})
+    expect_error(ctx.sqs.set_queue_attributes, "OverLimit", 403,
+                 "The submitted policy is %d bytes long, max allowed is 8192" % len(padded),
+                 QueueUrl=url, Attributes={"Policy": padded})
+    assert "Attributes" not in ctx.sqs.get_queue_attributes(QueueUrl=url,
+                                                          AttributeNames=["Policy"])
 
 
 def step_errors_and_delete(ctx):
