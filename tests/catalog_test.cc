@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "tests/testutil.h"
 
 namespace lqs::testing {
@@ -150,6 +152,41 @@ TEST_F(CatalogTest, Permissions) {
   ASSERT_OK(q->RemovePermission("lbl"));
   EXPECT_EQ(q->GetAttributes({"Policy"})->count("Policy"), 0u);
   EXPECT_CODE(q->RemovePermission("lbl"), kInvalidParameterValue);
+}
+
+// Table files in the database directory.
+int TableFiles(const std::string& path) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(path)) {
+    n += e.path().extension() == ".sst" ? 1 : 0;
+  }
+  return n;
+}
+
+TEST_F(CatalogTest, CloseFlushesUnlessToldNotTo) {
+  // kNone: what a clean Close() flushed is all that is kept.
+  for (const bool flush : {true, false}) {
+    SCOPED_TRACE(flush ? "flush_on_close" : "no flush");
+    ASSERT_OK(broker_->Close());
+    broker_.reset();
+    std::filesystem::remove_all(MakeOptions().path);
+    Options o = MakeOptions();
+    o.durability = Durability::kNone;
+    o.flush_on_close = flush;
+    auto opened = Broker::Open(o);
+    ASSERT_OK(opened.status());
+    auto q = (*opened)->CreateQueue("kept", {}, {});
+    ASSERT_OK(q.status());
+    SendMessageRequest send;
+    send.body = "body";
+    ASSERT_OK((*q)->SendMessage(send).status());
+    const int before = TableFiles(o.path);
+    ASSERT_OK((*opened)->Close());
+    opened->reset();
+    EXPECT_EQ(TableFiles(o.path) > before, flush);
+    Open();  // the fixture's options (kProcess): the queue is there only if flushed
+    EXPECT_EQ(broker_->GetQueue("kept").ok(), flush);
+  }
 }
 
 TEST_F(CatalogTest, PurgeRemovesEverythingOncePerMinute) {

@@ -42,6 +42,14 @@ struct Options {
 
   Durability durability = Durability::kProcess;
 
+  // Close() writes the memtables to table files: with kNone that is all it
+  // keeps, and with a log it keeps the next open from replaying it. False:
+  // Close() writes no table files (with kNone, what was not flushed yet is
+  // lost), for a database removed right after closing, such as lqsd's
+  // temporary one. Its flush can take seconds after many purges or queue
+  // deletions (their range deletions are sorted into the tables).
+  bool flush_on_close = true;
+
   // Source of time. Default: the system clock.
   std::shared_ptr<Clock> clock = SystemClock::Default();
 

@@ -96,6 +96,8 @@ rocksdb::DBOptions DatabaseOptionsFor(const Options& options) {
   // would disagree after a crash (a message in no state, or two): flush them
   // together. With the log, recovery replays it and keeps them consistent.
   db_options.atomic_flush = options.durability == Durability::kNone;
+  // RocksDB flushes unlogged writes when it closes unless told not to.
+  db_options.avoid_flush_during_shutdown = !options.flush_on_close;
   return db_options;
 }
 
@@ -169,10 +171,14 @@ Status Database::Close() {
   if (!db_) return Status::OK();
   // Flush the memtables in every mode: kNone needs it to keep anything, and
   // for the others it means the next Open replays no log (open time stays
-  // proportional to in-flight state, not to recent traffic).
-  rocksdb::FlushOptions fo;
-  std::vector<rocksdb::ColumnFamilyHandle*> all(handles_.begin(), handles_.end());
-  Status result = FromRocks(db_->Flush(fo, all), "flushing at close");
+  // proportional to in-flight state, not to recent traffic). Not for a
+  // database about to be removed (Options::flush_on_close).
+  Status result;
+  if (options_.flush_on_close) {
+    rocksdb::FlushOptions fo;
+    std::vector<rocksdb::ColumnFamilyHandle*> all(handles_.begin(), handles_.end());
+    result = FromRocks(db_->Flush(fo, all), "flushing at close");
+  }
   if (result.ok() && options_.durability != Durability::kNone) {
     result = FromRocks(db_->FlushWAL(true), "syncing the log at close");
   }
