@@ -9,9 +9,7 @@
 // database cleanly and exits 0. Without --data the database lives in a
 // temporary directory that is removed at exit.
 
-#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -20,17 +18,13 @@
 #include <memory>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include <CLI/CLI.hpp>
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <sys/resource.h>
 
-#include "server/actions.h"
-#include "server/http_server.h"
-#include "server/router.h"
+#include "server/endpoint.h"
 #include "server/sigv4.h"
 
 #include "lqs/lqs.h"
@@ -176,6 +170,7 @@ int main(int argc, char** argv) {
     temp_dir = pattern;
     options.path = temp_dir;
     options.durability = lqs::Durability::kNone;
+    options.flush_on_close = false;  // removed right after closing
   } else {
     options.path = flags.data;
   }
@@ -203,65 +198,33 @@ int main(int argc, char** argv) {
   std::unique_ptr<lqs::Broker> broker = std::move(opened).value();
 
   // ---- HTTP ----
-  // One io_context per I/O thread (see http_server.h): a connection is
-  // served start to end on one thread.
-  const int threads = flags.threads > 0
-                          ? flags.threads
-                          : std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
-  std::vector<std::unique_ptr<boost::asio::io_context>> contexts;
-  std::vector<boost::asio::io_context*> context_ptrs;
-  for (int i = 0; i < threads; ++i) {
-    contexts.push_back(std::make_unique<boost::asio::io_context>(1));
-    context_ptrs.push_back(contexts.back().get());
-  }
-  boost::asio::io_context& ioc = *contexts.front();
-  lqsd::Actions actions(broker.get(), flags.account_id);
-  lqsd::RouterConfig router_config;
-  router_config.account_id = flags.account_id;
-  router_config.public_url = flags.public_url;
-  router_config.log_requests = level >= LogLevel::kDebug;
-  router_config.auth = verifier.has_value() ? &*verifier : nullptr;
-  router_config.broker = broker.get();  // GET /metrics and GET /health
-  // Built once the port is bound (--listen ...:0); no request arrives before
-  // the io_context runs.
-  std::unique_ptr<lqsd::Router> router;
-
-  lqsd::HttpServer::Limits limits;
-  limits.max_body_bytes = flags.max_body_bytes;
-  lqsd::HttpServer server(
-      context_ptrs, limits,
-      [&router](const lqsd::HttpRequest& request, lqsd::Poster post, lqsd::Responder respond,
-                lqsd::AbandonHook abandon) {
-        router->Handle(request, std::move(post), std::move(respond), std::move(abandon));
-      },
-      [&router, &limits](const lqsd::HttpRequest& head, int status) {
-        return router->Reject(head, status, limits.max_body_bytes);
-      });
-  // Only the header fields the router reads are copied out of each request.
-  server.KeepHeaders(lqsd::Router::HeadersRead(router_config));
+  lqsd::EndpointConfig endpoint_config;
+  endpoint_config.host = host;
+  endpoint_config.port = port;
+  endpoint_config.threads = flags.threads;
+  endpoint_config.account_id = flags.account_id;
+  endpoint_config.public_url = flags.public_url;
+  endpoint_config.log_requests = level >= LogLevel::kDebug;
+  endpoint_config.auth = verifier.has_value() ? &*verifier : nullptr;
+  endpoint_config.max_body_bytes = flags.max_body_bytes;
   std::string error;
-  if (!server.Listen(host, port, &error)) {
+  std::unique_ptr<lqsd::Endpoint> endpoint =
+      lqsd::Endpoint::Start(broker.get(), endpoint_config, &error);
+  if (endpoint == nullptr) {
     std::fprintf(stderr, "lqsd: %s\n", error.c_str());
     broker->Close().IgnoreError();
     broker.reset();
     remove_temp();
     return 1;
   }
-  const std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  const std::string default_host = shown_host + ":" + std::to_string(server.port());
-  router_config.default_host = default_host;
-  router = std::make_unique<lqsd::Router>(&actions, router_config);
-
-  // Parked long polls have no pending I/O: keep run() from returning while
-  // they wait (the shutdown thread releases it).
-  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
-  for (auto& c : contexts) work.push_back(boost::asio::make_work_guard(*c));
 
   // ---- Signals and shutdown ----
+  // The main thread waits for a signal; the endpoint serves on its own.
+  boost::asio::io_context signal_context(1);
   std::atomic<bool> shutting_down{false};
   std::thread shutdown_thread;
   int exit_code = 0;
-  boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
+  boost::asio::signal_set signals(signal_context, SIGINT, SIGTERM);
   std::function<void(const boost::system::error_code&, int)> on_signal;
   on_signal = [&](const boost::system::error_code& ec, int signal_number) {
     if (ec) return;
@@ -274,44 +237,25 @@ int main(int argc, char** argv) {
     signals.async_wait(on_signal);
     info(std::string("signal ") + std::to_string(signal_number) + ", shutting down");
     shutdown_thread = std::thread([&] {
-      server.Stop();
-      router->BeginShutdown();
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      while (router->active_calls() > 0 && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-      debug("requests in progress finished; closing the database");
-      // Wakes parked long polls (they answer with no messages) and flushes.
-      if (lqs::Status s = broker->Close(); !s.ok()) {
+      if (lqs::Status s = endpoint->Shutdown(); !s.ok()) {
         std::fprintf(stderr, "lqsd: closing the database failed: %s\n", s.ToString().c_str());
         exit_code = 1;
       }
-      const auto drain = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (server.open_connections() > 0 && std::chrono::steady_clock::now() < drain) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-      debug("database closed; " + std::to_string(server.open_connections()) + " connections left");
-      for (auto& w : work) w.reset();
-      for (auto& c : contexts) c->stop();
+      debug("requests finished, database closed");
+      signal_context.stop();
     });
   };
   signals.async_wait(on_signal);
 
   info("database " + options.path + (temp_dir.empty() ? "" : " (temporary)") +
        (verifier.has_value() ? ", SigV4 authentication on" : ", no authentication") + ", " +
-       std::to_string(threads) + " threads");
-  std::printf("lqsd listening on http://%s\n", default_host.c_str());
+       std::to_string(endpoint->threads()) + " threads");
+  std::printf("lqsd listening on http://%s\n", endpoint->host_port().c_str());
   std::fflush(stdout);
 
-  std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) {
-    boost::asio::io_context* c = contexts[static_cast<size_t>(i)].get();
-    pool.emplace_back([c] { c->run(); });
-  }
-  ioc.run();
-  for (auto& t : pool) t.join();
+  signal_context.run();
   if (shutdown_thread.joinable()) shutdown_thread.join();
-
+  endpoint.reset();
   broker.reset();
   remove_temp();
   info("stopped");

@@ -18,6 +18,13 @@ Two APIs over the same database:
       url = sqs.create_queue(QueueName="jobs")["QueueUrl"]
       sqs.send_message(QueueUrl=url, MessageBody="hello")
 
+* lqsd's SQS endpoint in this process, :class:`lqs.Server`, for code that talks to
+  SQS over HTTP (boto3, the AWS CLI, any SDK)::
+
+      with lqs.Server() as server:   # a temporary database, any free port
+          sqs = boto3.client("sqs", endpoint_url=server.url, region_name="us-east-1",
+                             aws_access_key_id="x", aws_secret_access_key="x")
+
 * a consumer runtime, :class:`lqs.Worker`: long polling, a thread pool, heartbeats,
   retries with backoff, dead-lettering, an idempotency inbox, graceful shutdown::
 
@@ -38,6 +45,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import shutil
+import tempfile
 from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
                     Tuple, Union)
 
@@ -58,7 +67,7 @@ _errors._install_table(_lqs.error_table())
 __version__: str = _lqs.version()
 
 __all__ = [
-    "open", "client", "Database", "Queue", "Message", "MessageAttribute", "SendResult",
+    "open", "client", "Server", "Database", "Queue", "Message", "MessageAttribute", "SendResult",
     "BatchResult", "BatchResultError", "MoveTask", "ManualClock", "DURABILITY_NONE",
     "DURABILITY_PROCESS", "DURABILITY_FSYNC", "Error", "error_class",
     "InvalidParameterValue", "MissingParameter", "InvalidAttributeName",
@@ -658,20 +667,81 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
          enforce_queue_name_reuse_delay: bool = True, enforce_purge_interval: bool = True,
          max_inflight_per_queue: int = 120000, background_maintenance: bool = True,
          maintenance_interval_ms: int = 1000, block_cache_bytes: int = 32 << 20,
-         write_buffer_bytes: int = 16 << 20) -> Database:
+         write_buffer_bytes: int = 16 << 20, flush_on_close: bool = True) -> Database:
     """Opens (or creates) the database in directory ``path``; use it as a context
     manager. ``durability`` is "none", "process" (default; survives kill -9) or
     "fsync" (survives power loss). ``clock``: a :class:`ManualClock` for tests.
-    The other keywords are lqs::Options fields. Raises DatabaseLocked (another
-    process holds it), StorageIOError, Corruption."""
+    The other keywords are lqs::Options fields (``flush_on_close=False``: closing
+    writes no table files, for a database removed right after). Raises
+    DatabaseLocked (another process holds it), StorageIOError, Corruption."""
     if durability not in _DURABILITY:
         raise ValueError(f"durability must be one of {sorted(_DURABILITY)}, not {durability!r}")
     rep = _lqs.Broker.open(str(path), create_if_missing, _DURABILITY[durability], clock, region,
                            account_id, sender_id, enforce_queue_name_reuse_delay,
                            enforce_purge_interval, max_inflight_per_queue,
                            background_maintenance, maintenance_interval_ms, block_cache_bytes,
-                           write_buffer_bytes)
+                           write_buffer_bytes, flush_on_close)
     return Database(rep, clock)
+
+
+class Server:
+    """lqsd's SQS endpoint (both wire protocols) in this process, on its own threads;
+    use it as a context manager. ``url`` is the endpoint for boto3's ``endpoint_url``
+    (queue URLs are ``<url>/<account_id>/<name>``); ``database`` is the
+    :class:`Database` it serves, for looking at the queues directly.
+
+    ``path=None``: a temporary database (durability "none" unless given), removed at
+    ``close()``. ``port=0``: any free port. The other keywords are those of
+    :func:`open` (``region``, ``account_id``, ``enforce_purge_interval``, ...).
+    ``close()`` stops accepting connections, lets requests in progress finish
+    (waiting long polls are answered with no messages) and closes the database.
+    Raises ValueError when the address cannot be bound."""
+
+    def __init__(self, path: Optional[str] = None, *, host: str = "127.0.0.1", port: int = 0,
+                 threads: int = 2, **options: Any) -> None:
+        self._temp: Optional[str] = None
+        self._rep: Any = None
+        if path is None:
+            self._temp = tempfile.mkdtemp(prefix="lqs-server-")
+            path = self._temp
+            options.setdefault("durability", "none")
+            options["flush_on_close"] = False
+        try:
+            self.database = open(path, **options)
+            try:
+                self._rep = _lqs.Endpoint.start(self.database._rep, host, port,
+                                                self.database.account_id, threads)
+            except BaseException:
+                self.database.close()
+                raise
+        except BaseException:
+            self._remove_temp()
+            raise
+        self.url = "http://" + self._rep.host_port
+
+    def close(self) -> None:
+        """Stops the endpoint and closes its database (idempotent)."""
+        if self._rep is not None:
+            rep, self._rep = self._rep, None
+            try:
+                rep.shutdown()
+            finally:
+                self.database.close()
+                self._remove_temp()
+
+    def _remove_temp(self) -> None:
+        if self._temp is not None:
+            shutil.rmtree(self._temp, ignore_errors=True)
+            self._temp = None
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<lqs.Server {self.url}{' (closed)' if self._rep is None else ''}>"
 
 
 from ._client import client  # noqa: E402  (needs the names above)

@@ -33,6 +33,7 @@
 
 #include "lqs/lqs.h"
 #include "lqs/worker.h"
+#include "server/endpoint.h"
 
 namespace py = pybind11;
 
@@ -545,7 +546,7 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
               bool enforce_queue_name_reuse_delay, bool enforce_purge_interval,
               int64_t max_inflight_per_queue, bool background_maintenance,
               int64_t maintenance_interval_ms, int64_t block_cache_bytes,
-              int64_t write_buffer_bytes) {
+              int64_t write_buffer_bytes, bool flush_on_close) {
   lqs::Options o;
   o.path = path;
   o.create_if_missing = create_if_missing;
@@ -564,8 +565,31 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
   o.maintenance_interval_ms = maintenance_interval_ms;
   o.block_cache_bytes = block_cache_bytes;
   o.write_buffer_bytes = write_buffer_bytes;
+  o.flush_on_close = flush_on_close;
   auto broker = Unlocked([&] { return lqs::Broker::Open(o); });
   return PyBroker{std::shared_ptr<lqs::Broker>(Take(std::move(broker)))};
+}
+
+// ---- lqs.Server: lqsd's endpoint in this process ----------------------------------------
+
+struct PyEndpoint {
+  std::shared_ptr<lqs::Broker> broker;  // kept alive while the endpoint serves it
+  std::unique_ptr<lqsd::Endpoint> rep;
+};
+
+PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16_t port,
+                         const std::string& account_id, int threads) {
+  if (broker.closed) Check(lqs::Status(lqs::ErrorCode::kClosed, "the database is closed"));
+  lqsd::EndpointConfig config;
+  config.host = host;
+  config.port = port;
+  config.account_id = account_id;
+  config.threads = threads;
+  std::string error;
+  PyEndpoint out{broker.rep, nullptr};
+  out.rep = Unlocked([&] { return lqsd::Endpoint::Start(broker.rep.get(), config, &error); });
+  if (out.rep == nullptr) throw py::value_error("cannot listen on " + host + ": " + error);
+  return out;
 }
 
 py::list ErrorTable() {
@@ -816,6 +840,13 @@ PYBIND11_MODULE(_lqs, m) {
       .def("stats",
            [](PyWorker& w) { return FromWorkerStats(Unlocked([&] { return w.rep->stats(); })); });
 
+  py::class_<PyEndpoint>(m, "Endpoint")
+      .def_static("start", &StartEndpoint, py::arg("broker"), py::arg("host"), py::arg("port"),
+                  py::arg("account_id"), py::arg("threads"))
+      .def_property_readonly("host_port",
+                             [](const PyEndpoint& e) { return e.rep->host_port(); })
+      .def("shutdown", [](PyEndpoint& e) { Check(Unlocked([&] { return e.rep->Shutdown(); })); });
+
   py::class_<PyBroker>(m, "Broker")
       .def_static("open", &Open, py::arg("path"), py::arg("create_if_missing") = true,
                   py::arg("durability") = 1, py::arg("clock") = py::none(),
@@ -827,7 +858,8 @@ PYBIND11_MODULE(_lqs, m) {
                   py::arg("background_maintenance") = true,
                   py::arg("maintenance_interval_ms") = int64_t{1000},
                   py::arg("block_cache_bytes") = int64_t{32} << 20,
-                  py::arg("write_buffer_bytes") = int64_t{16} << 20)
+                  py::arg("write_buffer_bytes") = int64_t{16} << 20,
+                  py::arg("flush_on_close") = true)
       .def("close",
            [](PyBroker& b) {
              b.closed = true;

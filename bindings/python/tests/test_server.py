@@ -1,0 +1,126 @@
+"""lqs.Server: lqsd's SQS endpoint in this process, driven by boto3 over real HTTP.
+
+Runs under pytest (Debian's /usr/bin/python3: boto3 1.26 speaks the query protocol)
+and as a plain script (`python3 test_server.py`, for the pyenv interpreter, whose
+boto3 1.43 speaks the JSON protocol and which has no pytest), so both wire
+protocols reach the in-process server.
+"""
+
+import contextlib
+import hashlib
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+import lqs
+
+
+@contextlib.contextmanager
+def sqs_client(url):
+    client = boto3.client("sqs", endpoint_url=url, region_name="us-east-1",
+                          aws_access_key_id="x", aws_secret_access_key="x",
+                          config=Config(retries={"max_attempts": 1}))
+    try:
+        yield client
+    finally:
+        client.close()  # its keep-alive connections
+
+
+def test_temporary_server_serves_boto3_and_removes_its_database():
+    with lqs.Server() as server, sqs_client(server.url) as sqs:
+        assert server.url.startswith("http://127.0.0.1:")
+        path = server.database.path
+        assert os.path.isdir(path)
+        url = sqs.create_queue(QueueName="jobs")["QueueUrl"]
+        assert url == server.url + "/123456789012/jobs"
+        sent = sqs.send_message(QueueUrl=url, MessageBody="hello")
+        assert sent["MD5OfMessageBody"] == hashlib.md5(b"hello").hexdigest()
+        # The same queue, seen through the in-process Database.
+        jobs = server.database.get_queue("jobs")
+        assert jobs.get_attributes("ApproximateNumberOfMessages") == {
+            "ApproximateNumberOfMessages": "1"}
+        got = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0)["Messages"]
+        assert [m["Body"] for m in got] == ["hello"]
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=got[0]["ReceiptHandle"])
+        try:
+            sqs.get_queue_url(QueueName="missing")
+            raise AssertionError("expected QueueDoesNotExist")
+        except ClientError as e:
+            assert e.response["Error"]["Code"] == "AWS.SimpleQueueService.NonExistentQueue"
+    assert not os.path.exists(path)
+    assert "closed" in repr(server)
+    server.close()  # idempotent
+
+
+def test_persistent_server_keeps_messages_and_answers_long_polls_at_close(tmp_path):
+    path = str(tmp_path / "db")
+    with lqs.Server(path, account_id="000000000001") as server, sqs_client(server.url) as sqs:
+        url = sqs.create_queue(QueueName="kept")["QueueUrl"]
+        assert "/000000000001/kept" in url
+        sqs.send_message(QueueUrl=url, MessageBody="survives")
+        empty = sqs.create_queue(QueueName="empty")["QueueUrl"]
+        polled = {}
+
+        def poll():
+            t0 = time.monotonic()
+            with sqs_client(server.url) as poller_sqs:
+                polled["messages"] = poller_sqs.receive_message(
+                    QueueUrl=empty, WaitTimeSeconds=20).get("Messages", [])
+            polled["seconds"] = time.monotonic() - t0
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        time.sleep(0.5)  # let the long poll park (its answer does not depend on this)
+    poller.join(10)
+    assert not poller.is_alive(), "a parked long poll was not answered at close"
+    assert polled["messages"] == [] and polled["seconds"] < 10
+    with lqs.open(path) as db:
+        got = db.get_queue("kept").receive(max_number_of_messages=10)
+        assert [m.body for m in got] == ["survives"]
+
+
+def test_port_in_use_is_a_clear_error():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        try:
+            lqs.Server(port=port)
+            raise AssertionError("expected ValueError")
+        except ValueError as e:
+            assert str(port) in str(e) or "address" in str(e).lower(), e
+
+
+def _main(argv):
+    names = [n for n in sorted(globals()) if n.startswith("test_")]
+    if argv:
+        names = [n for n in names if any(a in n for a in argv)]
+    failed = 0
+    for name in names:
+        fn = globals()[name]
+        with tempfile.TemporaryDirectory() as tmp:
+            import pathlib
+            args = {"tmp_path": pathlib.Path(tmp)} if "tmp_path" in fn.__code__.co_varnames else {}
+            t0 = time.monotonic()
+            try:
+                fn(**args)
+                print(f"ok      {name} ({time.monotonic() - t0:.2f}s)")
+            except Exception:
+                failed += 1
+                print(f"FAILED  {name}")
+                traceback.print_exc()
+    print(f"{len(names) - failed} passed, {failed} failed "
+          f"(Python {sys.version.split()[0]}, boto3 {boto3.__version__})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

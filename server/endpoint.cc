@@ -1,0 +1,119 @@
+#include "server/endpoint.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "server/actions.h"
+#include "server/http_server.h"
+#include "server/router.h"
+
+namespace lqsd {
+
+using WorkGuard = boost::asio::executor_work_guard<boost::asio::io_context::executor_type>;
+
+struct Endpoint::State {
+  State(lqs::Broker* b, const EndpointConfig& config) : broker(b), actions(b, config.account_id) {}
+
+  lqs::Broker* broker;
+  Actions actions;
+  // One io_context per I/O thread (see http_server.h): a connection is
+  // served start to end on one thread.
+  std::vector<std::unique_ptr<boost::asio::io_context>> contexts;
+  std::unique_ptr<HttpServer> server;
+  // Built once the port is bound (port 0); no request arrives before the
+  // threads run.
+  std::unique_ptr<Router> router;
+  // Parked long polls have no pending I/O: keep run() from returning while
+  // they wait (Shutdown releases it).
+  std::vector<WorkGuard> work;
+  std::vector<std::thread> threads;
+  std::string host_port;
+  std::mutex shutdown_mu;
+  bool shut_down = false;
+};
+
+Endpoint::Endpoint(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+Endpoint::~Endpoint() { Shutdown().IgnoreError(); }
+
+std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointConfig& config,
+                                          std::string* error) {
+  auto state = std::make_unique<State>(broker, config);
+  State* s = state.get();
+  const int threads = config.threads > 0
+                          ? config.threads
+                          : std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<boost::asio::io_context*> context_ptrs;
+  for (int i = 0; i < threads; ++i) {
+    s->contexts.push_back(std::make_unique<boost::asio::io_context>(1));
+    context_ptrs.push_back(s->contexts.back().get());
+  }
+  RouterConfig router_config;
+  router_config.account_id = config.account_id;
+  router_config.public_url = config.public_url;
+  router_config.log_requests = config.log_requests;
+  router_config.auth = config.auth;
+  router_config.broker = broker;  // GET /metrics and GET /health
+
+  HttpServer::Limits limits;
+  limits.max_body_bytes = config.max_body_bytes;
+  s->server = std::make_unique<HttpServer>(
+      context_ptrs, limits,
+      [s](const HttpRequest& request, Poster post, Responder respond, AbandonHook abandon) {
+        s->router->Handle(request, std::move(post), std::move(respond), std::move(abandon));
+      },
+      [s, max_body = limits.max_body_bytes](const HttpRequest& head, int status) {
+        return s->router->Reject(head, status, max_body);
+      });
+  // Only the header fields the router reads are copied out of each request.
+  s->server->KeepHeaders(Router::HeadersRead(router_config));
+  if (!s->server->Listen(config.host, config.port, error)) return nullptr;
+  const std::string shown_host =
+      config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host;
+  s->host_port = shown_host + ":" + std::to_string(s->server->port());
+  router_config.default_host = s->host_port;
+  s->router = std::make_unique<Router>(&s->actions, router_config);
+
+  for (auto& c : s->contexts) s->work.push_back(boost::asio::make_work_guard(*c));
+  for (auto& c : s->contexts) {
+    boost::asio::io_context* context = c.get();
+    s->threads.emplace_back([context] { context->run(); });
+  }
+  return std::unique_ptr<Endpoint>(new Endpoint(std::move(state)));
+}
+
+const std::string& Endpoint::host_port() const { return state_->host_port; }
+
+int Endpoint::threads() const { return static_cast<int>(state_->contexts.size()); }
+
+lqs::Status Endpoint::Shutdown() {
+  State* s = state_.get();
+  std::lock_guard<std::mutex> lock(s->shutdown_mu);
+  if (s->shut_down) return lqs::Status::OK();
+  s->shut_down = true;
+  s->server->Stop();
+  s->router->BeginShutdown();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (s->router->active_calls() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Wakes parked long polls (they answer with no messages) and flushes.
+  lqs::Status closed = s->broker->Close();
+  const auto drain = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (s->server->open_connections() > 0 && std::chrono::steady_clock::now() < drain) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (auto& w : s->work) w.reset();
+  for (auto& c : s->contexts) c->stop();
+  for (auto& t : s->threads) t.join();
+  return closed;
+}
+
+}  // namespace lqsd

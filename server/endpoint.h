@@ -1,0 +1,70 @@
+// server/endpoint.h — lqsd's SQS endpoint over an open Broker, assembled and
+// running: the I/O threads, the HTTP server, the router and the actions.
+//
+// lqsd's main() runs one (with its flags, signals and temporary database);
+// the Python package runs one in-process for lqs.Server. It serves the
+// library through the Broker; it never touches RocksDB itself.
+//
+// Ownership: the Broker is borrowed and must outlive the Endpoint;
+// Shutdown() closes it (that answers the parked long polls).
+// Thread safety: Shutdown() may be called from any thread but one of the
+// endpoint's own (a request handler); host_port() from any thread.
+
+#ifndef LQS_SERVER_ENDPOINT_H_
+#define LQS_SERVER_ENDPOINT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "lqs/broker.h"
+#include "lqs/status.h"
+
+namespace lqsd {
+
+class SigV4Verifier;
+
+struct EndpointConfig {
+  std::string host = "127.0.0.1";
+  uint16_t port = 9324;  // 0: any free port
+  int threads = 0;       // I/O threads; 0: max(4, cores)
+  std::string account_id = "123456789012";
+  // Base of the queue URLs handed out; empty: "http://" + the Host header.
+  std::string public_url;
+  bool log_requests = false;  // one line per request on stderr
+  const SigV4Verifier* auth = nullptr;  // borrowed; nullptr: no authentication
+  size_t max_body_bytes = 4 << 20;
+};
+
+class Endpoint {
+ public:
+  // Binds host:port and starts serving on the endpoint's own threads.
+  // nullptr with *error set when the address cannot be bound.
+  static std::unique_ptr<Endpoint> Start(lqs::Broker* broker, const EndpointConfig& config,
+                                         std::string* error);
+  // Shuts down first if Shutdown() has not run.
+  ~Endpoint();
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  // "127.0.0.1:9324" (an IPv6 host in brackets), the port as bound; the
+  // number of I/O threads.
+  const std::string& host_port() const;
+  int threads() const;
+
+  // Stops accepting connections, lets the requests in progress finish (up
+  // to 30 s), closes the broker (parked long polls are answered with no
+  // messages), lets the connections drain (up to 10 s) and stops the
+  // threads. Returns the broker's Close() status. Later calls return OK.
+  lqs::Status Shutdown();
+
+ private:
+  struct State;
+  explicit Endpoint(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace lqsd
+
+#endif  // LQS_SERVER_ENDPOINT_H_
