@@ -319,6 +319,15 @@ lqs::SendMessageRequest TakeSendRequest(Json& p) {
   return req;
 }
 
+std::vector<lqs::SendMessageBatchEntry> TakeSendBatchEntries(Json& params) {
+  return Entries<lqs::SendMessageBatchEntry>(params, [](Json& e) {
+    lqs::SendMessageBatchEntry entry;
+    entry.id = TakeString(e, "Id").value_or("");
+    entry.request = TakeSendRequest(e);
+    return entry;
+  });
+}
+
 Json ReceiveOutput(lqs::ReceiveMessageResult&& result) {
   Json out = Json::object();
   if (result.messages.empty()) return out;  // "Messages" absent when none (§5.10)
@@ -396,6 +405,14 @@ std::string ReceiveOutputJson(const lqs::ReceiveMessageResult& result) {
 }
 
 }  // namespace
+
+std::optional<std::vector<lqs::SendMessageBatchEntry>> SendBatchEntriesFromParams(Json& params) {
+  try {
+    return TakeSendBatchEntries(params);
+  } catch (const ActionError&) {
+    return std::nullopt;
+  }
+}
 
 // ---- The action table --------------------------------------------------------------
 
@@ -602,12 +619,8 @@ void Actions::SendMessage(ActionRequest& r, ActionResult* out) {
 }
 
 void Actions::SendMessageBatch(ActionRequest& r, ActionResult* out) {
-  const auto entries = Entries<lqs::SendMessageBatchEntry>(r.params, [](Json& e) {
-    lqs::SendMessageBatchEntry entry;
-    entry.id = TakeString(e, "Id").value_or("");
-    entry.request = TakeSendRequest(e);
-    return entry;
-  });
+  const auto entries = r.send_batch_entries.has_value() ? std::move(*r.send_batch_entries)
+                                                        : TakeSendBatchEntries(r.params);
   auto queue = ResolveQueue(r);
   const lqs::SendMessageBatchResult result = Take(queue->SendMessageBatch(entries));
   if (r.protocol == Protocol::kJson) {

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,9 @@ struct ActionRequest {
   std::string action;  // "SendMessage"
   Protocol protocol = Protocol::kJson;
   Json params = Json::object();  // input members (JSON-protocol names and types)
+  // A JSON-protocol SendMessageBatch of the usual shape: its entries, decoded
+  // by plain_send_batch.h (params then holds only QueueUrl, if given).
+  std::optional<std::vector<lqs::SendMessageBatchEntry>> send_batch_entries;
   // The queue the request addresses (from QueueUrl, else the request path).
   // nullopt: neither was given. Empty: given, but it names no queue of this
   // server (another account, malformed URL).
@@ -66,6 +70,12 @@ struct ActionResult {
 };
 
 using ActionDone = std::function<void(ActionResult)>;
+
+// SendMessageBatch's entries read out of its decoded JSON-protocol input, the
+// way the action reads them (plain_send_batch.h must agree with this; its
+// tests and fuzz_sqs_json compare the two). Moves texts out of `params`.
+// nullopt where the action would answer an error for a malformed member.
+std::optional<std::vector<lqs::SendMessageBatchEntry>> SendBatchEntriesFromParams(Json& params);
 
 class Actions {
  public:

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "server/plain_send_batch.h"
 #include "server/sqs_json.h"
 #include "server/sqs_query.h"
 #include "server/text_util.h"
@@ -285,7 +287,14 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
     action.action = target != nullptr ? sqs_json::ActionFromTarget(*target) : std::string();
     *action_name = action.action;
     if (!Actions::IsKnown(action.action)) return fail(UnknownOperation(400));
-    if (auto error = sqs_json::DecodeBody(request.body, &action.params)) return fail(*error);
+    std::optional<plain_send_batch::Decoded> plain;
+    if (action.action == "SendMessageBatch") plain = plain_send_batch::Decode(request.body);
+    if (plain.has_value()) {
+      if (plain->queue_url.has_value()) action.params["QueueUrl"] = std::move(*plain->queue_url);
+      action.send_batch_entries = std::move(plain->entries);
+    } else if (auto error = sqs_json::DecodeBody(request.body, &action.params)) {
+      return fail(*error);
+    }
     // JSON requests may arrive on a queue path (a client using the queue URL
     // as its endpoint); dispatch is by header, the path only supplies a queue.
     const auto url = action.params.find("QueueUrl");

@@ -9,6 +9,7 @@
 // which nlohmann skips and json_fast always declines (checked below), so
 // DecodeBody takes its generic path on the same document.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,7 @@
 
 #include "server/actions.h"
 #include "server/json_fast.h"
+#include "server/plain_send_batch.h"
 #include "server/router.h"
 #include "server/sqs_json.h"
 
@@ -479,6 +481,151 @@ TEST(JsonFast, RandomDocumentsMatchNlohmann) {
 }
 
 // ---- The direct string writer ---------------------------------------------------------
+
+// ---- plain_send_batch: whatever it accepts, the generic path reads alike ----
+
+// Checks `body` against the generic path (DecodeBody, then the action's own
+// reading of its entries); returns whether plain_send_batch accepted it.
+bool CheckSendBatch(const std::string& body) {
+  const std::optional<plain_send_batch::Decoded> plain = plain_send_batch::Decode(body);
+  if (!plain.has_value()) return false;
+  Json params;
+  if (sqs_json::DecodeBody(body, &params).has_value()) {
+    ADD_FAILURE() << "DecodeBody refuses what plain_send_batch accepts: " << body;
+    return true;
+  }
+  std::optional<std::string> url;
+  if (const auto it = params.find("QueueUrl"); it != params.end() && !it->is_null()) {
+    EXPECT_TRUE(it->is_string()) << body;
+    if (it->is_string()) url = it->get<std::string>();
+  }
+  EXPECT_EQ(plain->queue_url, url) << body;
+  const std::optional<std::vector<lqs::SendMessageBatchEntry>> generic =
+      SendBatchEntriesFromParams(params);
+  if (!generic.has_value()) {
+    ADD_FAILURE() << "the action refuses the entries plain_send_batch accepts: " << body;
+    return true;
+  }
+  EXPECT_EQ(plain->entries.size(), generic->size()) << body;
+  for (size_t i = 0; i < std::min(plain->entries.size(), generic->size()); ++i) {
+    const lqs::SendMessageBatchEntry& a = plain->entries[i];
+    const lqs::SendMessageBatchEntry& b = (*generic)[i];
+    EXPECT_EQ(a.id, b.id) << body;
+    EXPECT_EQ(a.request.body, b.request.body) << body;
+    EXPECT_EQ(a.request.delay_seconds, b.request.delay_seconds) << body;
+    EXPECT_EQ(a.request.message_group_id, b.request.message_group_id) << body;
+    EXPECT_EQ(a.request.message_deduplication_id, b.request.message_deduplication_id) << body;
+    EXPECT_TRUE(a.request.message_attributes.empty() && b.request.message_attributes.empty() &&
+                a.request.message_system_attributes.empty() &&
+                b.request.message_system_attributes.empty())
+        << body;
+  }
+  return true;
+}
+
+const std::vector<std::string>& SendBatchBodies() {
+  static const std::vector<std::string> bodies = {
+      R"({"QueueUrl":"http://127.0.0.1:9324/123456789012/q","Entries":[{"Id":"0","MessageBody":"a"},)"
+      R"({"Id":"1","MessageBody":"b","DelaySeconds":5}]})",
+      " \n{ \"Entries\" : [ { \"MessageBody\" : \"x y\" , \"Id\" : \"i\" } ] ,"
+      "\t\"QueueUrl\":\"u\" }\r\n",
+      R"({"QueueUrl":"q.fifo","Entries":[{"Id":"a","MessageBody":"m","MessageGroupId":"g",)"
+      R"("MessageDeduplicationId":"d"},{"Id":"b","MessageBody":"","MessageGroupId":""}]})",
+      R"({"Entries":[]})",
+      R"({"QueueUrl":"q"})",
+      R"({})",
+      R"({"QueueUrl":"q","Entries":[{},{"Id":"only"},{"DelaySeconds":0},{"DelaySeconds":900}]})",
+      R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"0"},{"Id":"1","MessageBody":"1"},)"
+      R"({"Id":"2","MessageBody":"2"},{"Id":"3","MessageBody":"3"},{"Id":"4","MessageBody":"4"},)"
+      R"({"Id":"5","MessageBody":"5"},{"Id":"6","MessageBody":"6"},{"Id":"7","MessageBody":"7"},)"
+      R"({"Id":"8","MessageBody":"8"},{"Id":"9","MessageBody":"9"}]})",
+      R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":999999999}]})",
+  };
+  return bodies;
+}
+
+TEST(PlainSendBatch, AcceptsTheUsualShapeAsTheActionReadsIt) {
+  for (const std::string& body : SendBatchBodies()) {
+    EXPECT_TRUE(CheckSendBatch(body)) << "declined: " << body;
+  }
+  const auto decoded = plain_send_batch::Decode(SendBatchBodies()[0]);
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ(decoded->queue_url, "http://127.0.0.1:9324/123456789012/q");
+  ASSERT_EQ(decoded->entries.size(), 2u);
+  EXPECT_EQ(decoded->entries[1].id, "1");
+  EXPECT_EQ(decoded->entries[1].request.body, "b");
+  EXPECT_EQ(decoded->entries[1].request.delay_seconds, 5);
+  EXPECT_FALSE(decoded->entries[0].request.delay_seconds.has_value());
+  EXPECT_FALSE(decoded->entries[0].request.message_group_id.has_value());
+}
+
+TEST(PlainSendBatch, DeclinesEverythingElse) {
+  const std::string entry = R"({"Id":"0","MessageBody":"a"})";
+  for (const std::string& body : std::vector<std::string>{
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a",)"
+           R"("MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}}}]})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","Other":1}]})",
+           R"({"QueueUrl":"q","Other":"x","Entries":[]})",
+           R"({"QueueUrl":"q","QueueUrl":"r","Entries":[]})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","Id":"1","MessageBody":"a"}]})",
+           R"({"QueueUrl":null,"Entries":[]})",
+           R"({"QueueUrl":"q","Entries":null})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":null}]})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a\nb"}]})",
+           "{\"QueueUrl\":\"q\",\"Entries\":[{\"Id\":\"0\",\"MessageBody\":\"caf\xc3\xa9\"}]}",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":1.0}]})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":1e1}]})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":-1}]})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":01}]})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":"5"}]})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":1234567890}]})",
+           R"({"QueueUrl":"q","Entries":[)" + entry + "," + entry + "," + entry + "," + entry +
+               "," + entry + "," + entry + "," + entry + "," + entry + "," + entry + "," +
+               entry + "," + entry + "]}",
+           R"({"QueueUrl":"q","Entries":[]} x)",
+           R"({"QueueUrl":"q","Entries":[],})",
+           R"({"QueueUrl":"q","Entries":[)" + entry + ",]}",
+           kBom + R"({"QueueUrl":"q","Entries":[]})",
+           R"(["QueueUrl"])",
+           "",
+       }) {
+    EXPECT_FALSE(plain_send_batch::Decode(body).has_value()) << body;
+  }
+}
+
+TEST(PlainSendBatch, MutationsReadAsTheActionReadsThem) {
+  const std::vector<std::string>& seeds = SendBatchBodies();
+  static const char kBytes[] = {'"', '\\', '{', '}', '[', ']', ',', ':', ' ', '\n', '0',
+                                '1', '9',  '-', '.', 'e', 'n', 'I', 'd', '\x80', '\x1f'};
+  std::mt19937 rng(20261130);
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  int accepted = 0;
+  for (int round = 0; round < 40000; ++round) {
+    std::string body = seeds[pick(seeds.size())];
+    const size_t edits = 1 + pick(3);
+    for (size_t e = 0; e < edits; ++e) {
+      const size_t at = pick(body.size() + 1);
+      const char byte = kBytes[pick(sizeof(kBytes))];
+      switch (pick(4)) {
+        case 0:
+          if (at < body.size()) body[at] = byte;
+          break;
+        case 1:
+          body.insert(body.begin() + static_cast<std::ptrdiff_t>(at), byte);
+          break;
+        case 2:
+          if (at < body.size()) body.erase(at, 1);
+          break;
+        default:
+          if (at < body.size()) body.insert(at, body.substr(at, pick(12)));
+          break;
+      }
+    }
+    if (CheckSendBatch(body)) ++accepted;
+    if (testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(accepted, 1000);  // the property was exercised on accepted bodies too
+}
 
 TEST(JsonFast, PlainAsciiLengthFindsTheFirstSpecialByte) {
   // Every special byte at every position of strings of 0..40 bytes (the
