@@ -240,6 +240,34 @@ TEST(JsonFast, CorpusMatchesNlohmann) {
 }
 
 // Random edits of the corpus, weighted towards the bytes that matter.
+// One of `seeds` after 1 to 3 random edits: a byte of `bytes` written over,
+// inserted or removed, or up to `max_repeat` bytes repeated.
+std::string Mutated(const std::vector<std::string>& seeds, const char* bytes, size_t n_bytes,
+                    size_t max_repeat, std::mt19937& rng) {
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  std::string body = seeds[pick(seeds.size())];
+  const size_t edits = 1 + pick(3);
+  for (size_t e = 0; e < edits; ++e) {
+    const size_t at = pick(body.size() + 1);
+    const char byte = bytes[pick(n_bytes)];
+    switch (pick(4)) {
+      case 0:
+        if (at < body.size()) body[at] = byte;
+        break;
+      case 1:
+        body.insert(body.begin() + static_cast<std::ptrdiff_t>(at), byte);
+        break;
+      case 2:
+        if (at < body.size()) body.erase(at, 1);
+        break;
+      default:
+        if (at < body.size()) body.insert(at, body.substr(at, pick(max_repeat)));
+        break;
+    }
+  }
+  return body;
+}
+
 TEST(JsonFast, MutationsMatchNlohmann) {
   std::vector<std::string> seeds = ValidBodies();
   for (const std::string& body : DeclinedBodies()) seeds.push_back(body);
@@ -249,29 +277,9 @@ TEST(JsonFast, MutationsMatchNlohmann) {
                                 '\0', 0x1f, 0x7f,   '\x80', '\xc3', '\xa9', '\xed', '\xa0',
                                 'a',  '1',  '\xf4', '\x8f', '\xbf', '\xef', '\xbb', 'D'};
   std::mt19937 rng(20240601);
-  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
   int accepted = 0;
   for (int round = 0; round < 60000; ++round) {
-    std::string body = seeds[pick(seeds.size())];
-    const size_t edits = 1 + pick(3);
-    for (size_t e = 0; e < edits; ++e) {
-      const size_t at = body.empty() ? 0 : pick(body.size() + 1);
-      const char byte = kBytes[pick(sizeof(kBytes))];
-      switch (pick(4)) {
-        case 0:
-          if (at < body.size()) body[at] = byte;
-          break;
-        case 1:
-          body.insert(body.begin() + static_cast<std::ptrdiff_t>(at), byte);
-          break;
-        case 2:
-          if (at < body.size()) body.erase(at, 1);
-          break;
-        default:
-          if (at < body.size()) body.insert(at, body.substr(at, pick(8)));
-          break;
-      }
-    }
+    const std::string body = Mutated(seeds, kBytes, sizeof(kBytes), 8, rng);
     if (CheckBody(body)) ++accepted;
     if (testing::Test::HasFailure()) break;
   }
@@ -598,29 +606,9 @@ TEST(PlainSendBatch, MutationsReadAsTheActionReadsThem) {
   static const char kBytes[] = {'"', '\\', '{', '}', '[', ']', ',', ':', ' ', '\n', '0',
                                 '1', '9',  '-', '.', 'e', 'n', 'I', 'd', '\x80', '\x1f'};
   std::mt19937 rng(20261130);
-  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
   int accepted = 0;
   for (int round = 0; round < 40000; ++round) {
-    std::string body = seeds[pick(seeds.size())];
-    const size_t edits = 1 + pick(3);
-    for (size_t e = 0; e < edits; ++e) {
-      const size_t at = pick(body.size() + 1);
-      const char byte = kBytes[pick(sizeof(kBytes))];
-      switch (pick(4)) {
-        case 0:
-          if (at < body.size()) body[at] = byte;
-          break;
-        case 1:
-          body.insert(body.begin() + static_cast<std::ptrdiff_t>(at), byte);
-          break;
-        case 2:
-          if (at < body.size()) body.erase(at, 1);
-          break;
-        default:
-          if (at < body.size()) body.insert(at, body.substr(at, pick(12)));
-          break;
-      }
-    }
+    const std::string body = Mutated(seeds, kBytes, sizeof(kBytes), 12, rng);
     if (CheckSendBatch(body)) ++accepted;
     if (testing::Test::HasFailure()) break;
   }

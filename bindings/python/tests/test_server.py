@@ -11,10 +11,8 @@ import hashlib
 import os
 import socket
 import sys
-import tempfile
 import threading
 import time
-import traceback
 
 import boto3
 from botocore.config import Config
@@ -99,28 +97,7 @@ def test_port_in_use_is_a_clear_error():
             assert str(port) in str(e) or "address" in str(e).lower(), e
 
 
-def _main(argv):
-    names = [n for n in sorted(globals()) if n.startswith("test_")]
-    if argv:
-        names = [n for n in names if any(a in n for a in argv)]
-    failed = 0
-    for name in names:
-        fn = globals()[name]
-        with tempfile.TemporaryDirectory() as tmp:
-            import pathlib
-            args = {"tmp_path": pathlib.Path(tmp)} if "tmp_path" in fn.__code__.co_varnames else {}
-            t0 = time.monotonic()
-            try:
-                fn(**args)
-                print(f"ok      {name} ({time.monotonic() - t0:.2f}s)")
-            except Exception:
-                failed += 1
-                print(f"FAILED  {name}")
-                traceback.print_exc()
-    print(f"{len(names) - failed} passed, {failed} failed "
-          f"(Python {sys.version.split()[0]}, boto3 {boto3.__version__})")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(_main(sys.argv[1:]))
+    import script_runner
+    print(f"boto3 {boto3.__version__}")
+    sys.exit(script_runner.run(globals(), sys.argv[1:]))

@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import sys
-import tempfile
 import threading
 import time
 import weakref
@@ -734,43 +733,6 @@ def test_move_to_dead_letter_queue(db):
 
 # ---- without pytest ------------------------------------------------------------------------
 
-def _main(argv):
-    """Runs every test (or those named in argv) with the conftest fixtures made by hand."""
-    import inspect
-    import pathlib
-    import traceback
-    names = argv or [n for n in globals() if n.startswith("test_")]
-    failed = 0
-    for name in names:
-        fn = globals()[name]
-        with tempfile.TemporaryDirectory() as tmp:
-            clock = lqs.ManualClock()
-            db = None
-            args = {}
-            for p in inspect.signature(fn).parameters:
-                if p == "tmp_path":
-                    args[p] = pathlib.Path(tmp)
-                elif p == "clock":
-                    args[p] = clock
-                elif p == "db":
-                    db = lqs.open(os.path.join(tmp, "db"), clock=clock,
-                                  background_maintenance=False)
-                    args[p] = db
-            t0 = time.monotonic()
-            try:
-                fn(**args)
-                print(f"ok      {name} ({time.monotonic() - t0:.2f}s)")
-            except Exception:
-                failed += 1
-                print(f"FAILED  {name}")
-                traceback.print_exc()
-            finally:
-                if db is not None:
-                    db.close()
-    print(f"{len(names) - failed} passed, {failed} failed "
-          f"(Python {sys.version.split()[0]}, {sys.executable})")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(_main(sys.argv[1:]))
+    import script_runner
+    sys.exit(script_runner.run(globals(), sys.argv[1:]))
