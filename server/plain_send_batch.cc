@@ -50,7 +50,10 @@ class Reader {
     SkipSpace();
     const char* start = p_;
     int value = 0;
-    while (p_ != end_ && *p_ >= '0' && *p_ <= '9') value = value * 10 + (*p_++ - '0');
+    while (p_ != end_ && *p_ >= '0' && *p_ <= '9') {
+      if (p_ - start < 9) value = value * 10 + (*p_ - '0');  // no overflow past 9 digits
+      ++p_;
+    }
     const size_t digits = static_cast<size_t>(p_ - start);
     if (digits == 0 || digits > 9 || (digits > 1 && *start == '0')) return false;
     // A fraction or an exponent would make it another number.

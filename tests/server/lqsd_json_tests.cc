@@ -587,6 +587,8 @@ TEST(PlainSendBatch, DeclinesEverythingElse) {
            R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":01}]})",
            R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":"5"}]})",
            R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":1234567890}]})",
+           R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":)"
+           R"(99999999999999999999999}]})",
            R"({"QueueUrl":"q","Entries":[)" + entry + "," + entry + "," + entry + "," + entry +
                "," + entry + "," + entry + "," + entry + "," + entry + "," + entry + "," +
                entry + "," + entry + "]}",
