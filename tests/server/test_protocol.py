@@ -477,6 +477,71 @@ def test_keep_alive_and_expect_continue(server):
     s.close()
 
 
+def json_request(action, payload):
+    body = json.dumps(payload).encode()
+    return (b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: AmazonSQS." + action.encode() +
+            b"\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n"
+            % len(body) + body)
+
+
+def read_responses(s, count):
+    """The bodies of `count` HTTP responses read from socket s (Content-Length framed)."""
+    data, bodies = b"", []
+    while len(bodies) < count:
+        head_end = data.find(b"\r\n\r\n")
+        if head_end >= 0:
+            head = data[:head_end].decode()
+            m = re.search(r"^Content-Length: (\d+)$", head, re.M | re.I)
+            end = head_end + 4 + int(m.group(1))
+            if len(data) >= end:
+                assert head.startswith("HTTP/1.1 200"), head
+                bodies.append(json.loads(data[head_end + 4:end]))
+                data = data[end:]
+                continue
+        chunk = s.recv(65536)
+        assert chunk, "connection closed after %d of %d responses" % (len(bodies), count)
+        data += chunk
+    return bodies
+
+
+def test_requests_however_they_arrive(c, server):
+    # However a request's bytes arrive, it is answered: many in one segment,
+    # one byte per segment, a body many times the receive buffer's first size
+    # (which grows), and a request that arrives while the one before it is
+    # parked in a long poll.
+    url = create(c, "arrivals")
+    send = json_request("SendMessage", {"QueueUrl": url, "MessageBody": "m"})
+    s = socket.create_connection((server.host, server.port), timeout=10)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    # 300 requests pipelined in one write: answered in order.
+    s.sendall(b"".join(json_request("SendMessage", {"QueueUrl": url, "MessageBody": "p%d" % i})
+                       for i in range(300)))
+    bodies = read_responses(s, 300)
+    assert [b["MD5OfMessageBody"] for b in bodies] == [
+        hashlib.md5(b"p%d" % i).hexdigest() for i in range(300)]
+    # One byte per write.
+    for byte in send:
+        s.send(bytes([byte]))
+    assert "MessageId" in read_responses(s, 1)[0]
+    # A body larger than the receive buffer's first size, then a small one.
+    big = "b" * 60000
+    s.sendall(json_request("SendMessage", {"QueueUrl": url, "MessageBody": big}) + send)
+    bodies = read_responses(s, 2)
+    assert bodies[0]["MD5OfMessageBody"] == hashlib.md5(big.encode()).hexdigest()
+    # A request sent while the one before it is parked in a long poll: it
+    # arrives while nothing reads the socket, and is answered after the poll.
+    empty = create(c, "arrivals-poll")
+    s.sendall(json_request("ReceiveMessage", {"QueueUrl": empty, "WaitTimeSeconds": 20}))
+    time.sleep(0.3)  # parked
+    s.sendall(json_request("GetQueueUrl", {"QueueName": "arrivals-poll"}))
+    time.sleep(0.3)  # the second request has arrived and waits
+    assert c.json("SendMessage", {"QueueUrl": empty, "MessageBody": "wake"}).status == 200
+    bodies = read_responses(s, 2)
+    assert [m["Body"] for m in bodies[0]["Messages"]] == ["wake"]
+    assert bodies[1]["QueueUrl"].endswith("/%s/arrivals-poll" % ACCOUNT)
+    s.close()
+
+
 def receive_answers(c):
     """ReceiveMessage responses with status 200 so far (GET /metrics)."""
     r = c.request("GET", "/metrics")
