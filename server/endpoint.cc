@@ -39,6 +39,12 @@ struct Endpoint::State {
   bool shut_down = false;
 };
 
+int DefaultIoThreads(lqs::Durability durability, unsigned cores) {
+  const int n = static_cast<int>(std::min(cores, 1024U));  // 0: unknown
+  if (durability == lqs::Durability::kFsync) return std::max(4, n);
+  return std::max(1, n / 2);
+}
+
 Endpoint::Endpoint(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
 Endpoint::~Endpoint() { Shutdown().IgnoreError(); }
@@ -47,9 +53,9 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
                                           std::string* error) {
   auto state = std::make_unique<State>(broker, config);
   State* s = state.get();
-  const int threads = config.threads > 0
-                          ? config.threads
-                          : std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = config.threads > 0 ? config.threads
+                                         : DefaultIoThreads(broker->options().durability,
+                                                            std::thread::hardware_concurrency());
   std::vector<boost::asio::io_context*> context_ptrs;
   for (int i = 0; i < threads; ++i) {
     s->contexts.push_back(std::make_unique<boost::asio::io_context>(1));

@@ -112,7 +112,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "process", "fsync"}));
   app.add_option("--public-url", flags.public_url,
                  "Base of the queue URLs handed out (default: http://<Host header>)");
-  app.add_option("--threads", flags.threads, "I/O threads (default: max(4, cores))");
+  app.add_option(
+      "--threads", flags.threads,
+      "I/O threads (default: cores / 2, at least 1; with --durability fsync: max(4, cores))");
   app.add_option("--max-body-bytes", flags.max_body_bytes, "Largest accepted request body")
       ->capture_default_str();
   app.add_flag("--no-purge-interval", flags.no_purge_interval,

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "server/actions.h"
+#include "server/endpoint.h"
 #include "server/error_map.h"
 #include "server/router.h"
 #include "server/sigv4.h"
@@ -314,6 +315,17 @@ TEST(SigV4, DocumentationExample) {
   const auto incomplete = verifier.Verify(unsigned_req, now);
   EXPECT_EQ(incomplete->query_code, "IncompleteSignature");
   EXPECT_EQ(incomplete->http_status, 400);
+}
+
+TEST(Endpoint, DefaultIoThreadsLeaveHalfTheCoresToClientsUnlessSendsWaitForFsync) {
+  using lqs::Durability;
+  EXPECT_EQ(DefaultIoThreads(Durability::kProcess, 0), 1);  // unknown
+  EXPECT_EQ(DefaultIoThreads(Durability::kProcess, 1), 1);
+  EXPECT_EQ(DefaultIoThreads(Durability::kProcess, 2), 1);
+  EXPECT_EQ(DefaultIoThreads(Durability::kNone, 3), 1);
+  EXPECT_EQ(DefaultIoThreads(Durability::kNone, 8), 4);
+  EXPECT_EQ(DefaultIoThreads(Durability::kFsync, 2), 4);
+  EXPECT_EQ(DefaultIoThreads(Durability::kFsync, 16), 16);
 }
 
 }  // namespace
