@@ -693,12 +693,15 @@ class Server:
     ``path=None``: a temporary database (durability "none" unless given), removed at
     ``close()``. ``port=0``: any free port. The other keywords are those of
     :func:`open` (``region``, ``account_id``, ``enforce_purge_interval``, ...).
-    ``close()`` stops accepting connections, lets requests in progress finish
-    (waiting long polls are answered with no messages) and closes the database.
+    ``threads=0``: lqsd's default number of I/O threads (half the cores, at least
+    one; with durability "fsync", max(4, cores)).
+    ``close()`` stops the database's workers (lqs.Worker), stops accepting
+    connections, lets requests in progress finish (waiting long polls are answered
+    with no messages) and closes the database.
     Raises ValueError when the address cannot be bound."""
 
     def __init__(self, path: Optional[str] = None, *, host: str = "127.0.0.1", port: int = 0,
-                 threads: int = 2, **options: Any) -> None:
+                 threads: int = 0, **options: Any) -> None:
         self._temp: Optional[str] = None
         self._rep: Any = None
         if path is None:

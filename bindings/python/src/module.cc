@@ -574,6 +574,7 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
 
 struct PyEndpoint {
   std::shared_ptr<lqs::Broker> broker;  // kept alive while the endpoint serves it
+  std::shared_ptr<WorkerRegistry> workers;  // the database's: stopped before it closes
   std::unique_ptr<lqsd::Endpoint> rep;
 };
 
@@ -586,7 +587,7 @@ PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16
   config.account_id = account_id;
   config.threads = threads;
   std::string error;
-  PyEndpoint out{broker.rep, nullptr};
+  PyEndpoint out{broker.rep, broker.workers, nullptr};
   out.rep = Unlocked([&] { return lqsd::Endpoint::Start(broker.rep.get(), config, &error); });
   if (out.rep == nullptr) throw py::value_error("cannot listen on " + host + ": " + error);
   return out;
@@ -843,9 +844,15 @@ PYBIND11_MODULE(_lqs, m) {
   py::class_<PyEndpoint>(m, "Endpoint")
       .def_static("start", &StartEndpoint, py::arg("broker"), py::arg("host"), py::arg("port"),
                   py::arg("account_id"), py::arg("threads"))
-      .def_property_readonly("host_port",
-                             [](const PyEndpoint& e) { return e.rep->host_port(); })
-      .def("shutdown", [](PyEndpoint& e) { Check(Unlocked([&] { return e.rep->Shutdown(); })); });
+      .def_property_readonly("host_port", [](const PyEndpoint& e) { return e.rep->host_port(); })
+      .def("shutdown", [](PyEndpoint& e) {
+        Check(Unlocked([&] {
+          // The endpoint's shutdown closes the database: its workers stop first,
+          // as in Broker.close(), instead of failing on a closed database.
+          e.workers->StopAll(std::chrono::seconds(30));
+          return e.rep->Shutdown();
+        }));
+      });
 
   py::class_<PyBroker>(m, "Broker")
       .def_static("open", &Open, py::arg("path"), py::arg("create_if_missing") = true,

@@ -85,6 +85,25 @@ def test_persistent_server_keeps_messages_and_answers_long_polls_at_close(tmp_pa
         assert [m.body for m in got] == ["survives"]
 
 
+def test_close_stops_the_databases_workers_before_closing_it():
+    lines = []
+    with lqs.Server() as server, sqs_client(server.url) as sqs:
+        url = sqs.create_queue(QueueName="jobs")["QueueUrl"]
+        handled = []
+        worker = lqs.Worker(server.database.get_queue("jobs"),
+                            lambda m: handled.append(m.body), wait_time_seconds=20,
+                            logger=lambda level, line: lines.append((level, line))).start()
+        sqs.send_message(QueueUrl=url, MessageBody="over HTTP, handled in process")
+        deadline = time.monotonic() + 10
+        while not handled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert handled == ["over HTTP, handled in process"]
+        # The worker is now parked in a 20 s long poll on the database.
+    assert worker.stopped
+    # Stopped, not failed: no worker line about a closed database.
+    assert [(lv, ln) for lv, ln in lines if lv in ("warning", "error")] == [], lines
+
+
 def test_port_in_use_is_a_clear_error():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
