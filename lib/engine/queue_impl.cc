@@ -986,6 +986,7 @@ StatusOr<ReceiveMessageResult> QueueImpl::ReceiveMessage(const ReceiveMessageReq
   if (!valid.ok()) return valid;
 
   std::vector<Taken> taken;
+  taken.reserve(static_cast<size_t>(std::clamp(request.max_number_of_messages, 1, 10)));
   std::shared_ptr<QueueImpl> wake_dlq;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -1015,6 +1016,7 @@ StatusOr<ReceiveMessageResult> QueueImpl::ReceiveMessage(const ReceiveMessageReq
 std::optional<StatusOr<ReceiveMessageResult>> QueueImpl::ReceiveOnce(
     const ReceiveMessageRequest& request, int64_t deadline, int64_t* next_check_ms) {
   std::vector<Taken> taken;
+  taken.reserve(static_cast<size_t>(std::clamp(request.max_number_of_messages, 1, 10)));
   std::shared_ptr<QueueImpl> wake_dlq;
   {
     std::lock_guard<std::mutex> lock(mu_);
