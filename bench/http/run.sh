@@ -18,6 +18,9 @@
 # lifecycle in the same run (lqs_bench --workloads="life b10 100B t1 process"
 # --systems=lqs, the same workload as load.js's `life` mode) and reports
 # lqsd's `life` over HTTP as a fraction of it (issue #7: >= 50%).
+#
+# ROUNDS=N (default 1): repeat the comparison N times (fresh servers each
+# time, alternating which goes first) and report medians; see below.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -25,6 +28,8 @@ lqsd="${1:?usage: run.sh PATH/TO/lqsd [load.js args]}"
 shift
 lqsd="$(cd "$(dirname "$lqsd")" && pwd)/$(basename "$lqsd")"
 out="${RESULTS:-$here/results.json}"
+rounds="${ROUNDS:-1}"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS=$rounds is not a positive integer" >&2; exit 1; }
 if [ -n "${LQS_HTTP_LOAD:-}" ]; then
   [ -x "$LQS_HTTP_LOAD" ] || { echo "LQS_HTTP_LOAD=$LQS_HTTP_LOAD is not executable" >&2; exit 1; }
   client=("$(cd "$(dirname "$LQS_HTTP_LOAD")" && pwd)/$(basename "$LQS_HTTP_LOAD")")
@@ -65,37 +70,67 @@ warm_up() {  # port pid
 uptime_before="$(uptime)"
 echo "load: $uptime_before" >&2
 
-# lqsd with a persistent database (default durability for --data: process).
-lport="$(free_port)"
-"$lqsd" --listen "127.0.0.1:$lport" --data "$work/lqsd-data" --log-level error \
-  > "$work/lqsd.log" 2>&1 &
-lpid=$!; pids+=("$lpid")
-wait_for "$work/lqsd.log" "listening"
-warm_up "$lport" "$lpid"
-"${client[@]}" --endpoint "http://127.0.0.1:$lport" --pid "$lpid" --name lqsd "$@" \
-  > "$work/lqsd.json"
-kill "$lpid"; wait "$lpid" 2>/dev/null || true
+# One pass of every mode against a fresh lqsd with a persistent database
+# (default durability for --data: process).
+run_lqsd() {  # output json
+  local lport lpid
+  lport="$(free_port)"
+  rm -rf "$work/lqsd-data"
+  "$lqsd" --listen "127.0.0.1:$lport" --data "$work/lqsd-data" --log-level error \
+    > "$work/lqsd.log" 2>&1 &
+  lpid=$!; pids+=("$lpid")
+  wait_for "$work/lqsd.log" "listening"
+  warm_up "$lport" "$lpid"
+  "${client[@]}" --endpoint "http://127.0.0.1:$lport" --pid "$lpid" --name lqsd "${load_args[@]}" \
+    > "$1"
+  kill "$lpid"; wait "$lpid" 2>/dev/null || true
+}
 
-# fauxqs (in memory), started the way its README says (npx fauxqs == dist/cli.js).
-fport="$(free_port)"
-FAUXQS_PORT="$fport" FAUXQS_LOGGER=false FAUXQS_HOST=localhost \
-  node "$here/node_modules/fauxqs/dist/cli.js" > "$work/fauxqs.log" 2>&1 &
-fpid=$!; pids+=("$fpid")
-wait_for "$work/fauxqs.log" "listening"
-warm_up "$fport" "$fpid"
-"${client[@]}" --endpoint "http://127.0.0.1:$fport" --pid "$fpid" --name fauxqs "$@" \
-  > "$work/fauxqs.json"
-kill "$fpid"; wait "$fpid" 2>/dev/null || true
+# The same against a fresh fauxqs (in memory), started the way its README
+# says (npx fauxqs == dist/cli.js).
+run_fauxqs() {  # output json
+  local fport fpid
+  fport="$(free_port)"
+  FAUXQS_PORT="$fport" FAUXQS_LOGGER=false FAUXQS_HOST=localhost \
+    node "$here/node_modules/fauxqs/dist/cli.js" > "$work/fauxqs.log" 2>&1 &
+  fpid=$!; pids+=("$fpid")
+  wait_for "$work/fauxqs.log" "listening"
+  warm_up "$fport" "$fpid"
+  "${client[@]}" --endpoint "http://127.0.0.1:$fport" --pid "$fpid" --name fauxqs "${load_args[@]}" \
+    > "$1"
+  kill "$fpid"; wait "$fpid" 2>/dev/null || true
+}
 
 # The library's own lifecycle figure, same workload, in the same run.
-libjson=""
-if [ -n "${LQS_BENCH:-}" ]; then
+run_library() {  # output json
+  rm -rf "$work/lib-db"
   "$LQS_BENCH" --workloads="life b10 100B t1 process" --systems=lqs --json \
-    --db="$work/lib-db" > "$work/lib.json" 2> "$work/lib.log" || { cat "$work/lib.log" >&2; exit 1; }
-  libjson="$work/lib.json"
-fi
+    --db="$work/lib-db" > "$1" 2> "$work/lib.log" || { cat "$work/lib.log" >&2; exit 1; }
+}
+
+# ROUNDS=N repeats the whole comparison N times, lqsd first in odd rounds and
+# fauxqs first in even ones (so that a drift of the machine during a round
+# does not always favour the same server); table.js reports each mode's
+# median and every round's ratio.
+load_args=("$@")
+lqsd_runs=(); fauxqs_runs=(); lib_runs=()
+for ((round = 1; round <= rounds; round++)); do
+  [ "$rounds" -gt 1 ] && echo "round $round of $rounds" >&2
+  if ((round % 2 == 1)); then
+    run_lqsd "$work/lqsd.$round.json"; run_fauxqs "$work/fauxqs.$round.json"
+  else
+    run_fauxqs "$work/fauxqs.$round.json"; run_lqsd "$work/lqsd.$round.json"
+  fi
+  lqsd_runs+=("$work/lqsd.$round.json"); fauxqs_runs+=("$work/fauxqs.$round.json")
+  if [ -n "${LQS_BENCH:-}" ]; then
+    run_library "$work/lib.$round.json"
+    lib_runs+=("$work/lib.$round.json")
+  fi
+done
+join_by_comma() { local IFS=,; echo "$*"; }
 
 uptime_after="$(uptime)"
 fversion="$(node -p 'require(process.argv[1]).version' "$here/node_modules/fauxqs/package.json")"
-node "$here/table.js" "$work/lqsd.json" "$work/fauxqs.json" "$out" \
-  "$uptime_before" "$uptime_after" "$fversion" "$(nproc)" "$libjson"
+node "$here/table.js" "$(join_by_comma "${lqsd_runs[@]}")" "$(join_by_comma "${fauxqs_runs[@]}")" \
+  "$out" "$uptime_before" "$uptime_after" "$fversion" "$(nproc)" \
+  "$(join_by_comma "${lib_runs[@]:-}")"
