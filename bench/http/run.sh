@@ -70,35 +70,32 @@ warm_up() {  # port pid
 uptime_before="$(uptime)"
 echo "load: $uptime_before" >&2
 
-# One pass of every mode against a fresh lqsd with a persistent database
-# (default durability for --data: process).
-run_lqsd() {  # output json
-  local lport lpid
-  lport="$(free_port)"
+# The servers, each started fresh in the background on port $1 (server_pid).
+# lqsd with a persistent database (default durability for --data: process):
+start_lqsd() {
   rm -rf "$work/lqsd-data"
-  "$lqsd" --listen "127.0.0.1:$lport" --data "$work/lqsd-data" --log-level error \
+  "$lqsd" --listen "127.0.0.1:$1" --data "$work/lqsd-data" --log-level error \
     > "$work/lqsd.log" 2>&1 &
-  lpid=$!; pids+=("$lpid")
-  wait_for "$work/lqsd.log" "listening"
-  warm_up "$lport" "$lpid"
-  "${client[@]}" --endpoint "http://127.0.0.1:$lport" --pid "$lpid" --name lqsd "${load_args[@]}" \
-    > "$1"
-  kill "$lpid"; wait "$lpid" 2>/dev/null || true
+  server_pid=$!
+}
+# fauxqs (in memory), started the way its README says (npx fauxqs == dist/cli.js):
+start_fauxqs() {
+  FAUXQS_PORT="$1" FAUXQS_LOGGER=false FAUXQS_HOST=localhost \
+    node "$here/node_modules/fauxqs/dist/cli.js" > "$work/fauxqs.log" 2>&1 &
+  server_pid=$!
 }
 
-# The same against a fresh fauxqs (in memory), started the way its README
-# says (npx fauxqs == dist/cli.js).
-run_fauxqs() {  # output json
-  local fport fpid
-  fport="$(free_port)"
-  FAUXQS_PORT="$fport" FAUXQS_LOGGER=false FAUXQS_HOST=localhost \
-    node "$here/node_modules/fauxqs/dist/cli.js" > "$work/fauxqs.log" 2>&1 &
-  fpid=$!; pids+=("$fpid")
-  wait_for "$work/fauxqs.log" "listening"
-  warm_up "$fport" "$fpid"
-  "${client[@]}" --endpoint "http://127.0.0.1:$fport" --pid "$fpid" --name fauxqs "${load_args[@]}" \
-    > "$1"
-  kill "$fpid"; wait "$fpid" 2>/dev/null || true
+# One pass of every mode against a fresh server.
+run_pass() {  # name (lqsd or fauxqs), output json
+  local port pid
+  port="$(free_port)"
+  "start_$1" "$port"
+  pid=$server_pid; pids+=("$pid")
+  wait_for "$work/$1.log" "listening"
+  warm_up "$port" "$pid"
+  "${client[@]}" --endpoint "http://127.0.0.1:$port" --pid "$pid" --name "$1" "${load_args[@]}" \
+    > "$2"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
 # The library's own lifecycle figure, same workload, in the same run.
@@ -117,9 +114,9 @@ lqsd_runs=(); fauxqs_runs=(); lib_runs=()
 for ((round = 1; round <= rounds; round++)); do
   [ "$rounds" -gt 1 ] && echo "round $round of $rounds" >&2
   if ((round % 2 == 1)); then
-    run_lqsd "$work/lqsd.$round.json"; run_fauxqs "$work/fauxqs.$round.json"
+    run_pass lqsd "$work/lqsd.$round.json"; run_pass fauxqs "$work/fauxqs.$round.json"
   else
-    run_fauxqs "$work/fauxqs.$round.json"; run_lqsd "$work/lqsd.$round.json"
+    run_pass fauxqs "$work/fauxqs.$round.json"; run_pass lqsd "$work/lqsd.$round.json"
   fi
   lqsd_runs+=("$work/lqsd.$round.json"); fauxqs_runs+=("$work/fauxqs.$round.json")
   if [ -n "${LQS_BENCH:-}" ]; then
