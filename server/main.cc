@@ -251,7 +251,8 @@ int main(int argc, char** argv) {
 
   info("database " + options.path + (temp_dir.empty() ? "" : " (temporary)") +
        (verifier.has_value() ? ", SigV4 authentication on" : ", no authentication") + ", " +
-       std::to_string(endpoint->threads()) + " threads");
+       std::to_string(endpoint->threads()) +
+       (endpoint->threads() == 1 ? " I/O thread" : " I/O threads"));
   std::printf("lqsd listening on http://%s\n", endpoint->host_port().c_str());
   std::fflush(stdout);
 
