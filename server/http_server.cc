@@ -348,36 +348,25 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void ReadMore() {
-    std::optional<beast::flat_buffer::mutable_buffers_type> space = PrepareRead();
-    if (!space) return;
-    const size_t size = asio::buffer_size(*space);
+    const size_t size = beast::read_size(buffer_, kMaxReceive);
+    if (size == 0) return OnReadError(http::error::buffer_overflow);
+    std::optional<beast::flat_buffer::mutable_buffers_type> space;
+    try {
+      space.emplace(buffer_.prepare(size));
+    } catch (const std::length_error&) {
+      return OnReadError(http::error::buffer_overflow);
+    }
     socket_.async_read_some(*space,
                             [self = shared_from_this(), size](beast::error_code ec, std::size_t n) {
                               self->OnRead(ec, n, n == size);
                             });
   }
 
-  // Room for the next receive; nullopt (after answering 431/413 or closing)
-  // when the request outgrew the buffer.
-  std::optional<beast::flat_buffer::mutable_buffers_type> PrepareRead() {
-    const size_t size = beast::read_size(buffer_, kMaxReceive);
-    if (size == 0) {
-      OnReadError(http::error::buffer_overflow);
-      return std::nullopt;
-    }
-    try {
-      return buffer_.prepare(size);
-    } catch (const std::length_error&) {
-      OnReadError(http::error::buffer_overflow);
-      return std::nullopt;
-    }
-  }
-
   // `filled`: the receive filled the room offered. The parser consumes what
   // it is given, so the buffer would otherwise stay at its first 512 bytes
   // and a 3 KB batch would take six receives: the room doubles (up to
   // kMaxReceive) instead.
-  void OnRead(beast::error_code ec, std::size_t n, bool filled = false) {
+  void OnRead(beast::error_code ec, std::size_t n, bool filled) {
     buffer_.commit(n);
     if (filled && buffer_.capacity() < kMaxReceive) {
       buffer_.reserve(std::min(2 * buffer_.capacity(), kMaxReceive));
