@@ -19,6 +19,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 import lqs
+from polling import eventually
 
 
 @contextlib.contextmanager
@@ -94,9 +95,7 @@ def test_close_stops_the_databases_workers_before_closing_it():
                             lambda m: handled.append(m.body), wait_time_seconds=20,
                             logger=lambda level, line: lines.append((level, line))).start()
         sqs.send_message(QueueUrl=url, MessageBody="over HTTP, handled in process")
-        deadline = time.monotonic() + 10
-        while not handled and time.monotonic() < deadline:
-            time.sleep(0.01)
+        eventually(lambda: handled, "the worker to handle the message")
         assert handled == ["over HTTP, handled in process"]
         # The worker is now parked in a 20 s long poll on the database.
     assert worker.stopped

@@ -19,16 +19,7 @@ import time
 import weakref
 
 import lqs
-
-TIMEOUT = 20.0  # real seconds a worker thread may take to get somewhere (never reached)
-
-
-def eventually(predicate, what="condition", timeout=TIMEOUT):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.005)
+from polling import TIMEOUT, eventually
 
 
 class raises:  # pytest.raises, usable without pytest
