@@ -24,6 +24,7 @@ set(LQS_ENGINE_TESTS
   tests/move_task_test.cc
   tests/long_poll_test.cc
   tests/durability_test.cc
+  tests/commit_scope_test.cc
   tests/fifo_test.cc
   tests/fair_queue_test.cc
   tests/consumer_support_test.cc)

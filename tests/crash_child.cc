@@ -24,14 +24,21 @@
 //
 // Environment: LQS_CRASH_WRITE_BUFFER_BYTES, if set, replaces
 // Options::write_buffer_bytes (small memtables make RocksDB flush often).
+// LQS_CRASH_DEFERRED_COMMITS=1 opens the database with
+// Options::deferred_commits and runs every thread in a lqs::CommitScope, as
+// lqsd's I/O threads do: a thread makes one to three calls, commits, and
+// only then records their "acked" and "deleted" events (a server answers
+// only then).
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/crash_child_support.h"
@@ -58,6 +65,37 @@ lqs::Durability ParseDurability(const std::string& s) {
   Die("unknown durability '" + s + "' (want none, process or fsync)");
 }
 
+// Records events once the calls behind them are durable: at once, or with
+// deferred commits after the thread's next Commit().
+class DurableRecords {
+ public:
+  DurableRecords(lqs::Broker* broker, bool deferred) {
+    if (deferred) scope_.emplace(broker);
+  }
+
+  // Records `event` for `values` now, or holds it for Commit().
+  void Record(OracleLog& log, const char* event, std::vector<std::string> values) {
+    if (!scope_) return log.Record(event, values);
+    held_.emplace_back(event, std::move(values));
+  }
+
+  // With deferred commits: on every `every`-th call (1 to 3, at random),
+  // commits and records what was held.
+  void MaybeCommit(OracleLog& log, std::mt19937_64& rng) {
+    if (!scope_ || ++calls_ < 1 + static_cast<int>(rng() % 3)) return;
+    calls_ = 0;
+    const lqs::Status st = scope_->Commit();
+    if (!st.ok()) Die("commit: " + st.ToString());
+    for (const auto& [event, values] : held_) log.Record(event, values);
+    held_.clear();
+  }
+
+ private:
+  std::optional<lqs::CommitScope> scope_;
+  std::vector<std::pair<const char*, std::vector<std::string>>> held_;
+  int calls_ = 0;
+};
+
 // Visible messages. (In-flight ones are bounded by the consumers' rate of
 // leaving leases to expire times the 2 s VisibilityTimeout.)
 int64_t Backlog(lqs::Queue& q) {
@@ -68,7 +106,8 @@ int64_t Backlog(lqs::Queue& q) {
 }
 
 // Sends single messages and batches of 2..10, recording pending/acked.
-void Produce(lqs::Queue& q, OracleLog& log, const std::string& prefix, uint64_t seed) {
+void Produce(lqs::Queue& q, OracleLog& log, DurableRecords& durable, const std::string& prefix,
+             uint64_t seed) {
   std::mt19937_64 rng(seed);
   int64_t n = 0;
   for (int loop = 0;; ++loop) {
@@ -85,7 +124,8 @@ void Produce(lqs::Queue& q, OracleLog& log, const std::string& prefix, uint64_t 
       r.body = ids[0];
       auto sent = q.SendMessage(r);
       if (sent.ok()) {
-        log.Record("acked", ids);
+        durable.Record(log, "acked", ids);
+        durable.MaybeCommit(log, rng);
       } else {
         std::fprintf(stderr, "lqs_crash_child: send failed: %s\n",
                      sent.status().ToString().c_str());
@@ -109,7 +149,8 @@ void Produce(lqs::Queue& q, OracleLog& log, const std::string& prefix, uint64_t 
     for (const auto& s : sent->successful) {
       acked.push_back(ids[static_cast<size_t>(std::stoi(s.id.substr(1)))]);
     }
-    log.Record("acked", acked);
+    durable.Record(log, "acked", acked);
+    durable.MaybeCommit(log, rng);
     for (const auto& f : sent->failed) {
       std::fprintf(stderr, "lqs_crash_child: batch entry failed: %s %s\n", f.code.c_str(),
                    f.message.c_str());
@@ -120,8 +161,8 @@ void Produce(lqs::Queue& q, OracleLog& log, const std::string& prefix, uint64_t 
 // Receives up to 10 and deletes most (singly or in a batch), extends or
 // shortens the lease of some, and leaves the rest to expire, so that
 // messages are redelivered and, after 3 receives, moved to the DLQ.
-void Consume(lqs::Queue& q, OracleLog& log, uint64_t seed, const char* deleted_event,
-             int delete_percent) {
+void Consume(lqs::Queue& q, OracleLog& log, DurableRecords& durable, uint64_t seed,
+             const char* deleted_event, int delete_percent) {
   std::mt19937_64 rng(seed);
   for (;;) {
     lqs::ReceiveMessageRequest r;
@@ -140,7 +181,7 @@ void Consume(lqs::Queue& q, OracleLog& log, uint64_t seed, const char* deleted_e
       const int dice = static_cast<int>(rng() % 100);
       if (dice < delete_percent / 2) {
         log.Record("deleting", {m.body});
-        if (q.DeleteMessage(m.receipt_handle).ok()) log.Record(deleted_event, {m.body});
+        if (q.DeleteMessage(m.receipt_handle).ok()) durable.Record(log, deleted_event, {m.body});
       } else if (dice < delete_percent) {
         batch.push_back({"d" + std::to_string(batch.size()), m.receipt_handle});
         batch_bodies.push_back(m.body);
@@ -156,9 +197,10 @@ void Consume(lqs::Queue& q, OracleLog& log, uint64_t seed, const char* deleted_e
         for (const auto& id : res->successful) {
           deleted.push_back(batch_bodies[static_cast<size_t>(std::stoi(id.substr(1)))]);
         }
-        log.Record(deleted_event, deleted);
+        durable.Record(log, deleted_event, deleted);
       }
     }
+    durable.MaybeCommit(log, rng);
   }
 }
 
@@ -174,11 +216,15 @@ int main(int argc, char** argv) {
   if (const char* wb = std::getenv("LQS_CRASH_WRITE_BUFFER_BYTES")) {
     options.write_buffer_bytes = std::strtoll(wb, nullptr, 10);
   }
+  const char* deferred_env = std::getenv("LQS_CRASH_DEFERRED_COMMITS");
+  const bool deferred = deferred_env != nullptr && std::string(deferred_env) == "1";
+  options.deferred_commits = deferred;
   std::unique_ptr<lqs::Broker> broker = lqs::testing::OpenOrDie(options);
   auto queues = lqs::testing::CreateQueueWithDlq(*broker, "work", "work-dlq", 2, 3);
   if (!queues.ok()) Die("create work and work-dlq: " + queues.status().ToString());
   lqs::Queue& work = *queues->queue;
   lqs::Queue& dlq = *queues->dlq;
+  lqs::Broker* b = broker.get();
 
   std::vector<std::unique_ptr<OracleLog>> logs;
   std::vector<std::thread> threads;
@@ -189,20 +235,24 @@ int main(int argc, char** argv) {
   for (int p = 0; p < kProducers; ++p) {
     OracleLog& log = new_log("p" + std::to_string(p));
     const std::string prefix = "s" + seed_text + "p" + std::to_string(p) + "-";
-    threads.emplace_back([&q = work, &log, prefix, seed, p] {
-      Produce(q, log, prefix, seed * 131 + static_cast<uint64_t>(p));
+    threads.emplace_back([&q = work, &log, b, deferred, prefix, seed, p] {
+      DurableRecords durable(b, deferred);
+      Produce(q, log, durable, prefix, seed * 131 + static_cast<uint64_t>(p));
     });
   }
   for (int c = 0; c < kConsumers; ++c) {
     OracleLog& log = new_log("c" + std::to_string(c));
-    threads.emplace_back([&q = work, &log, seed, c] {
-      Consume(q, log, seed * 137 + static_cast<uint64_t>(c), "deleted", 70);
+    threads.emplace_back([&q = work, &log, b, deferred, seed, c] {
+      DurableRecords durable(b, deferred);
+      Consume(q, log, durable, seed * 137 + static_cast<uint64_t>(c), "deleted", 70);
     });
   }
   {
     OracleLog& log = new_log("dlq");
-    threads.emplace_back(
-        [&q = dlq, &log, seed] { Consume(q, log, seed * 139, "dlq-deleted", 50); });
+    threads.emplace_back([&q = dlq, &log, b, deferred, seed] {
+      DurableRecords durable(b, deferred);
+      Consume(q, log, durable, seed * 139, "dlq-deleted", 50);
+    });
   }
 
   lqs::testing::SignalReady();

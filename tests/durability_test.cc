@@ -278,6 +278,21 @@ TEST(DurabilityTest, KillNineRecoveryFsync) {
   RunKillNineRounds(Durability::kFsync, std::max(1, RoundsFromEnv(20) / 4));
 }
 
+// The same with deferred commits (lqs/commit_scope.h), as lqsd runs: every
+// thread works in a CommitScope and counts a call as acknowledged only after
+// the Commit() that follows it, one to three calls later. Proves that a
+// Commit() makes every earlier change of the thread durable, and that
+// changes still waiting for one are lost whole or kept whole, never in part.
+TEST(DurabilityTest, KillNineRecoveryDeferredCommits) {
+  RunKillNineRounds(Durability::kProcess, std::max(1, RoundsFromEnv(20) / 2),
+                    {"LQS_CRASH_DEFERRED_COMMITS=1"});
+}
+
+TEST(DurabilityTest, KillNineRecoveryDeferredCommitsFsync) {
+  RunKillNineRounds(Durability::kFsync, std::max(1, RoundsFromEnv(20) / 4),
+                    {"LQS_CRASH_DEFERRED_COMMITS=1"});
+}
+
 // Proves that in mode `none`, where a crash may lose everything since the
 // last flush, what remains after kill -9 is still consistent: every message
 // in exactly one state, counters equal to the data, no message twice. Small

@@ -114,6 +114,18 @@ class Broker {
   // list of problems (empty = consistent). Slow: reads everything.
   virtual StatusOr<std::vector<std::string>> Verify() = 0;
 
+  // ---- Group commit (Options::deferred_commits) ---------------------------------------
+
+  // Use these through lqs::CommitScope (lqs/commit_scope.h), which pairs them.
+  // DeferCommits(true): this thread's later calls on this Broker return
+  // before their changes are durable, until DeferCommits(false). Commit():
+  // makes every change this thread's calls made so far durable (and whatever
+  // other threads left pending); without deferral there is nothing to do.
+  // Errors: kIOError (the log could not be written or synced: the changes
+  // may be lost in a crash, and RocksDB refuses further writes).
+  virtual void DeferCommits(bool defer) = 0;
+  virtual Status Commit() = 0;
+
   // The options the Broker was opened with.
   virtual const Options& options() const = 0;
 

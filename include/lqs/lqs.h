@@ -5,6 +5,7 @@
 #include "lqs/attributes.h"  // IWYU pragma: export
 #include "lqs/broker.h"      // IWYU pragma: export
 #include "lqs/clock.h"       // IWYU pragma: export
+#include "lqs/commit_scope.h"  // IWYU pragma: export
 #include "lqs/options.h"     // IWYU pragma: export
 #include "lqs/queue.h"       // IWYU pragma: export
 #include "lqs/status.h"      // IWYU pragma: export

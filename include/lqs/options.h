@@ -50,6 +50,13 @@ struct Options {
   // deletions (their range deletions are sorted into the tables).
   bool flush_on_close = true;
 
+  // Group commit for event loops (lqs/commit_scope.h): a thread inside a
+  // CommitScope may make many calls and then make them all durable with one
+  // log write (kFsync: one fsync). lqsd turns it on. Without it a
+  // CommitScope does nothing; calls from threads outside one are durable
+  // when they return either way. No effect with kNone (no log).
+  bool deferred_commits = false;
+
   // Source of time. Default: the system clock.
   std::shared_ptr<Clock> clock = SystemClock::Default();
 

@@ -1,10 +1,12 @@
 // The Broker: opening a database, the queue catalogue, move tasks and
 // maintenance. Queue behaviour lives in queue_impl.cc.
 
-#include <rocksdb/iterator.h>
-
 #include <algorithm>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
+
+#include <rocksdb/iterator.h>
 
 #include "lib/api/queue_config.h"
 #include "lib/engine/core.h"
@@ -17,6 +19,7 @@
 #include "lib/storage/keys.h"
 #include "lib/storage/range_iterator.h"
 #include "lib/sweep/maintenance.h"
+
 #include "lqs/broker.h"
 
 namespace lqs {
@@ -85,7 +88,16 @@ class BrokerImpl final : public Broker {
     if (maintenance_) maintenance_->Stop();
     if (listener_id_ != 0) core_->options().clock->RemoveListener(listener_id_);
     core_->Shutdown();
+    std::unique_lock<std::shared_mutex> commits(commit_mu_);  // none in progress
     return core_->db()->Close();
+  }
+
+  void DeferCommits(bool defer) override { core_->db()->DeferCommits(defer); }
+  Status Commit() override {
+    std::shared_lock<std::shared_mutex> lock(commit_mu_);
+    // Close() wrote (and synced) the whole log: nothing is left pending.
+    if (core_->closed()) return Status::OK();
+    return core_->db()->Commit();
   }
 
   StatusOr<std::shared_ptr<Queue>> CreateQueue(const std::string& name,
@@ -179,6 +191,8 @@ class BrokerImpl final : public Broker {
   MoveTaskManager tasks_;
   std::mutex close_mu_;
   bool closed_ = false;
+  // Commit() shares it; Close() takes it alone to close the database.
+  std::shared_mutex commit_mu_;
   int listener_id_ = 0;
   std::mutex maintenance_mu_;
   std::unique_ptr<sweep::MaintenanceThread> maintenance_;

@@ -96,6 +96,9 @@ rocksdb::DBOptions DatabaseOptionsFor(const Options& options) {
   // would disagree after a crash (a message in no state, or two): flush them
   // together. With the log, recovery replays it and keeps them consistent.
   db_options.atomic_flush = options.durability == Durability::kNone;
+  // Deferred commits: the log stays in RocksDB's buffer until Database
+  // writes it out (after each write, or at a deferring thread's Commit).
+  db_options.manual_wal_flush = options.deferred_commits && options.durability != Durability::kNone;
   // RocksDB flushes unlogged writes when it closes unless told not to.
   db_options.avoid_flush_during_shutdown = !options.flush_on_close;
   return db_options;
@@ -137,15 +140,60 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocks
   d->plain_write_.disableWAL = options.durability == Durability::kNone;
   d->sync_write_ = d->plain_write_;
   d->sync_write_.sync = options.durability == Durability::kFsync;
+  d->manual_log_flush_ = db_options.manual_wal_flush;
   return d;
 }
+
+namespace {
+
+// The database the calling thread defers its commits on, if any.
+thread_local const Database* deferring_on = nullptr;
+
+}  // namespace
 
 Database::~Database() { Close().IgnoreError(); }
 
 Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
   if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
-  rocksdb::Status s = db_->Write(must_sync ? sync_write_ : plain_write_, batch);
-  return FromRocks(s, "writing to the database");
+  if (!manual_log_flush_) {
+    return FromRocks(db_->Write(must_sync ? sync_write_ : plain_write_, batch),
+                     "writing to the database");
+  }
+  // The record goes to RocksDB's log buffer; the write-out (and sync) is
+  // ours, now or at the deferring thread's Commit().
+  rocksdb::Status s = db_->Write(plain_write_, batch);
+  if (!s.ok()) return FromRocks(s, "writing to the database");
+  const bool sync = must_sync && options_.durability == Durability::kFsync;
+  if (deferring_on == this) {
+    if (sync) sync_requests_.fetch_add(1, std::memory_order_acq_rel);
+    return Status::OK();
+  }
+  return FromRocks(db_->FlushWAL(sync), "writing the log");
+}
+
+void Database::DeferCommits(bool defer) {
+  if (defer) {
+    deferring_on = this;
+  } else if (deferring_on == this) {
+    deferring_on = nullptr;
+  }
+}
+
+Status Database::Commit() {
+  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  if (!manual_log_flush_) return Status::OK();
+  // Read before the write-out: every deferred sync counted here has its
+  // record in the buffer that FlushWAL writes, so the sync covers it.
+  const uint64_t requests = sync_requests_.load(std::memory_order_acquire);
+  const bool sync = requests != synced_requests_.load(std::memory_order_acquire);
+  Status st = FromRocks(db_->FlushWAL(sync), sync ? "syncing the log" : "writing the log");
+  if (st.ok() && sync) {
+    uint64_t done = synced_requests_.load(std::memory_order_acquire);
+    while (done < requests &&
+           !synced_requests_.compare_exchange_weak(done, requests, std::memory_order_acq_rel)) {
+    }
+  }
+  return st;
 }
 
 Status Database::Get(Cf which, std::string_view key, std::string* value, bool* found) {

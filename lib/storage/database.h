@@ -13,6 +13,8 @@
 #define LQS_LIB_STORAGE_DATABASE_H_
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,6 +23,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "lib/storage/keys.h"
+
 #include "lqs/options.h"
 #include "lqs/status.h"
 
@@ -59,6 +62,12 @@ class Database {
   // returning (sends, catalogue changes). Errors: kIOError.
   Status Write(rocksdb::WriteBatch* batch, bool must_sync);
 
+  // Deferral for the calling thread (see above). One database per thread
+  // at a time: deferring on a second one ends it on the first.
+  void DeferCommits(bool defer);
+  // Makes every deferred write so far durable. Errors: kIOError, kClosed.
+  Status Commit();
+
   // Point read; NotFound is reported as ok() with *found = false.
   Status Get(Cf which, std::string_view key, std::string* value, bool* found);
 
@@ -76,6 +85,12 @@ class Database {
   std::array<rocksdb::ColumnFamilyHandle*, static_cast<int>(Cf::kCount)> handles_{};
   rocksdb::WriteOptions sync_write_;
   rocksdb::WriteOptions plain_write_;
+  // Deferred commits: the log is in RocksDB's buffer until written out.
+  bool manual_log_flush_ = false;
+  // Deferred must_sync writes made, and how many of them the last completed
+  // sync covered (kFsync): Commit() syncs only when they differ.
+  std::atomic<uint64_t> sync_requests_{0};
+  std::atomic<uint64_t> synced_requests_{0};
 };
 
 }  // namespace lqs::storage

@@ -1,0 +1,149 @@
+// Deferred commits (Options::deferred_commits, lqs/commit_scope.h): inside a
+// CommitScope a thread's changes reach the write-ahead log only at Commit(),
+// they are visible before that, and nothing else is deferred. The log's size
+// on disk shows when a change became durable: after a kill -9 only what the
+// log holds comes back (durability_test.cc's KillNineRecoveryDeferredCommits
+// proves that part with real crashes).
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/testutil.h"
+
+#include "lqs/lqs.h"
+
+namespace lqs {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+class CommitScopeTest : public ::testing::Test {
+ protected:
+  void Open(bool deferred_commits, Durability durability = Durability::kProcess) {
+    Options o;
+    o.path = dir_.path() + "/db";
+    o.clock = std::make_shared<ManualClock>();
+    o.background_maintenance = false;  // no writes but the test's
+    o.durability = durability;
+    o.deferred_commits = deferred_commits;
+    auto b = Broker::Open(o);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    broker_ = std::move(b).value();
+    auto q = broker_->CreateQueue("jobs", {}, {});
+    ASSERT_TRUE(q.ok()) << q.status().ToString();
+    queue_ = *q;
+  }
+
+  void TearDown() override {
+    if (broker_) EXPECT_OK(broker_->Close());
+  }
+
+  // Bytes in the database's write-ahead log files, as the kernel has them.
+  uintmax_t LogBytes() const {
+    uintmax_t total = 0;
+    for (const auto& entry : fs::directory_iterator(dir_.path() + "/db")) {
+      if (entry.path().extension() == ".log") total += entry.file_size();
+    }
+    return total;
+  }
+
+  void Send(const std::string& body) {
+    SendMessageRequest r;
+    r.body = body;
+    ASSERT_OK(queue_->SendMessage(r));
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Broker> broker_;
+  std::shared_ptr<Queue> queue_;
+};
+
+TEST_F(CommitScopeTest, ChangesReachTheLogAtCommitAndAreVisibleBefore) {
+  Open(/*deferred_commits=*/true);
+  const uintmax_t before = LogBytes();
+  CommitScope scope(broker_.get());
+  Send("one");
+  Send("two");
+  EXPECT_EQ(LogBytes(), before) << "a deferred send was written to the log before Commit()";
+
+  // Deferral hides nothing: the messages can be received (a change too).
+  ReceiveMessageRequest r;
+  r.max_number_of_messages = 10;
+  auto got = queue_->ReceiveMessage(r);
+  ASSERT_OK(got);
+  EXPECT_EQ(got->messages.size(), 2u);
+  EXPECT_EQ(LogBytes(), before);
+
+  ASSERT_OK(scope.Commit());
+  const uintmax_t committed = LogBytes();
+  EXPECT_GT(committed, before) << "Commit() did not write the log";
+  ASSERT_OK(scope.Commit());  // nothing pending: nothing written
+  EXPECT_EQ(LogBytes(), committed);
+}
+
+TEST_F(CommitScopeTest, TheEndOfTheScopeCommits) {
+  Open(/*deferred_commits=*/true);
+  const uintmax_t before = LogBytes();
+  {
+    CommitScope scope(broker_.get());
+    Send("one");
+    EXPECT_EQ(LogBytes(), before);
+  }
+  EXPECT_GT(LogBytes(), before);
+  // Out of the scope, this thread's changes are durable when a call returns.
+  const uintmax_t after_scope = LogBytes();
+  Send("two");
+  EXPECT_GT(LogBytes(), after_scope);
+}
+
+TEST_F(CommitScopeTest, OtherThreadsAreNotDeferred) {
+  Open(/*deferred_commits=*/true);
+  CommitScope scope(broker_.get());
+  const uintmax_t before = LogBytes();
+  std::thread other([this] { Send("from another thread"); });
+  other.join();
+  EXPECT_GT(LogBytes(), before);
+}
+
+TEST_F(CommitScopeTest, WithoutTheOptionTheScopeDefersNothing) {
+  Open(/*deferred_commits=*/false);
+  CommitScope scope(broker_.get());
+  const uintmax_t before = LogBytes();
+  Send("one");
+  EXPECT_GT(LogBytes(), before);
+  EXPECT_OK(scope.Commit());
+}
+
+TEST_F(CommitScopeTest, FsyncModeDefersToo) {
+  Open(/*deferred_commits=*/true, Durability::kFsync);
+  CommitScope scope(broker_.get());
+  const uintmax_t before = LogBytes();
+  Send("one");
+  EXPECT_EQ(LogBytes(), before);
+  ASSERT_OK(scope.Commit());
+  EXPECT_GT(LogBytes(), before);
+}
+
+TEST_F(CommitScopeTest, CommitAfterCloseIsOkAndTheChangesWereKept) {
+  Open(/*deferred_commits=*/true);
+  {
+    CommitScope scope(broker_.get());
+    Send("kept by Close");
+    ASSERT_OK(broker_->Close());
+    EXPECT_OK(scope.Commit());  // Close() wrote the log out
+  }
+  broker_.reset();
+  Open(/*deferred_commits=*/true);  // creates "jobs" again: it exists, same attributes
+  auto attrs = queue_->GetAttributes({std::string(attr::kApproximateNumberOfMessages)});
+  ASSERT_OK(attrs);
+  EXPECT_EQ((*attrs)[std::string(attr::kApproximateNumberOfMessages)], "1");
+}
+
+}  // namespace
+}  // namespace lqs
