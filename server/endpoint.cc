@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -13,6 +14,8 @@
 #include "server/actions.h"
 #include "server/http_server.h"
 #include "server/router.h"
+
+#include "lqs/commit_scope.h"
 
 namespace lqsd {
 
@@ -39,9 +42,8 @@ struct Endpoint::State {
   bool shut_down = false;
 };
 
-int DefaultIoThreads(lqs::Durability durability, unsigned cores) {
+int DefaultIoThreads(unsigned cores) {
   const int n = static_cast<int>(std::min(cores, 1024U));  // 0: unknown
-  if (durability == lqs::Durability::kFsync) return std::max(4, n);
   return std::max(1, n / 2);
 }
 
@@ -53,9 +55,8 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
                                           std::string* error) {
   auto state = std::make_unique<State>(broker, config);
   State* s = state.get();
-  const int threads = config.threads > 0 ? config.threads
-                                         : DefaultIoThreads(broker->options().durability,
-                                                            std::thread::hardware_concurrency());
+  const int threads =
+      config.threads > 0 ? config.threads : DefaultIoThreads(std::thread::hardware_concurrency());
   std::vector<boost::asio::io_context*> context_ptrs;
   for (int i = 0; i < threads; ++i) {
     s->contexts.push_back(std::make_unique<boost::asio::io_context>(1));
@@ -78,6 +79,13 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
       [s, max_body = limits.max_body_bytes](const HttpRequest& head, int status) {
         return s->router->Reject(head, status, max_body);
       });
+  // Each I/O thread defers its commits (below) and makes the changes of a
+  // round of requests durable before their responses go out.
+  s->server->SetCommitter([broker] {
+    const lqs::Status st = broker->Commit();
+    if (!st.ok()) std::fprintf(stderr, "lqsd: commit failed: %s\n", st.ToString().c_str());
+    return st.ok();
+  });
   // Only the header fields the router reads are copied out of each request.
   s->server->KeepHeaders(Router::HeadersRead(router_config));
   if (!s->server->Listen(config.host, config.port, error)) return nullptr;
@@ -90,7 +98,10 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   for (auto& c : s->contexts) s->work.push_back(boost::asio::make_work_guard(*c));
   for (auto& c : s->contexts) {
     boost::asio::io_context* context = c.get();
-    s->threads.emplace_back([context] { context->run(); });
+    s->threads.emplace_back([context, broker] {
+      lqs::CommitScope deferred(broker);
+      context->run();
+    });
   }
   return std::unique_ptr<Endpoint>(new Endpoint(std::move(state)));
 }

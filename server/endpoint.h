@@ -29,7 +29,7 @@ class SigV4Verifier;
 struct EndpointConfig {
   std::string host = "127.0.0.1";
   uint16_t port = 9324;  // 0: any free port
-  int threads = 0;       // I/O threads; 0: DefaultIoThreads(durability, cores)
+  int threads = 0;       // I/O threads; 0: DefaultIoThreads(cores)
   std::string account_id = "123456789012";
   // Base of the queue URLs handed out; empty: "http://" + the Host header.
   std::string public_url;
@@ -38,17 +38,17 @@ struct EndpointConfig {
   size_t max_body_bytes = 4 << 20;
 };
 
-// The number of I/O threads when none is given. A request's work is short
-// and CPU-bound unless sends wait for an fsync, and the server usually shares
-// the machine with its clients (a test suite, the application):
-// - kFsync: max(4, cores). A send blocks its thread on the fsync; more
-//   threads let RocksDB commit concurrent sends as one group.
-// - otherwise: max(1, cores / 2). Threads beyond the cores left over by the
-//   clients only contend: each write that meets another in RocksDB's write
-//   group parks and is woken through the kernel (on a 2-core machine with its
-//   client, 1 thread gave 1.4-1.5x the throughput of 4 at half the CPU per
-//   request; docs/performance.md, ninth session).
-int DefaultIoThreads(lqs::Durability durability, unsigned cores);
+// The number of I/O threads when none is given: max(1, cores / 2). A
+// request's work is short and CPU-bound, and the server usually shares the
+// machine with its clients (a test suite, the application). Threads beyond
+// the cores the clients leave free only contend: each write that meets
+// another in RocksDB's write group parks and is woken through the kernel (on
+// a 2-core machine with its client, 1 thread gave 1.4-1.5x the throughput of
+// 4 at half the CPU per request; docs/performance.md, ninth session). That
+// holds with --durability fsync too: each thread commits its round of
+// requests with one fsync (lqs/commit_scope.h), and one thread's rounds
+// share an fsync better than several threads' (tenth session).
+int DefaultIoThreads(unsigned cores);
 
 class Endpoint {
  public:

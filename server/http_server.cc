@@ -46,6 +46,14 @@ struct KeptField {
   std::string name;   // lower-case
 };
 
+// The responses given on one I/O thread since its last commit (see
+// http_server.h, "Responses wait for the commit").
+struct Outbox {
+  std::vector<std::shared_ptr<Session>> waiting;
+  std::vector<std::shared_ptr<Session>> sending;  // spare, keeps its capacity
+  bool flush_posted = false;
+};
+
 struct HttpServer::State {
   State(std::vector<asio::io_context*> ctx, Limits l, Handler h, Rejecter r)
       : contexts(std::move(ctx)),
@@ -53,9 +61,13 @@ struct HttpServer::State {
         handler(std::move(h)),
         rejecter(std::move(r)),
         acceptor(contexts.front()->get_executor()),
-        retry_timer(contexts.front()->get_executor()) {}
+        retry_timer(contexts.front()->get_executor()) {
+    for (size_t i = 0; i < contexts.size(); ++i) outboxes.push_back(std::make_unique<Outbox>());
+  }
 
   std::vector<asio::io_context*> contexts;
+  std::vector<std::unique_ptr<Outbox>> outboxes;  // one per context
+  Committer commit;                               // see SetCommitter()
   Limits limits;
   std::vector<KeptField> keep_headers;  // see KeepHeaders()
   bool keep_all_headers = true;
@@ -247,12 +259,16 @@ class RequestParser final : public http::basic_parser<true> {
   bool expect_continue_ = false;
 };
 
+void FlushOutbox(HttpServer::State* state, Outbox* outbox);
+
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(Socket&& socket, asio::io_context* context, std::shared_ptr<HttpServer::State> state)
+  Session(Socket&& socket, asio::io_context* context, Outbox* outbox,
+          std::shared_ptr<HttpServer::State> state)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         context_(context),
+        outbox_(outbox),
         state_(std::move(state)) {
     beast::error_code ec;
     const tcp::endpoint remote = socket_.remote_endpoint(ec);
@@ -408,12 +424,7 @@ class Session : public std::enable_shared_from_this<Session> {
         self->WatchForClose();
       });
     };
-    in_handler_ = true;
     state_->handler(request_, std::move(post), std::move(respond), std::move(abandon));
-    in_handler_ = false;
-    // A response written during the handler continues here, once the
-    // handler is done with request_.
-    if (written_ != Written::kNo) AfterWrite();
   }
 
   // While a long poll waits, learn whether the client went away: the socket
@@ -510,6 +521,25 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_after_write_ = keep;
     SetDeadline(state_->limits.io_timeout);
 
+    // The response waits for the commit of this thread's changes, which runs
+    // once the handlers already due on the thread have run.
+    outbox_->waiting.push_back(shared_from_this());
+    if (!outbox_->flush_posted) {
+      outbox_->flush_posted = true;
+      asio::post(*context_, [state = state_.get(), outbox = outbox_, alive = state_] {
+        FlushOutbox(state, outbox);
+      });
+    }
+  }
+
+ public:
+  // The response waited for the commit (FlushOutbox): send it, or, when the
+  // commit failed, drop it and close the connection.
+  void Send(bool committed) {
+    if (!committed) {
+      written_ = Written::kFailed;
+      return AfterWrite();
+    }
     // Usually the socket takes the whole response at once: send it here
     // (what async_write's first attempt does too) and go on without a
     // posted completion. What is left, if anything, goes out asynchronously.
@@ -523,8 +553,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (ec || sent == out_head_.size() + out_body_.size()) {
       written_ = ec ? Written::kFailed : Written::kDone;
-      if (!in_handler_) AfterWrite();
-      return;
+      return AfterWrite();
     }
     if (sent >= out_head_.size()) {
       buffers = {asio::const_buffer(), asio::buffer(out_body_) + (sent - out_head_.size())};
@@ -538,6 +567,7 @@ class Session : public std::enable_shared_from_this<Session> {
                       });
   }
 
+ private:
   void AfterWrite() {
     const Written written = written_;
     written_ = Written::kNo;
@@ -616,6 +646,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Socket socket_;
   Timer timer_;
   asio::io_context* context_;  // the socket's
+  Outbox* outbox_;             // the context's
   std::shared_ptr<HttpServer::State> state_;
   std::unique_ptr<char[]> drain_;
   size_t drained_ = 0;
@@ -634,7 +665,6 @@ class Session : public std::enable_shared_from_this<Session> {
   bool timer_armed_ = false;
   bool keep_alive_ = true;
   bool keep_after_write_ = false;  // the response being written keeps the connection
-  bool in_handler_ = false;        // the handler is running (OnMessage)
   bool busy_ = false;              // a request is being read, handled or answered
   bool stop_requested_ = false;    // close after the response in progress
   bool responded_ = false;         // the current request's response was given
@@ -643,12 +673,23 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closed_ = false;
 };
 
+void FlushOutbox(HttpServer::State* state, Outbox* outbox) {
+  outbox->flush_posted = false;
+  std::vector<std::shared_ptr<Session>>& sending = outbox->sending;
+  sending.swap(outbox->waiting);
+  const bool committed = !state->commit || state->commit();
+  for (const std::shared_ptr<Session>& session : sending) session->Send(committed);
+  sending.clear();
+}
+
 namespace {
 
 void Accept(const std::shared_ptr<HttpServer::State>& state) {
-  asio::io_context& target = *state->contexts[state->next_context++ % state->contexts.size()];
+  const size_t index = state->next_context++ % state->contexts.size();
+  asio::io_context& target = *state->contexts[index];
+  Outbox* outbox = state->outboxes[index].get();
   auto socket = std::make_shared<Socket>(target.get_executor());
-  state->acceptor.async_accept(*socket, [state, socket, &target](beast::error_code ec) {
+  state->acceptor.async_accept(*socket, [state, socket, &target, outbox](beast::error_code ec) {
     if (state->stopping.load() || !state->acceptor.is_open()) return;
     if (ec) {
       // Out of descriptors or a transient error: try again shortly.
@@ -660,7 +701,7 @@ void Accept(const std::shared_ptr<HttpServer::State>& state) {
     }
     beast::error_code opt_ec;
     socket->set_option(tcp::no_delay(true), opt_ec);
-    auto session = std::make_shared<Session>(std::move(*socket), &target, state);
+    auto session = std::make_shared<Session>(std::move(*socket), &target, outbox, state);
     {
       std::lock_guard<std::mutex> lock(state->mu);
       state->sessions[session.get()] = session;
@@ -678,6 +719,8 @@ HttpServer::HttpServer(std::vector<asio::io_context*> contexts, Limits limits, H
                                      std::move(rejecter))) {}
 
 HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::SetCommitter(Committer commit) { state_->commit = std::move(commit); }
 
 void HttpServer::KeepHeaders(std::vector<std::string> lower_names) {
   state_->keep_all_headers = lower_names.empty();

@@ -9,6 +9,18 @@
 // scheduler wake-ups, no locks on the I/O path. The acceptor runs on the
 // first context.
 //
+// Responses wait for the commit: a response is not written when the handler
+// gives it but queued on its thread, and the thread writes its queue out in
+// a handler posted behind the work already due (the requests that arrived
+// together): first the Committer (SetCommitter) runs once, then every
+// queued response goes out. lqsd's Committer makes the changes of all those
+// requests durable with one log write (lqs/commit_scope.h), so a client
+// never hears of a change that a crash could still lose, and a loaded
+// thread pays one log write, and wakes its clients, once per round of
+// requests instead of once per request. If the Committer fails, the queued
+// responses are dropped and their connections closed: their outcome is
+// unknown, as after a crash.
+//
 // A session reads one request (header first: "Expect: 100-continue" is
 // answered, and the body limit is enforced before the body is read), hands it
 // to the handler with a Poster for its context, a Responder and an
@@ -16,12 +28,12 @@
 // written and the handler has returned. The request is parsed straight into
 // an HttpRequest the session reuses (the handler gets a reference, valid
 // during the call only), with the header fields KeepHeaders() names. A
-// response given on the connection's thread (the usual case) is written at
-// once, with a plain non-blocking send when the socket takes it all (else
-// the rest is written asynchronously); one given from another thread (long
-// polls complete from the Broker's receiver thread) is posted to the
-// connection's context. A handler that never responds keeps only its
-// connection waiting: no thread is held. While a handler that registered an
+// response is written (after the commit, above) with a plain non-blocking
+// send when the socket takes it all (else the rest is written
+// asynchronously); one given from another thread (long polls complete from
+// the Broker's receiver thread) is posted to the connection's context
+// first. A handler that never responds keeps only its connection waiting:
+// no thread is held. While a handler that registered an
 // abandon hook waits, the session watches the socket: when the client closes
 // or resets the connection, the hook runs (lqsd withdraws the parked
 // receive).
@@ -71,6 +83,9 @@ class HttpServer {
   using Handler = std::function<void(const HttpRequest& request, Poster, Responder, AbandonHook)>;
   // The response to a request refused with `status` (400, 413, 431).
   using Rejecter = std::function<HttpResponse(const HttpRequest& head, int status)>;
+  // Runs on an I/O thread before the responses queued on it are written;
+  // false: drop them (see above).
+  using Committer = std::function<bool()>;
 
   // `contexts` (at least one) must outlive the server; see above.
   HttpServer(std::vector<boost::asio::io_context*> contexts, Limits limits, Handler handler,
@@ -83,6 +98,10 @@ class HttpServer {
   // (lower-case names); the others are not copied into HttpRequest::headers.
   // Empty (the default): all fields. Call before Listen().
   void KeepHeaders(std::vector<std::string> lower_names);
+
+  // The Committer (none by default: responses are written after the round
+  // without one). Call before Listen().
+  void SetCommitter(Committer commit);
 
   // Binds `host`:`port` (port 0: any free port) and starts accepting once the
   // io_context runs. On failure returns false and sets *error.

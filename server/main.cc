@@ -112,9 +112,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "process", "fsync"}));
   app.add_option("--public-url", flags.public_url,
                  "Base of the queue URLs handed out (default: http://<Host header>)");
-  app.add_option(
-      "--threads", flags.threads,
-      "I/O threads (default: cores / 2, at least 1; with --durability fsync: max(4, cores))");
+  app.add_option("--threads", flags.threads, "I/O threads (default: cores / 2, at least 1)");
   app.add_option("--max-body-bytes", flags.max_body_bytes, "Largest accepted request body")
       ->capture_default_str();
   app.add_flag("--no-purge-interval", flags.no_purge_interval,
@@ -181,6 +179,8 @@ int main(int argc, char** argv) {
   if (flags.durability == "fsync") options.durability = lqs::Durability::kFsync;
   options.region = flags.region;
   options.account_id = flags.account_id;
+  // The I/O threads commit a round of requests with one log write.
+  options.deferred_commits = true;
   options.enforce_purge_interval = !flags.no_purge_interval;
   options.enforce_queue_name_reuse_delay = !flags.no_queue_reuse_delay;
 

@@ -2,15 +2,25 @@
 // query-protocol decoder and XML encoder, JSON errors, queue URL parsing and
 // SigV4 (with the AWS documentation's example key).
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "server/actions.h"
 #include "server/endpoint.h"
 #include "server/error_map.h"
+#include "server/http_server.h"
 #include "server/router.h"
 #include "server/sigv4.h"
 #include "server/sqs_json.h"
@@ -317,15 +327,132 @@ TEST(SigV4, DocumentationExample) {
   EXPECT_EQ(incomplete->http_status, 400);
 }
 
-TEST(Endpoint, DefaultIoThreadsLeaveHalfTheCoresToClientsUnlessSendsWaitForFsync) {
-  using lqs::Durability;
-  EXPECT_EQ(DefaultIoThreads(Durability::kProcess, 0), 1);  // unknown
-  EXPECT_EQ(DefaultIoThreads(Durability::kProcess, 1), 1);
-  EXPECT_EQ(DefaultIoThreads(Durability::kProcess, 2), 1);
-  EXPECT_EQ(DefaultIoThreads(Durability::kNone, 3), 1);
-  EXPECT_EQ(DefaultIoThreads(Durability::kNone, 8), 4);
-  EXPECT_EQ(DefaultIoThreads(Durability::kFsync, 2), 4);
-  EXPECT_EQ(DefaultIoThreads(Durability::kFsync, 16), 16);
+TEST(Endpoint, DefaultIoThreadsLeaveHalfTheCoresToClients) {
+  EXPECT_EQ(DefaultIoThreads(0), 1);  // unknown
+  EXPECT_EQ(DefaultIoThreads(1), 1);
+  EXPECT_EQ(DefaultIoThreads(2), 1);
+  EXPECT_EQ(DefaultIoThreads(3), 1);
+  EXPECT_EQ(DefaultIoThreads(8), 4);
+  EXPECT_EQ(DefaultIoThreads(16), 8);
+}
+
+// A plain blocking TCP client on 127.0.0.1:`port`.
+int Connect(uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Everything the server sends until it closes the connection.
+std::string ReadToEnd(int fd) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+// An HttpServer on one I/O thread whose handler answers every request with
+// its sequence number, and whose Committer notes how many bytes of answers
+// the client's socket held when it ran.
+struct CommitProbe {
+  explicit CommitProbe(bool commit_succeeds) {
+    server = std::make_unique<HttpServer>(
+        std::vector<boost::asio::io_context*>{&context}, HttpServer::Limits{},
+        [this](const HttpRequest&, Poster, Responder respond, AbandonHook) {
+          HttpResponse r;
+          r.body = "answer " + std::to_string(++handled);
+          respond(std::move(r));
+        },
+        [](const HttpRequest&, int status) {
+          HttpResponse r;
+          r.status = status;
+          return r;
+        });
+    server->SetCommitter([this, commit_succeeds] {
+      int waiting = 0;
+      ::ioctl(client, FIONREAD, &waiting);
+      bytes_at_commit.push_back(waiting);
+      ++commits;
+      return commit_succeeds;
+    });
+    std::string error;
+    EXPECT_TRUE(server->Listen("127.0.0.1", 0, &error)) << error;
+    client = Connect(server->port());
+    EXPECT_GE(client, 0);
+  }
+
+  void Send(const std::string& bytes) const {
+    ASSERT_EQ(::send(client, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+  }
+  void Run() {
+    thread = std::thread([this] { context.run(); });
+  }
+  void Stop() {
+    server->Stop();
+    context.stop();
+    if (thread.joinable()) thread.join();
+  }
+
+  ~CommitProbe() {
+    Stop();
+    ::close(client);
+  }
+
+  boost::asio::io_context context{1};
+  std::unique_ptr<HttpServer> server;
+  int client = -1;
+  std::atomic<int> handled{0};
+  std::atomic<int> commits{0};
+  std::vector<int> bytes_at_commit;  // the I/O thread's; read after Stop()
+  std::thread thread;
+};
+
+TEST(HttpServer, EachAnswerIsWrittenAfterTheCommitOfItsRound) {
+  CommitProbe probe(/*commit_succeeds=*/true);
+  // Pipelined: a request is read only after the answer before it went out,
+  // so each is a round of its own, committed before its answer is written.
+  probe.Send(
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na"
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nb"
+      "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1\r\n\r\nc");
+  probe.Run();
+  // The client reads nothing until the third commit, so that the Committer
+  // sees every answer written before it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (probe.commits.load() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  probe.Stop();  // the third answer was written in the handler that committed it
+  const std::string answers = ReadToEnd(probe.client);
+  ASSERT_EQ(probe.bytes_at_commit.size(), 3u);
+  size_t answer_start = 0;
+  for (int k = 0; k < 3; ++k) {
+    const size_t at = answers.find("HTTP/1.1 200", answer_start);
+    ASSERT_NE(at, std::string::npos) << answers;
+    EXPECT_LE(static_cast<size_t>(probe.bytes_at_commit[static_cast<size_t>(k)]), at)
+        << "answer " << k + 1 << " reached the client before its commit";
+    EXPECT_NE(answers.find("answer " + std::to_string(k + 1), at), std::string::npos);
+    answer_start = at + 1;
+  }
+}
+
+TEST(HttpServer, AFailedCommitClosesTheConnectionUnanswered) {
+  CommitProbe probe(/*commit_succeeds=*/false);
+  probe.Send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na");
+  probe.Run();
+  EXPECT_EQ(ReadToEnd(probe.client), "");  // closed without an answer
+  EXPECT_EQ(probe.commits.load(), 1);
+  EXPECT_EQ(probe.handled.load(), 1);
 }
 
 }  // namespace

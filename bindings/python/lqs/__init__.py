@@ -667,12 +667,16 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
          enforce_queue_name_reuse_delay: bool = True, enforce_purge_interval: bool = True,
          max_inflight_per_queue: int = 120000, background_maintenance: bool = True,
          maintenance_interval_ms: int = 1000, block_cache_bytes: int = 32 << 20,
-         write_buffer_bytes: int = 16 << 20, flush_on_close: bool = True) -> Database:
+         write_buffer_bytes: int = 16 << 20, flush_on_close: bool = True,
+         deferred_commits: bool = False) -> Database:
     """Opens (or creates) the database in directory ``path``; use it as a context
     manager. ``durability`` is "none", "process" (default; survives kill -9) or
     "fsync" (survives power loss). ``clock``: a :class:`ManualClock` for tests.
     The other keywords are lqs::Options fields (``flush_on_close=False``: closing
-    writes no table files, for a database removed right after). Raises
+    writes no table files, for a database removed right after;
+    ``deferred_commits=True``: a :class:`Server` on this database makes each round
+    of requests durable with one log write; calls made from Python are durable
+    when they return either way). Raises
     DatabaseLocked (another process holds it), StorageIOError, Corruption."""
     if durability not in _DURABILITY:
         raise ValueError(f"durability must be one of {sorted(_DURABILITY)}, not {durability!r}")
@@ -680,7 +684,7 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
                            account_id, sender_id, enforce_queue_name_reuse_delay,
                            enforce_purge_interval, max_inflight_per_queue,
                            background_maintenance, maintenance_interval_ms, block_cache_bytes,
-                           write_buffer_bytes, flush_on_close)
+                           write_buffer_bytes, flush_on_close, deferred_commits)
     return Database(rep, clock)
 
 
@@ -694,7 +698,7 @@ class Server:
     ``close()``. ``port=0``: any free port. The other keywords are those of
     :func:`open` (``region``, ``account_id``, ``enforce_purge_interval``, ...).
     ``threads=0``: lqsd's default number of I/O threads (half the cores, at least
-    one; with durability "fsync", max(4, cores)).
+    one).
     ``close()`` stops the database's workers (lqs.Worker), stops accepting
     connections, lets requests in progress finish (waiting long polls are answered
     with no messages) and closes the database.
@@ -709,6 +713,7 @@ class Server:
             path = self._temp
             options.setdefault("durability", "none")
             options["flush_on_close"] = False
+        options.setdefault("deferred_commits", True)  # as lqsd
         try:
             self.database = open(path, **options)
             try:

@@ -546,7 +546,7 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
               bool enforce_queue_name_reuse_delay, bool enforce_purge_interval,
               int64_t max_inflight_per_queue, bool background_maintenance,
               int64_t maintenance_interval_ms, int64_t block_cache_bytes,
-              int64_t write_buffer_bytes, bool flush_on_close) {
+              int64_t write_buffer_bytes, bool flush_on_close, bool deferred_commits) {
   lqs::Options o;
   o.path = path;
   o.create_if_missing = create_if_missing;
@@ -566,6 +566,7 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
   o.block_cache_bytes = block_cache_bytes;
   o.write_buffer_bytes = write_buffer_bytes;
   o.flush_on_close = flush_on_close;
+  o.deferred_commits = deferred_commits;
   auto broker = Unlocked([&] { return lqs::Broker::Open(o); });
   return PyBroker{std::shared_ptr<lqs::Broker>(Take(std::move(broker)))};
 }
@@ -866,7 +867,8 @@ PYBIND11_MODULE(_lqs, m) {
                   py::arg("maintenance_interval_ms") = int64_t{1000},
                   py::arg("block_cache_bytes") = int64_t{32} << 20,
                   py::arg("write_buffer_bytes") = int64_t{16} << 20,
-                  py::arg("flush_on_close") = true)
+                  py::arg("flush_on_close") = true,
+                  py::arg("deferred_commits") = false)
       .def("close",
            [](PyBroker& b) {
              b.closed = true;
