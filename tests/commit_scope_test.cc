@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -143,6 +144,28 @@ TEST_F(CommitScopeTest, CommitAfterCloseIsOkAndTheChangesWereKept) {
   auto attrs = queue_->GetAttributes({std::string(attr::kApproximateNumberOfMessages)});
   ASSERT_OK(attrs);
   EXPECT_EQ((*attrs)[std::string(attr::kApproximateNumberOfMessages)], "1");
+}
+
+// RocksDB logs a debug line for every log write-out when its LOG is at DEBUG
+// (the default of a build without NDEBUG, such as Debian's): a commit per
+// round of requests must not add a line each to a LOG that never rotates.
+TEST_F(CommitScopeTest, CommitsAddNothingToRocksDbsInfoLog) {
+  Open(/*deferred_commits=*/true);
+  {
+    CommitScope scope(broker_.get());
+    for (int i = 0; i < 200; ++i) {
+      Send("m" + std::to_string(i));
+      ASSERT_OK(scope.Commit());
+    }
+  }
+  ASSERT_OK(broker_->Close());
+  std::ifstream log(dir_.path() + "/db/LOG");
+  ASSERT_TRUE(log.good());
+  int debug_lines = 0;
+  for (std::string line; std::getline(log, line);) {
+    if (line.find("[DEBUG]") != std::string::npos) ++debug_lines;
+  }
+  EXPECT_EQ(debug_lines, 0);
 }
 
 }  // namespace
