@@ -49,9 +49,12 @@ struct KeptField {
 // The responses given on one I/O thread since its last commit (see
 // http_server.h, "Responses wait for the commit").
 struct Outbox {
+  explicit Outbox(asio::io_context* c) : context(c) {}
+  asio::io_context* context;
   std::vector<std::shared_ptr<Session>> waiting;
   std::vector<std::shared_ptr<Session>> sending;  // spare, keeps its capacity
   bool flush_posted = false;
+  bool extended = false;  // the round was given one more turn of the loop
 };
 
 struct HttpServer::State {
@@ -62,7 +65,7 @@ struct HttpServer::State {
         rejecter(std::move(r)),
         acceptor(contexts.front()->get_executor()),
         retry_timer(contexts.front()->get_executor()) {
-    for (size_t i = 0; i < contexts.size(); ++i) outboxes.push_back(std::make_unique<Outbox>());
+    for (asio::io_context* c : contexts) outboxes.push_back(std::make_unique<Outbox>(c));
   }
 
   std::vector<asio::io_context*> contexts;
@@ -259,7 +262,7 @@ class RequestParser final : public http::basic_parser<true> {
   bool expect_continue_ = false;
 };
 
-void FlushOutbox(HttpServer::State* state, Outbox* outbox);
+void FlushOutbox(const std::shared_ptr<HttpServer::State>& state, Outbox* outbox);
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -526,9 +529,7 @@ class Session : public std::enable_shared_from_this<Session> {
     outbox_->waiting.push_back(shared_from_this());
     if (!outbox_->flush_posted) {
       outbox_->flush_posted = true;
-      asio::post(*context_, [state = state_.get(), outbox = outbox_, alive = state_] {
-        FlushOutbox(state, outbox);
-      });
+      asio::post(*context_, [state = state_, outbox = outbox_] { FlushOutbox(state, outbox); });
     }
   }
 
@@ -673,7 +674,16 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closed_ = false;
 };
 
-void FlushOutbox(HttpServer::State* state, Outbox* outbox) {
+void FlushOutbox(const std::shared_ptr<HttpServer::State>& state, Outbox* outbox) {
+  // A round of several responses (several connections busy) waits one more
+  // turn of the loop: the requests that the loop's poll found meanwhile join
+  // it and share its commit. A lone response (one client) goes out at once.
+  if (!outbox->extended && outbox->waiting.size() > 1) {
+    outbox->extended = true;
+    asio::post(*outbox->context, [state, outbox] { FlushOutbox(state, outbox); });
+    return;
+  }
+  outbox->extended = false;
   outbox->flush_posted = false;
   std::vector<std::shared_ptr<Session>>& sending = outbox->sending;
   sending.swap(outbox->waiting);

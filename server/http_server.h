@@ -12,14 +12,14 @@
 // Responses wait for the commit: a response is not written when the handler
 // gives it but queued on its thread, and the thread writes its queue out in
 // a handler posted behind the work already due (the requests that arrived
-// together): first the Committer (SetCommitter) runs once, then every
-// queued response goes out. lqsd's Committer makes the changes of all those
-// requests durable with one log write (lqs/commit_scope.h), so a client
-// never hears of a change that a crash could still lose, and a loaded
-// thread pays one log write, and wakes its clients, once per round of
-// requests instead of once per request. If the Committer fails, the queued
-// responses are dropped and their connections closed: their outcome is
-// unknown, as after a crash.
+// together; a round of several responses waits one more turn of the loop,
+// so that requests found by its next poll join it): first the Committer
+// (SetCommitter) runs once, then every queued response goes out. lqsd's Committer makes the changes
+// of all those requests durable with one log write (lqs/commit_scope.h), so a client never hears of
+// a change that a crash could still lose, and a loaded thread pays one log write, and wakes its
+// clients, once per round of requests instead of once per request. If the Committer fails, the
+// queued responses are dropped and their connections closed: their outcome is unknown, as after a
+// crash.
 //
 // A session reads one request (header first: "Expect: 100-continue" is
 // answered, and the body limit is enforced before the body is read), hands it

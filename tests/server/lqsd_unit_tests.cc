@@ -363,9 +363,9 @@ std::string ReadToEnd(int fd) {
 
 // An HttpServer on one I/O thread whose handler answers every request with
 // its sequence number, and whose Committer notes how many bytes of answers
-// the client's socket held when it ran.
+// each client socket held when it ran.
 struct CommitProbe {
-  explicit CommitProbe(bool commit_succeeds) {
+  explicit CommitProbe(bool commit_succeeds, int clients = 1) {
     server = std::make_unique<HttpServer>(
         std::vector<boost::asio::io_context*>{&context}, HttpServer::Limits{},
         [this](const HttpRequest&, Poster, Responder respond, AbandonHook) {
@@ -379,20 +379,27 @@ struct CommitProbe {
           return r;
         });
     server->SetCommitter([this, commit_succeeds] {
-      int waiting = 0;
-      ::ioctl(client, FIONREAD, &waiting);
-      bytes_at_commit.push_back(waiting);
+      for (size_t i = 0; i < all_clients.size(); ++i) {
+        int waiting = 0;
+        ::ioctl(all_clients[i], FIONREAD, &waiting);
+        bytes_at_commit[i].push_back(waiting);
+      }
       ++commits;
       return commit_succeeds;
     });
     std::string error;
     EXPECT_TRUE(server->Listen("127.0.0.1", 0, &error)) << error;
-    client = Connect(server->port());
-    EXPECT_GE(client, 0);
+    for (int i = 0; i < clients; ++i) {
+      all_clients.push_back(Connect(server->port()));
+      EXPECT_GE(all_clients.back(), 0);
+    }
+    client = all_clients.front();
+    bytes_at_commit.resize(all_clients.size());
   }
 
-  void Send(const std::string& bytes) const {
-    ASSERT_EQ(::send(client, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+  void Send(const std::string& bytes, size_t which = 0) const {
+    ASSERT_EQ(::send(all_clients[which], bytes.data(), bytes.size(), 0),
+              static_cast<ssize_t>(bytes.size()));
   }
   void Run() {
     thread = std::thread([this] { context.run(); });
@@ -405,15 +412,17 @@ struct CommitProbe {
 
   ~CommitProbe() {
     Stop();
-    ::close(client);
+    for (int fd : all_clients) ::close(fd);
   }
 
   boost::asio::io_context context{1};
   std::unique_ptr<HttpServer> server;
-  int client = -1;
+  std::vector<int> all_clients;
+  int client = -1;  // the first
   std::atomic<int> handled{0};
   std::atomic<int> commits{0};
-  std::vector<int> bytes_at_commit;  // the I/O thread's; read after Stop()
+  // Per client, per commit; the I/O thread's, read after Stop().
+  std::vector<std::vector<int>> bytes_at_commit;
   std::thread thread;
 };
 
@@ -434,16 +443,34 @@ TEST(HttpServer, EachAnswerIsWrittenAfterTheCommitOfItsRound) {
   }
   probe.Stop();  // the third answer was written in the handler that committed it
   const std::string answers = ReadToEnd(probe.client);
-  ASSERT_EQ(probe.bytes_at_commit.size(), 3u);
+  ASSERT_EQ(probe.bytes_at_commit[0].size(), 3u);
   size_t answer_start = 0;
   for (int k = 0; k < 3; ++k) {
     const size_t at = answers.find("HTTP/1.1 200", answer_start);
     ASSERT_NE(at, std::string::npos) << answers;
-    EXPECT_LE(static_cast<size_t>(probe.bytes_at_commit[static_cast<size_t>(k)]), at)
+    EXPECT_LE(static_cast<size_t>(probe.bytes_at_commit[0][static_cast<size_t>(k)]), at)
         << "answer " << k + 1 << " reached the client before its commit";
     EXPECT_NE(answers.find("answer " + std::to_string(k + 1), at), std::string::npos);
     answer_start = at + 1;
   }
+}
+
+TEST(HttpServer, ConnectionsAnsweredInOneRoundWaitForItsCommit) {
+  constexpr int kClients = 4;
+  CommitProbe probe(/*commit_succeeds=*/true, kClients);
+  for (size_t i = 0; i < kClients; ++i) {
+    probe.Send("POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1\r\n\r\na", i);
+  }
+  probe.Run();
+  std::vector<std::string> answers;
+  for (int fd : probe.all_clients) answers.push_back(ReadToEnd(fd));
+  probe.Stop();
+  for (const std::string& a : answers) EXPECT_NE(a.find("answer "), std::string::npos) << a;
+  // However the requests fell into rounds, each answer reached its client
+  // after a commit: at the first commit no client had any.
+  ASSERT_GE(probe.commits.load(), 1);
+  ASSERT_LE(probe.commits.load(), kClients);
+  for (const auto& per_commit : probe.bytes_at_commit) EXPECT_EQ(per_commit.front(), 0);
 }
 
 TEST(HttpServer, AFailedCommitClosesTheConnectionUnanswered) {
