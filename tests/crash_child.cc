@@ -79,8 +79,8 @@ class DurableRecords {
     held_.emplace_back(event, std::move(values));
   }
 
-  // With deferred commits: on every `every`-th call (1 to 3, at random),
-  // commits and records what was held.
+  // With deferred commits: after one to three calls (at random), commits
+  // and records what was held.
   void MaybeCommit(OracleLog& log, std::mt19937_64& rng) {
     if (!scope_ || ++calls_ < 1 + static_cast<int>(rng() % 3)) return;
     calls_ = 0;
