@@ -46,14 +46,14 @@ struct KeptField {
   std::string name;   // lower-case
 };
 
-// The responses given on one I/O thread since its last commit (see
-// http_server.h, "Responses wait for the commit").
+// One I/O thread's context and the responses given on it since its last
+// commit (see http_server.h, "Responses wait for the commit"). A flush
+// (FlushOutbox) is posted exactly while `waiting` is not empty.
 struct Outbox {
   explicit Outbox(asio::io_context* c) : context(c) {}
   asio::io_context* context;
   std::vector<std::shared_ptr<Session>> waiting;
   std::vector<std::shared_ptr<Session>> sending;  // spare, keeps its capacity
-  bool flush_posted = false;
   bool extended = false;  // the round was given one more turn of the loop
 };
 
@@ -266,11 +266,9 @@ void FlushOutbox(const std::shared_ptr<HttpServer::State>& state, Outbox* outbox
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(Socket&& socket, asio::io_context* context, Outbox* outbox,
-          std::shared_ptr<HttpServer::State> state)
+  Session(Socket&& socket, Outbox* outbox, std::shared_ptr<HttpServer::State> state)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
-        context_(context),
         outbox_(outbox),
         state_(std::move(state)) {
     beast::error_code ec;
@@ -412,7 +410,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
     // The Poster needs only the context (which outlives the server): the
     // std::function holds a plain pointer, without allocating.
-    asio::io_context* context = context_;
+    asio::io_context* context = outbox_->context;
     Poster post = [context](std::function<void()> fn) { asio::post(*context, std::move(fn)); };
     // On this connection's thread (a synchronous answer) the response is
     // written at once; from another thread it is posted.
@@ -527,9 +525,9 @@ class Session : public std::enable_shared_from_this<Session> {
     // The response waits for the commit of this thread's changes, which runs
     // once the handlers already due on the thread have run.
     outbox_->waiting.push_back(shared_from_this());
-    if (!outbox_->flush_posted) {
-      outbox_->flush_posted = true;
-      asio::post(*context_, [state = state_, outbox = outbox_] { FlushOutbox(state, outbox); });
+    if (outbox_->waiting.size() == 1) {
+      asio::post(*outbox_->context,
+                 [state = state_, outbox = outbox_] { FlushOutbox(state, outbox); });
     }
   }
 
@@ -646,8 +644,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   Socket socket_;
   Timer timer_;
-  asio::io_context* context_;  // the socket's
-  Outbox* outbox_;             // the context's
+  Outbox* outbox_;  // the socket's context and its responses
   std::shared_ptr<HttpServer::State> state_;
   std::unique_ptr<char[]> drain_;
   size_t drained_ = 0;
@@ -684,7 +681,6 @@ void FlushOutbox(const std::shared_ptr<HttpServer::State>& state, Outbox* outbox
     return;
   }
   outbox->extended = false;
-  outbox->flush_posted = false;
   std::vector<std::shared_ptr<Session>>& sending = outbox->sending;
   sending.swap(outbox->waiting);
   const bool committed = !state->commit || state->commit();
@@ -696,10 +692,9 @@ namespace {
 
 void Accept(const std::shared_ptr<HttpServer::State>& state) {
   const size_t index = state->next_context++ % state->contexts.size();
-  asio::io_context& target = *state->contexts[index];
   Outbox* outbox = state->outboxes[index].get();
-  auto socket = std::make_shared<Socket>(target.get_executor());
-  state->acceptor.async_accept(*socket, [state, socket, &target, outbox](beast::error_code ec) {
+  auto socket = std::make_shared<Socket>(outbox->context->get_executor());
+  state->acceptor.async_accept(*socket, [state, socket, outbox](beast::error_code ec) {
     if (state->stopping.load() || !state->acceptor.is_open()) return;
     if (ec) {
       // Out of descriptors or a transient error: try again shortly.
@@ -711,7 +706,7 @@ void Accept(const std::shared_ptr<HttpServer::State>& state) {
     }
     beast::error_code opt_ec;
     socket->set_option(tcp::no_delay(true), opt_ec);
-    auto session = std::make_shared<Session>(std::move(*socket), &target, outbox, state);
+    auto session = std::make_shared<Session>(std::move(*socket), outbox, state);
     {
       std::lock_guard<std::mutex> lock(state->mu);
       state->sessions[session.get()] = session;

@@ -14,12 +14,13 @@
 // a handler posted behind the work already due (the requests that arrived
 // together; a round of several responses waits one more turn of the loop,
 // so that requests found by its next poll join it): first the Committer
-// (SetCommitter) runs once, then every queued response goes out. lqsd's Committer makes the changes
-// of all those requests durable with one log write (lqs/commit_scope.h), so a client never hears of
-// a change that a crash could still lose, and a loaded thread pays one log write, and wakes its
-// clients, once per round of requests instead of once per request. If the Committer fails, the
-// queued responses are dropped and their connections closed: their outcome is unknown, as after a
-// crash.
+// (SetCommitter) runs once, then every queued response goes out. lqsd's
+// Committer makes the changes of all those requests durable with one log
+// write (lqs/commit_scope.h), so a client never hears of a change that a
+// crash could still lose, and a loaded thread pays one log write, and wakes
+// its clients, once per round of requests instead of once per request. If
+// the Committer fails, the queued responses are dropped and their
+// connections closed: their outcome is unknown, as after a crash.
 //
 // A session reads one request (header first: "Expect: 100-continue" is
 // answered, and the body limit is enforced before the body is read), hands it
@@ -33,10 +34,9 @@
 // asynchronously); one given from another thread (long polls complete from
 // the Broker's receiver thread) is posted to the connection's context
 // first. A handler that never responds keeps only its connection waiting:
-// no thread is held. While a handler that registered an
-// abandon hook waits, the session watches the socket: when the client closes
-// or resets the connection, the hook runs (lqsd withdraws the parked
-// receive).
+// no thread is held. While a handler that registered an abandon hook waits,
+// the session watches the socket: when the client closes or resets the
+// connection, the hook runs (lqsd withdraws the parked receive).
 //
 // The response head is formatted directly (Server, Date, the handler's
 // fields, Content-Length, and Connection as Beast's keep_alive() would set
