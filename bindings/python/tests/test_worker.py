@@ -15,7 +15,6 @@ import os
 import signal
 import sys
 import threading
-import time
 import weakref
 
 import lqs
