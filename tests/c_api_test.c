@@ -485,7 +485,8 @@ static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
   int64_t moved = -1;
   CHECK(lqs_cancel_message_move_task(db, "not-a-handle", &moved, &err) ==
         LQS_INVALID_PARAMETER_VALUE);
-  CHECK(lqs_cancel_message_move_task(db, handle, &moved, &err) != LQS_OK); /* not running */
+  CHECK(lqs_cancel_message_move_task(db, handle, &moved, &err) ==
+        LQS_RESOURCE_NOT_FOUND); /* not running */
   lqs_free(handle);
   CHECK(lqs_queue_receive_message(src, NULL, &got, &err) == LQS_OK);
   CHECK(lqs_messages_count(got) == 1);

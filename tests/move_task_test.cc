@@ -82,6 +82,10 @@ TEST_F(MoveTaskTest, ToExplicitDestinationAndCancel) {
   EXPECT_EQ((*broker_->ListMessageMoveTasks(dlq_->arn(), 1))[0].status, "CANCELLING");
   ASSERT_OK(broker_->RunMaintenance());
   EXPECT_EQ((*broker_->ListMessageMoveTasks(dlq_->arn(), 1))[0].status, "CANCELLED");
+  // A task that is no longer running cannot be cancelled: not found, as SQS
+  // models it, and nothing changes.
+  EXPECT_CODE(broker_->CancelMessageMoveTask(*handle), kResourceNotFound);
+  EXPECT_EQ((*broker_->ListMessageMoveTasks(dlq_->arn(), 1))[0].status, "CANCELLED");
   EXPECT_EQ(Counts(*dest)[0], 3);
   EXPECT_EQ(Counts(*dlq_)[0], 7);
 }

@@ -91,7 +91,8 @@ class Broker {
       const StartMessageMoveTaskRequest& request) = 0;
 
   // Cancels a running task; returns the number of messages moved so far.
-  // Errors: InvalidParameterValue (undecodable handle), ResourceNotFound.
+  // Errors: InvalidParameterValue (undecodable handle), ResourceNotFound
+  // (unknown source queue or task, or a task that is no longer running).
   virtual StatusOr<int64_t> CancelMessageMoveTask(
       const std::string& task_handle) = 0;
 

@@ -330,7 +330,8 @@ LQS_C_EXPORT int lqs_start_message_move_task(lqs_t* db, const char* source_arn,
 
 /* Cancels a running task; *moved (may be NULL) receives the number of
  * messages moved so far. Errors: LQS_INVALID_PARAMETER_VALUE (undecodable
- * handle), LQS_RESOURCE_NOT_FOUND. */
+ * handle), LQS_RESOURCE_NOT_FOUND (unknown source queue or task, or a task
+ * that is no longer running). */
 LQS_C_EXPORT int lqs_cancel_message_move_task(lqs_t* db, const char* task_handle,
                                               int64_t* moved, char** errptr);
 

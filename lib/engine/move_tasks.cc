@@ -175,8 +175,11 @@ StatusOr<int64_t> MoveTaskManager::Cancel(const std::string& task_handle) {
   auto it = tasks_.find(j["taskId"].get<std::string>());
   if (it == tasks_.end()) return Status(ErrorCode::kResourceNotFound, "Task does not exist.");
   Task& t = it->second;
+  // Only a RUNNING task can be cancelled. SQS's model lists
+  // ResourceNotFoundException, not InvalidParameterValue, among this action's
+  // errors: a task that is no longer running is not found (docs/sqs_compat.md).
   if (t.record.status != "RUNNING") {
-    return Status(ErrorCode::kInvalidParameterValue,
+    return Status(ErrorCode::kResourceNotFound,
                   "Only active tasks can be cancelled. Task status is " + t.record.status + ".");
   }
   t.record.status = "CANCELLING";

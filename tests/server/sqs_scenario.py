@@ -485,6 +485,10 @@ def step_dead_letter(ctx):
         time.sleep(0.2)
     assert tasks[0]["ApproximateNumberOfMessagesMoved"] == 1, tasks
     assert isinstance(tasks[0]["StartedTimestamp"], int)
+    # Only a RUNNING task can be cancelled (docs/sqs_compat.md).
+    expect_error(ctx.sqs.cancel_message_move_task, "ResourceNotFoundException", 404,
+                 "Only active tasks can be cancelled. Task status is COMPLETED.",
+                 TaskHandle=handle)
     moved = receive(ctx, src)
     assert [m["Body"] for m in moved] == ["poison"]
 
