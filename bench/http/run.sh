@@ -21,6 +21,11 @@
 #
 # ROUNDS=N (default 1): repeat the comparison N times (fresh servers each
 # time, alternating which goes first) and report medians; see below.
+#
+# Both servers run side by side and take turns mode by mode (send×1 on one,
+# send×1 on the other, then send×10 ...), each measured only once both are
+# idle: this VM has spells of minutes in which everything runs slower, and
+# a spell should slow both sides of a ratio, not one server's whole pass.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -85,17 +90,55 @@ start_fauxqs() {
   server_pid=$!
 }
 
-# One pass of every mode against a fresh server.
-run_pass() {  # name (lqsd or fauxqs), output json
-  local port pid
-  port="$(free_port)"
-  "start_$1" "$port"
-  pid=$server_pid; pids+=("$pid")
-  wait_for "$work/$1.log" "listening"
-  warm_up "$port" "$pid"
-  "${client[@]}" --endpoint "http://127.0.0.1:$port" --pid "$pid" --name "$1" "${load_args[@]}" \
-    > "$2"
-  kill "$pid"; wait "$pid" 2>/dev/null || true
+# A server's CPU time (user + system ticks of all its threads).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# Returns once neither server has used CPU for 0.2 s (RocksDB's flushes and
+# compactions, V8's collector), or after 10 s.
+wait_idle() {  # pid...
+  local before after quiet=0
+  for _ in $(seq 1 100); do
+    before=0; after=0
+    for p in "$@"; do before=$((before + $(cpu_ticks "$p"))); done
+    sleep 0.1
+    for p in "$@"; do after=$((after + $(cpu_ticks "$p"))); done
+    if [ "$after" -eq "$before" ]; then quiet=$((quiet + 1)); else quiet=0; fi
+    [ "$quiet" -ge 2 ] && return 0
+  done
+}
+
+# One round: both servers fresh and warmed up, then each mode on one and
+# then on the other (the first alternates by round and by mode), and each
+# server's modes gathered into one JSON as one pass would have written it.
+run_round() {  # round
+  local round=$1 name i first second
+  declare -A port pid
+  for name in lqsd fauxqs; do
+    port[$name]="$(free_port)"
+    "start_$name" "${port[$name]}"
+    pid[$name]=$server_pid; pids+=("$server_pid")
+    wait_for "$work/$name.log" "listening"
+  done
+  for name in lqsd fauxqs; do warm_up "${port[$name]}" "${pid[$name]}"; done
+  for i in "${!modes[@]}"; do
+    if (((round + i) % 2 == 1)); then first=lqsd; second=fauxqs; else first=fauxqs; second=lqsd; fi
+    for name in "$first" "$second"; do
+      wait_idle "${pid[lqsd]}" "${pid[fauxqs]}"
+      "${client[@]}" --endpoint "http://127.0.0.1:${port[$name]}" --pid "${pid[$name]}" \
+        --name "$name" "${load_args[@]}" --modes "${modes[$i]}" > "$work/$name.$round.$i.json"
+    done
+  done
+  for name in lqsd fauxqs; do
+    kill "${pid[$name]}"; wait "${pid[$name]}" 2>/dev/null || true
+    node -e '
+      const fs = require("fs");
+      const [out, ...files] = process.argv.slice(1);
+      const runs = files.map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
+      const all = {...runs[0], modes: {}};
+      for (const r of runs) Object.assign(all.modes, r.modes);
+      fs.writeFileSync(out, JSON.stringify(all, null, 2) + "\n");
+    ' "$work/$name.$round.json" $(for i in "${!modes[@]}"; do echo "$work/$name.$round.$i.json"; done)
+  done
 }
 
 # The library's own lifecycle figure, same workload, in the same run.
@@ -105,19 +148,22 @@ run_library() {  # output json
     --db="$work/lib-db" > "$1" 2> "$work/lib.log" || { cat "$work/lib.log" >&2; exit 1; }
 }
 
-# ROUNDS=N repeats the whole comparison N times, lqsd first in odd rounds and
-# fauxqs first in even ones (so that a drift of the machine during a round
-# does not always favour the same server); table.js reports each mode's
-# median and every round's ratio.
-load_args=("$@")
+# ROUNDS=N repeats the whole comparison N times with fresh servers; table.js
+# reports each mode's median and every round's ratio. `--modes a,b` among the
+# client arguments chooses the modes (default: all six, in this order).
+modes=(send1 send10 recv1 recv10 mixed life)
+load_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --modes) IFS=, read -r -a modes <<< "${2:?--modes needs a value}"; shift 2 ;;
+    --modes=*) IFS=, read -r -a modes <<< "${1#--modes=}"; shift ;;
+    *) load_args+=("$1"); shift ;;
+  esac
+done
 lqsd_runs=(); fauxqs_runs=(); lib_runs=()
 for ((round = 1; round <= rounds; round++)); do
   [ "$rounds" -gt 1 ] && echo "round $round of $rounds" >&2
-  if ((round % 2 == 1)); then
-    run_pass lqsd "$work/lqsd.$round.json"; run_pass fauxqs "$work/fauxqs.$round.json"
-  else
-    run_pass fauxqs "$work/fauxqs.$round.json"; run_pass lqsd "$work/lqsd.$round.json"
-  fi
+  run_round "$round"
   lqsd_runs+=("$work/lqsd.$round.json"); fauxqs_runs+=("$work/fauxqs.$round.json")
   if [ -n "${LQS_BENCH:-}" ]; then
     run_library "$work/lib.$round.json"
