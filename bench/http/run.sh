@@ -108,8 +108,8 @@ wait_idle() {  # pid...
 }
 
 # One round: both servers fresh and warmed up, then each mode on one and
-# then on the other (the first alternates by round and by mode), and each
-# server's modes gathered into one JSON as one pass would have written it.
+# then on the other (the first alternates by round and by mode). Each mode's
+# output is its own JSON; table.js merges a round's ('+'-joined).
 run_round() {  # round
   local round=$1 name i first second
   declare -A port pid
@@ -128,17 +128,14 @@ run_round() {  # round
         --name "$name" "${load_args[@]}" --modes "${modes[$i]}" > "$work/$name.$round.$i.json"
     done
   done
-  for name in lqsd fauxqs; do
-    kill "${pid[$name]}"; wait "${pid[$name]}" 2>/dev/null || true
-    node -e '
-      const fs = require("fs");
-      const [out, ...files] = process.argv.slice(1);
-      const runs = files.map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
-      const all = {...runs[0], modes: {}};
-      for (const r of runs) Object.assign(all.modes, r.modes);
-      fs.writeFileSync(out, JSON.stringify(all, null, 2) + "\n");
-    ' "$work/$name.$round.json" $(for i in "${!modes[@]}"; do echo "$work/$name.$round.$i.json"; done)
-  done
+  for name in lqsd fauxqs; do kill "${pid[$name]}"; wait "${pid[$name]}" 2>/dev/null || true; done
+}
+
+# A round's outputs of one server, as table.js takes them.
+round_outputs() {  # name round
+  local i files=()
+  for i in "${!modes[@]}"; do files+=("$work/$1.$2.$i.json"); done
+  local IFS=+; echo "${files[*]}"
 }
 
 # The library's own lifecycle figure, same workload, in the same run.
@@ -164,7 +161,7 @@ lqsd_runs=(); fauxqs_runs=(); lib_runs=()
 for ((round = 1; round <= rounds; round++)); do
   [ "$rounds" -gt 1 ] && echo "round $round of $rounds" >&2
   run_round "$round"
-  lqsd_runs+=("$work/lqsd.$round.json"); fauxqs_runs+=("$work/fauxqs.$round.json")
+  lqsd_runs+=("$(round_outputs lqsd "$round")"); fauxqs_runs+=("$(round_outputs fauxqs "$round")")
   if [ -n "${LQS_BENCH:-}" ]; then
     run_library "$work/lib.$round.json"
     lib_runs+=("$work/lib.$round.json")

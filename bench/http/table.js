@@ -2,14 +2,18 @@
 // Combines the load.js outputs into results.json and prints a markdown table.
 //   node table.js lqsd.json[,...] fauxqs.json[,...] results.json "uptime before" "uptime after" \
 //     fauxqsVersion nproc [lib.json[,...]]
-// With several rounds (comma-separated files, one per round), every figure in
-// the table is the median over the rounds, each mode's ratio is the ratio of
-// the medians, and every round's own ratio is listed too.
+// With several rounds (comma-separated, one per round), every figure in the
+// table is the median over the rounds, each mode's ratio is the ratio of the
+// medians, and every round's own ratio is listed too. A round may be several
+// outputs joined by '+' (one per mode, as run.sh measures them): their modes
+// are merged, in order, into one output.
 'use strict';
 const fs = require('fs');
 const [lfs, ffs, out, upBefore, upAfter, fversion, nproc, libFiles] = process.argv.slice(2);
+const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
+const mergeModes = (runs) => ({...runs[0], modes: Object.assign({}, ...runs.map((r) => r.modes))});
 const readAll = (list) => (list || '').split(',').filter(Boolean)
-  .map((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
+  .map((round) => mergeModes(round.split('+').map(readJson)));
 const lRuns = readAll(lfs);
 const fRuns = readAll(ffs);
 const libRuns = readAll(libFiles);
