@@ -161,19 +161,24 @@ Database::~Database() { Close().IgnoreError(); }
 Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
   if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
   if (!manual_log_flush_) {
-    return FromRocks(db_->Write(must_sync ? sync_write_ : plain_write_, batch),
-                     "writing to the database");
+    return Noted(FromRocks(db_->Write(must_sync ? sync_write_ : plain_write_, batch),
+                           "writing to the database"));
   }
   // The record goes to RocksDB's log buffer; the write-out (and sync) is
   // ours, now or at the deferring thread's Commit().
   rocksdb::Status s = db_->Write(plain_write_, batch);
-  if (!s.ok()) return FromRocks(s, "writing to the database");
+  if (!s.ok()) return Noted(FromRocks(s, "writing to the database"));
   const bool sync = must_sync && options_.durability == Durability::kFsync;
   if (deferring_on == this) {
     if (sync) sync_requests_.fetch_add(1, std::memory_order_acq_rel);
     return Status::OK();
   }
-  return FromRocks(db_->FlushWAL(sync), "writing the log");
+  return Noted(FromRocks(db_->FlushWAL(sync), "writing the log"));
+}
+
+Status Database::Noted(Status st) {
+  if (!st.ok()) log_failed_.store(true, std::memory_order_release);
+  return st;
 }
 
 void Database::DeferCommits(bool defer) {
@@ -191,7 +196,7 @@ Status Database::Commit() {
   // record in the buffer that FlushWAL writes, so the sync covers it.
   const uint64_t requests = sync_requests_.load(std::memory_order_acquire);
   const bool sync = requests != synced_requests_.load(std::memory_order_acquire);
-  Status st = FromRocks(db_->FlushWAL(sync), sync ? "syncing the log" : "writing the log");
+  Status st = Noted(FromRocks(db_->FlushWAL(sync), sync ? "syncing the log" : "writing the log"));
   if (st.ok() && sync) {
     uint64_t done = synced_requests_.load(std::memory_order_acquire);
     while (done < requests &&
@@ -232,7 +237,10 @@ Status Database::Close() {
     std::vector<rocksdb::ColumnFamilyHandle*> all(handles_.begin(), handles_.end());
     result = FromRocks(db_->Flush(fo, all), "flushing at close");
   }
-  if (result.ok() && options_.durability != Durability::kNone) {
+  // After a failed log write the log cannot be synced (see log_failed_);
+  // what was acknowledged before the failure was already written out.
+  if (result.ok() && options_.durability != Durability::kNone &&
+      !log_failed_.load(std::memory_order_acquire)) {
     result = FromRocks(db_->FlushWAL(true), "syncing the log at close");
   }
   for (auto* h : handles_) {

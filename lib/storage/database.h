@@ -91,6 +91,11 @@ class Database {
   // sync covered (kFsync): Commit() syncs only when they differ.
   std::atomic<uint64_t> sync_requests_{0};
   std::atomic<uint64_t> synced_requests_{0};
+  // A write or write-out of the log failed. RocksDB's log writer then refuses
+  // (by assertion, in this build) to be synced, even if RocksDB has resumed
+  // meanwhile: Close() must not sync it.
+  std::atomic<bool> log_failed_{false};
+  Status Noted(Status st);  // sets log_failed_ when st is not OK
 };
 
 }  // namespace lqs::storage
