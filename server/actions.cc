@@ -11,6 +11,7 @@
 
 #include "server/sqs_json.h"
 #include "server/text_util.h"
+#include "wire/message_json.h"
 #include "wire/move_task_json.h"
 
 #include "lqs/queue.h"
@@ -177,17 +178,6 @@ std::vector<Entry> Entries(Json& params, Parse&& parse) {
 
 // ---- Writing output members ----------------------------------------------------------
 
-Json AttributeValueJson(const lqs::MessageAttributeValue& v) {
-  Json out = Json::object();
-  if (v.IsBinary()) {
-    out["BinaryValue"] = Base64Encode(v.binary_value);
-  } else {
-    out["StringValue"] = v.string_value;
-  }
-  out["DataType"] = v.data_type;
-  return out;
-}
-
 // The optional digests of a send, in the order both send actions give them.
 void AddSendDigests(Json& out, const lqs::SendMessageResult& r) {
   if (r.md5_of_message_attributes) out["MD5OfMessageAttributes"] = *r.md5_of_message_attributes;
@@ -259,7 +249,7 @@ void AppendStringMap(std::string* b, const std::map<std::string, std::string>& m
   });
 }
 
-// AttributeValueJson as text.
+// wire::MessageAttributeValueJson as text.
 void AppendAttributeValueJson(std::string* b, const lqs::MessageAttributeValue& v) {
   b->push_back('{');
   if (v.IsBinary()) {
@@ -328,29 +318,13 @@ std::vector<lqs::SendMessageBatchEntry> TakeSendBatchEntries(Json& params) {
   });
 }
 
-Json ReceiveOutput(lqs::ReceiveMessageResult&& result) {
+Json ReceiveOutput(const lqs::ReceiveMessageResult& result) {
   Json out = Json::object();
   if (result.messages.empty()) return out;  // "Messages" absent when none (§5.10)
   Json messages = Json::array();
   messages.get_ref<Json::array_t&>().reserve(result.messages.size());
-  for (auto& m : result.messages) {
-    Json j = Json::object();
-    j["MessageId"] = std::move(m.message_id);
-    j["ReceiptHandle"] = std::move(m.receipt_handle);
-    j["MD5OfBody"] = std::move(m.md5_of_body);
-    j["Body"] = std::move(m.body);
-    if (!m.attributes.empty()) {
-      Json attrs = Json::object();
-      for (const auto& [k, v] : m.attributes) attrs[k] = v;
-      j["Attributes"] = std::move(attrs);
-    }
-    if (m.md5_of_message_attributes) j["MD5OfMessageAttributes"] = *m.md5_of_message_attributes;
-    if (!m.message_attributes.empty()) {
-      Json attrs = Json::object();
-      for (const auto& [k, v] : m.message_attributes) attrs[k] = AttributeValueJson(v);
-      j["MessageAttributes"] = std::move(attrs);
-    }
-    messages.push_back(std::move(j));
+  for (const lqs::ReceivedMessage& m : result.messages) {
+    messages.push_back(lqs::wire::ReceivedMessageJson(m));
   }
   out["Messages"] = std::move(messages);
   return out;
@@ -679,7 +653,7 @@ void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
     if (result.ok() && json) {
       out.json_body = ReceiveOutputJson(*result);
     } else if (result.ok()) {
-      out.output = ReceiveOutput(std::move(result).value());
+      out.output = ReceiveOutput(*result);
     } else if (result.status().code() == lqs::ErrorCode::kClosed && stopping_.load()) {
       out.output = Json::object();  // shutting down: the wait ends with no messages
     } else {

@@ -67,8 +67,6 @@ bool ParseMessageAttributes(const std::vector<std::string>& specs,
 std::string QueueNameFromArn(const std::string& arn);
 // The attributes CreateQueue accepts, from GetAttributes(All).
 lqs::AttributeMap SettableAttributes(const lqs::AttributeMap& all);
-// A JSON object of a received message (SQS member names).
-Json ReceivedMessageJson(const lqs::ReceivedMessage& m);
 // A JSON object of a stored message (export / peek format, see docs/cli.md).
 Json StoredMessageJson(const std::string& queue, const lqs::StoredMessage& m);
 // Batch failures as JSON.

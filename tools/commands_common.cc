@@ -141,24 +141,6 @@ lqs::AttributeMap SettableAttributes(const lqs::AttributeMap& all) {
   return out;
 }
 
-Json ReceivedMessageJson(const lqs::ReceivedMessage& m) {
-  Json j = Json::object();
-  j["MessageId"] = m.message_id;
-  j["ReceiptHandle"] = m.receipt_handle;
-  j["MD5OfBody"] = m.md5_of_body;
-  j["Body"] = m.body;
-  if (!m.attributes.empty()) {
-    Json a = Json::object();
-    for (const auto& [k, v] : m.attributes) a[k] = v;
-    j["Attributes"] = std::move(a);
-  }
-  if (!m.message_attributes.empty()) {
-    j["MessageAttributes"] = codec::EncodeMessageAttributes(m.message_attributes);
-  }
-  if (m.md5_of_message_attributes) j["MD5OfMessageAttributes"] = *m.md5_of_message_attributes;
-  return j;
-}
-
 Json StoredMessageJson(const std::string& queue, const lqs::StoredMessage& m) {
   Json j = Json::object();
   j["type"] = "message";
@@ -166,7 +148,7 @@ Json StoredMessageJson(const std::string& queue, const lqs::StoredMessage& m) {
   j["MessageId"] = m.message_id;
   j["Body"] = m.body;
   if (!m.message_attributes.empty()) {
-    j["MessageAttributes"] = codec::EncodeMessageAttributes(m.message_attributes);
+    j["MessageAttributes"] = codec::MessageAttributesJson(m.message_attributes);
   }
   Json a = Json::object();
   for (const auto& [k, v] : m.attributes) a[k] = v;

@@ -1,7 +1,5 @@
 // tools/commands_message.cc — send, receive, peek, delete, purge.
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "tools/commands.h"
+#include "wire/message_json.h"
 
 namespace lqs_cli {
 namespace {
@@ -210,7 +211,7 @@ int RunReceive(Env& env, const MessageFlags& f) {
   }
   if (env.out->json()) {
     Json arr = Json::array();
-    for (const auto& m : got) arr.push_back(ReceivedMessageJson(m));
+    for (const auto& m : got) arr.push_back(lqs::wire::ReceivedMessageJson(m));
     Json j{{"queue", f.queue}, {"messages", arr}};
     if (f.delete_after) j["deleted"] = got.size() - failed.size();
     if (!failed.empty()) j["failed"] = FailuresJson(failed);

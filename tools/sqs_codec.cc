@@ -57,10 +57,10 @@ void EncodeSendFields(const lqs::SendMessageRequest& r, Json& out) {
   out["MessageBody"] = r.body;
   if (r.delay_seconds) out["DelaySeconds"] = *r.delay_seconds;
   if (!r.message_attributes.empty()) {
-    out["MessageAttributes"] = EncodeMessageAttributes(r.message_attributes);
+    out["MessageAttributes"] = MessageAttributesJson(r.message_attributes);
   }
   if (!r.message_system_attributes.empty()) {
-    out["MessageSystemAttributes"] = EncodeMessageAttributes(r.message_system_attributes);
+    out["MessageSystemAttributes"] = MessageAttributesJson(r.message_system_attributes);
   }
   if (r.message_group_id) out["MessageGroupId"] = *r.message_group_id;
   if (r.message_deduplication_id) out["MessageDeduplicationId"] = *r.message_deduplication_id;
@@ -135,21 +135,6 @@ std::optional<std::string> Base64Decode(std::string_view in) {
       bits -= 8;
       out += static_cast<char>((acc >> bits) & 0xff);
     }
-  }
-  return out;
-}
-
-Json EncodeMessageAttributes(const lqs::MessageAttributeMap& attributes) {
-  Json out = Json::object();
-  for (const auto& [name, v] : attributes) {
-    Json j = Json::object();
-    j["DataType"] = v.data_type;
-    if (v.IsBinary()) {
-      j["BinaryValue"] = Base64Encode(v.binary_value);
-    } else {
-      j["StringValue"] = v.string_value;
-    }
-    out[name] = std::move(j);
   }
   return out;
 }

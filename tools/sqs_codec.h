@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wire/base64.h"
+#include "wire/message_json.h"
 
 #include "lqs/status.h"
 #include "lqs/types.h"
@@ -31,7 +32,8 @@ using lqs::wire::Base64Encode;
 std::optional<std::string> Base64Decode(std::string_view text);
 
 // ---- Message attributes (also the export format) ----------------------------------
-Json EncodeMessageAttributes(const lqs::MessageAttributeMap& attributes);
+// Encoded as lqsd writes them (wire/message_json.h).
+using lqs::wire::MessageAttributesJson;
 // Fails with InvalidParameterValue on a malformed value.
 lqs::StatusOr<lqs::MessageAttributeMap> DecodeMessageAttributes(const Json& json);
 

@@ -154,6 +154,49 @@ TEST(Decode, ReceiveMessage) {
   EXPECT_TRUE(empty->messages.empty());
 }
 
+// What lqsd answers and `lqs receive` prints (wire/message_json.h) reads back
+// as the same message, with SQS's members in lqsd's order.
+TEST(Encode, ReceivedMessageAsLqsdWritesIt) {
+  lqs::ReceivedMessage m;
+  m.message_id = "m1";
+  m.receipt_handle = "rh";
+  m.md5_of_body = "5d";
+  m.body = "hi";
+  m.attributes["ApproximateReceiveCount"] = "2";
+  m.message_attributes["k"] = Str("String", "v");
+  lqs::MessageAttributeValue bin;
+  bin.data_type = "Binary.raw";
+  bin.binary_value = std::string("\x00\xff", 2);
+  m.message_attributes["bin"] = bin;
+  m.md5_of_message_attributes = "ma";
+  const Json j = lqs::wire::ReceivedMessageJson(m);
+  std::vector<std::string> members;
+  for (const auto& item : j.items()) members.push_back(item.key());
+  EXPECT_EQ(members, (std::vector<std::string>{"MessageId", "ReceiptHandle", "MD5OfBody", "Body",
+                                               "Attributes", "MD5OfMessageAttributes",
+                                               "MessageAttributes"}));
+  EXPECT_EQ(j["MessageAttributes"]["bin"].dump(),
+            R"({"BinaryValue":"AP8=","DataType":"Binary.raw"})");
+  auto back = DecodeReceiveMessage(Json{{"Messages", Json::array({j})}});
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->messages.size(), 1u);
+  const lqs::ReceivedMessage& r = back->messages[0];
+  EXPECT_EQ(r.message_id, m.message_id);
+  EXPECT_EQ(r.receipt_handle, m.receipt_handle);
+  EXPECT_EQ(r.md5_of_body, m.md5_of_body);
+  EXPECT_EQ(r.body, m.body);
+  EXPECT_EQ(r.attributes, m.attributes);
+  EXPECT_EQ(r.message_attributes.at("k").string_value, "v");
+  EXPECT_EQ(r.message_attributes.at("bin").binary_value, bin.binary_value);
+  EXPECT_EQ(r.message_attributes.at("bin").data_type, "Binary.raw");
+  EXPECT_EQ(r.md5_of_message_attributes, m.md5_of_message_attributes);
+
+  // Nothing optional: only the four members.
+  lqs::ReceivedMessage plain;
+  plain.message_id = "m2";
+  EXPECT_EQ(lqs::wire::ReceivedMessageJson(plain).size(), 4u);
+}
+
 TEST(Decode, BatchesAndTasksAndLists) {
   auto s = DecodeSendMessageBatch(J(R"({"Successful":[{"Id":"e1","MessageId":"m","MD5OfMessageBody":"x"}],
     "Failed":[{"Id":"e2","SenderFault":true,"Code":"InvalidMessageContents","Message":"bad"}]})"));

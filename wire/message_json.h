@@ -1,0 +1,29 @@
+// wire/message_json.h — a received message and its message attributes as
+// SQS's JSON protocol spells them (ReceiveMessage's Messages[], sqs-api.md
+// §5.10): lqsd answers with them, and `lqs receive` prints them, member for
+// member the same.
+//
+// Thread safety: pure functions.
+
+#ifndef LQS_WIRE_MESSAGE_JSON_H_
+#define LQS_WIRE_MESSAGE_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include "lqs/types.h"
+
+namespace lqs::wire {
+
+// {"StringValue": ...} or {"BinaryValue": <base64>}, then "DataType".
+nlohmann::ordered_json MessageAttributeValueJson(const lqs::MessageAttributeValue& value);
+
+// {name: MessageAttributeValueJson, ...} in name order.
+nlohmann::ordered_json MessageAttributesJson(const lqs::MessageAttributeMap& attributes);
+
+// MessageId, ReceiptHandle, MD5OfBody, Body, then Attributes,
+// MD5OfMessageAttributes and MessageAttributes, each only when present.
+nlohmann::ordered_json ReceivedMessageJson(const lqs::ReceivedMessage& message);
+
+}  // namespace lqs::wire
+
+#endif  // LQS_WIRE_MESSAGE_JSON_H_
