@@ -472,6 +472,10 @@ def test_a_running_worker_keeps_the_database_alive_and_close_stops_it(tmp_path):
 def test_close_while_a_handler_runs_does_not_crash(tmp_path):
     db = lqs.open(str(tmp_path / "db"))  # system clock
     q = db.create_queue("jobs")
+    # The handler writes to another queue: nothing tells this test when
+    # close() has begun stopping the worker, and a message sent to "jobs"
+    # before that would be received and handled too.
+    side = db.create_queue("side")
     started, release = threading.Event(), threading.Event()
     results = []
 
@@ -479,7 +483,7 @@ def test_close_while_a_handler_runs_does_not_crash(tmp_path):
         started.set()
         release.wait(TIMEOUT)
         try:
-            q.send("sent by the handler during close")
+            side.send("sent by the handler during close")
             results.append("sent")
         except lqs.Error as e:
             results.append(type(e).__name__)
@@ -498,6 +502,9 @@ def test_close_while_a_handler_runs_does_not_crash(tmp_path):
     with raises(lqs.Closed):
         lqs.Worker(q, handler)
     w.stop()  # after close: fine
+    with lqs.open(str(tmp_path / "db")) as again:  # what the handler sent was kept
+        got = again.get_queue("side").receive(max_number_of_messages=10)
+        assert [m.body for m in got] == ["sent by the handler during close"]
 
 
 def test_close_of_an_idle_long_polling_worker(tmp_path):
