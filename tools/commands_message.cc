@@ -1,5 +1,7 @@
 // tools/commands_message.cc — send, receive, peek, delete, purge.
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,8 +11,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "tools/commands.h"
 #include "wire/message_json.h"
