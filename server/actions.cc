@@ -446,11 +446,11 @@ bool Actions::HasOutput(std::string_view action) {
   return e != nullptr && e->has_output;
 }
 
-Actions::Actions(lqs::Broker* broker, std::string account_id, std::function<void()> after_park)
-    : broker_(broker), account_id_(std::move(account_id)), after_park_(std::move(after_park)) {}
+Actions::Actions(std::string account_id, std::function<void()> after_park)
+    : account_id_(std::move(account_id)), after_park_(std::move(after_park)) {}
 
-std::string Actions::QueueUrl(const std::string& base_url, const std::string& name) const {
-  return base_url + "/" + account_id_ + "/" + name;
+std::string Actions::QueueUrl(const ActionRequest& request, const std::string& name) {
+  return request.queue_url_prefix + "/" + name;
 }
 
 void Actions::Run(ActionRequest request, ActionDone done) {
@@ -485,7 +485,7 @@ void Actions::Run(ActionRequest request, ActionDone done) {
 std::shared_ptr<lqs::Queue> Actions::ResolveQueue(const ActionRequest& r) {
   if (!r.queue_name.has_value()) Fail(MissingParameter("QueueUrl"));
   if (r.queue_name->empty()) Fail(NonExistentQueue());
-  return Take(broker_->GetQueue(*r.queue_name));
+  return Take(r.broker->GetQueue(*r.queue_name));
 }
 
 // ---- Queues -------------------------------------------------------------------------
@@ -496,14 +496,14 @@ Json Actions::CreateQueue(const ActionRequest& r) {
   // The JSON member is lower-case "tags" (sqs-api.md §5.1); accept "Tags" too.
   lqs::TagMap tags = StringMap(r.params, "tags");
   if (tags.empty()) tags = StringMap(r.params, "Tags");
-  auto queue = Take(broker_->CreateQueue(name, attributes, tags));
-  return Json{{"QueueUrl", QueueUrl(r.base_url, queue->name())}};
+  auto queue = Take(r.broker->CreateQueue(name, attributes, tags));
+  return Json{{"QueueUrl", QueueUrl(r, queue->name())}};
 }
 
 Json Actions::DeleteQueue(const ActionRequest& r) {
   if (!r.queue_name.has_value()) Fail(MissingParameter("QueueUrl"));
   if (r.queue_name->empty()) Fail(NonExistentQueue());
-  Check(broker_->DeleteQueue(*r.queue_name));
+  Check(r.broker->DeleteQueue(*r.queue_name));
   return Json::object();
 }
 
@@ -512,8 +512,8 @@ Json Actions::GetQueueUrl(const ActionRequest& r) {
   if (std::optional<std::string> owner = OptString(r.params, "QueueOwnerAWSAccountId")) {
     if (*owner != account_id_) Fail(NonExistentQueue());
   }
-  auto queue = Take(broker_->GetQueue(name));
-  return Json{{"QueueUrl", QueueUrl(r.base_url, queue->name())}};
+  auto queue = Take(r.broker->GetQueue(name));
+  return Json{{"QueueUrl", QueueUrl(r, queue->name())}};
 }
 
 Json Actions::ListQueues(const ActionRequest& r) {
@@ -521,11 +521,11 @@ Json Actions::ListQueues(const ActionRequest& r) {
   req.queue_name_prefix = OptString(r.params, "QueueNamePrefix").value_or("");
   req.max_results = OptInt(r.params, "MaxResults");
   req.next_token = OptString(r.params, "NextToken").value_or("");
-  const lqs::ListQueuesResult result = Take(broker_->ListQueues(req));
+  const lqs::ListQueuesResult result = Take(r.broker->ListQueues(req));
   Json out = Json::object();
   if (!result.queue_names.empty()) {
     Json urls = Json::array();
-    for (const auto& name : result.queue_names) urls.push_back(QueueUrl(r.base_url, name));
+    for (const auto& name : result.queue_names) urls.push_back(QueueUrl(r, name));
     out["QueueUrls"] = std::move(urls);
   }
   if (!result.next_token.empty()) out["NextToken"] = result.next_token;
@@ -795,10 +795,10 @@ Json Actions::ListDeadLetterSourceQueues(const ActionRequest& r) {
   req.next_token = OptString(r.params, "NextToken").value_or("");
   auto queue = ResolveQueue(r);
   const lqs::ListQueuesResult result =
-      Take(broker_->ListDeadLetterSourceQueues(queue->name(), req));
+      Take(r.broker->ListDeadLetterSourceQueues(queue->name(), req));
   Json out = Json::object();
   Json urls = Json::array();  // a required member: always present, lower-case q (§5.20)
-  for (const auto& name : result.queue_names) urls.push_back(QueueUrl(r.base_url, name));
+  for (const auto& name : result.queue_names) urls.push_back(QueueUrl(r, name));
   out["queueUrls"] = std::move(urls);
   if (!result.next_token.empty()) out["NextToken"] = result.next_token;
   return out;
@@ -809,13 +809,13 @@ Json Actions::StartMessageMoveTask(const ActionRequest& r) {
   req.source_arn = ReqString(r.params, "SourceArn");
   req.destination_arn = OptString(r.params, "DestinationArn");
   req.max_number_of_messages_per_second = OptInt(r.params, "MaxNumberOfMessagesPerSecond");
-  const std::string handle = Take(broker_->StartMessageMoveTask(req));
+  const std::string handle = Take(r.broker->StartMessageMoveTask(req));
   return Json{{"TaskHandle", handle}};
 }
 
 Json Actions::CancelMessageMoveTask(const ActionRequest& r) {
   const std::string handle = ReqString(r.params, "TaskHandle");
-  const int64_t moved = Take(broker_->CancelMessageMoveTask(handle));
+  const int64_t moved = Take(r.broker->CancelMessageMoveTask(handle));
   return Json{{"ApproximateNumberOfMessagesMoved", moved}};
 }
 
@@ -823,7 +823,7 @@ Json Actions::ListMessageMoveTasks(const ActionRequest& r) {
   const std::string source = ReqString(r.params, "SourceArn");
   const int max_results = OptInt(r.params, "MaxResults").value_or(1);
   const std::vector<lqs::MessageMoveTask> tasks =
-      Take(broker_->ListMessageMoveTasks(source, max_results));
+      Take(r.broker->ListMessageMoveTasks(source, max_results));
   Json results = Json::array();
   for (const auto& t : tasks) results.push_back(lqs::wire::MoveTaskJson(t));
   return Json{{"Results", std::move(results)}};

@@ -50,7 +50,12 @@ struct ActionRequest {
   // nullopt: neither was given. Empty: given, but it names no queue of this
   // server (another account, malformed URL).
   std::optional<std::string> queue_name;
-  std::string base_url;      // "http://127.0.0.1:9324": queue URLs are base_url/<account>/<name>
+  // The Broker of the request's region (regions.h), chosen by the router;
+  // every action runs on it.
+  lqs::Broker* broker = nullptr;
+  // Queue URLs handed out are queue_url_prefix/<name>: "http://HOST/<account>"
+  // in the default region, "http://HOST/queue/<region>/<account>" in others.
+  std::string queue_url_prefix;
   std::string trace_header;  // the X-Amzn-Trace-Id header (SendMessage's AWSTraceHeader)
   Poster post;               // runs a closure on the connection's executor
   // Long polls register here what to do if the client goes away (see
@@ -81,7 +86,7 @@ class Actions {
  public:
   // `after_park` (optional) runs after a ReceiveMessage parked a long poll
   // (a hook for tests and metrics).
-  Actions(lqs::Broker* broker, std::string account_id, std::function<void()> after_park = nullptr);
+  explicit Actions(std::string account_id, std::function<void()> after_park = nullptr);
 
   // The 23 actions of sqs-api.md §1.1.
   static bool IsKnown(std::string_view action);
@@ -99,7 +104,7 @@ class Actions {
   // no messages (a clean shutdown) instead of ServiceUnavailable.
   void SetStopping() { stopping_.store(true); }
 
-  std::string QueueUrl(const std::string& base_url, const std::string& name) const;
+  static std::string QueueUrl(const ActionRequest& request, const std::string& name);
 
  private:
   using Handler = Json (Actions::*)(const ActionRequest&);
@@ -136,7 +141,6 @@ class Actions {
   Json CancelMessageMoveTask(const ActionRequest& r);
   Json ListMessageMoveTasks(const ActionRequest& r);
 
-  lqs::Broker* broker_;
   std::string account_id_;
   std::function<void()> after_park_;
   std::atomic<bool> stopping_{false};

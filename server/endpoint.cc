@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -13,6 +14,7 @@
 
 #include "server/actions.h"
 #include "server/http_server.h"
+#include "server/regions.h"
 #include "server/router.h"
 
 #include "lqs/commit_scope.h"
@@ -21,10 +23,22 @@ namespace lqsd {
 
 using WorkGuard = boost::asio::executor_work_guard<boost::asio::io_context::executor_type>;
 
-struct Endpoint::State {
-  State(lqs::Broker* b, const EndpointConfig& config) : broker(b), actions(b, config.account_id) {}
+Regions::Config RegionsConfigFor(const lqs::Broker* broker, const EndpointConfig& config) {
+  Regions::Config out;
+  if (!config.single_region && !broker->options().path.empty()) {
+    out.root = (std::filesystem::path(broker->options().path) / "regions").string();
+  }
+  out.max_regions = config.max_regions;
+  out.on_open = config.on_region_open;
+  return out;
+}
 
-  lqs::Broker* broker;
+struct Endpoint::State {
+  State(lqs::Broker* b, const EndpointConfig& config)
+      : broker(b), regions(b, RegionsConfigFor(b, config)), actions(config.account_id) {}
+
+  lqs::Broker* broker;  // the default region's
+  Regions regions;
   Actions actions;
   // One io_context per I/O thread (see http_server.h): a connection is
   // served start to end on one thread.
@@ -67,7 +81,7 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   router_config.public_url = config.public_url;
   router_config.log_requests = config.log_requests;
   router_config.auth = config.auth;
-  router_config.broker = broker;  // GET /metrics and GET /health
+  router_config.regions = &s->regions;
 
   HttpServer::Limits limits;
   limits.max_body_bytes = config.max_body_bytes;
@@ -123,6 +137,8 @@ lqs::Status Endpoint::Shutdown() {
   }
   // Wakes parked long polls (they answer with no messages) and flushes.
   lqs::Status closed = s->broker->Close();
+  lqs::Status others = s->regions.CloseAll();
+  if (closed.ok()) closed = others;
   const auto drain = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (s->server->open_connections() > 0 && std::chrono::steady_clock::now() < drain) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

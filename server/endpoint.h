@@ -6,7 +6,8 @@
 // library through the Broker; it never touches RocksDB itself.
 //
 // Ownership: the Broker is borrowed and must outlive the Endpoint;
-// Shutdown() closes it (that answers the parked long polls).
+// Shutdown() closes it (that answers the parked long polls), and the other
+// regions' databases, which the Endpoint owns.
 // Thread safety: Shutdown() may be called from any thread but one of the
 // endpoint's own (a request handler); host_port() from any thread.
 
@@ -15,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -36,6 +38,14 @@ struct EndpointConfig {
   bool log_requests = false;  // one line per request on stderr
   const SigV4Verifier* auth = nullptr;  // borrowed; nullptr: no authentication
   size_t max_body_bytes = 4 << 20;
+  // Regions (regions.h): the Broker serves its own region (Options::region);
+  // every other region a request names is served by a database of its own
+  // under <the Broker's path>/regions/<region>, opened on first use. true:
+  // the Broker serves every region.
+  bool single_region = false;
+  size_t max_regions = 32;
+  // Called when another region's database was opened (its region and path).
+  std::function<void(const std::string& region, const std::string& path)> on_region_open;
 };
 
 // The number of I/O threads when none is given: max(1, cores / 2). A
@@ -67,9 +77,10 @@ class Endpoint {
   int threads() const;
 
   // Stops accepting connections, lets the requests in progress finish (up
-  // to 30 s), closes the broker (parked long polls are answered with no
-  // messages), lets the connections drain (up to 10 s) and stops the
-  // threads. Returns the broker's Close() status. Later calls return OK.
+  // to 30 s), closes the broker and the other regions' databases (parked
+  // long polls are answered with no messages), lets the connections drain
+  // (up to 10 s) and stops the threads. Returns the first error of closing
+  // the databases. Later calls return OK.
   lqs::Status Shutdown();
 
  private:

@@ -1,12 +1,13 @@
 // lqsd — the SQS endpoint of lqs: both SQS wire protocols over HTTP on one
-// port, on one lqs database.
+// port, on an lqs database per region (server/regions.h: DIR holds the
+// default region, DIR/regions/<region> the others).
 //
 //   lqsd --data DIR --listen 127.0.0.1:9324
 //
 // Prints "lqsd listening on http://HOST:PORT" on stdout when ready. On
 // SIGTERM or SIGINT: stops accepting connections, finishes the requests in
 // progress (waiting long polls are answered with no messages), closes the
-// database cleanly and exits 0. Without --data the database lives in a
+// databases cleanly and exits 0. Without --data the databases live in a
 // temporary directory that is removed at exit.
 
 #include <atomic>
@@ -25,6 +26,7 @@
 #include <sys/resource.h>
 
 #include "server/endpoint.h"
+#include "server/regions.h"
 #include "server/sigv4.h"
 
 #include "lqs/lqs.h"
@@ -44,6 +46,7 @@ struct Flags {
   std::string public_url;
   int threads = 0;
   size_t max_body_bytes = 4 << 20;
+  bool single_region = false;
   bool no_purge_interval = false;
   bool no_queue_reuse_delay = false;
 };
@@ -99,7 +102,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--account-id", flags.account_id, "Account id in queue URLs and ARNs")
       ->capture_default_str();
-  app.add_option("--region", flags.region, "Region in queue ARNs")->capture_default_str();
+  app.add_option("--region", flags.region,
+                 "The default region: the one --data holds, and the one unsigned requests "
+                 "use. Requests signed for another region use that region's queues, kept "
+                 "under DIR/regions/<region>")
+      ->capture_default_str();
+  app.add_flag("--single-region", flags.single_region,
+               "Serve every region from --data (queues shared by all regions)");
   app.add_option("--log-level", flags.log_level,
                  "error, warn, info or debug (one line per request)")
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
@@ -137,6 +146,13 @@ int main(int argc, char** argv) {
   uint16_t port = 0;
   if (!ParseListen(flags.listen, &host, &port)) {
     std::fprintf(stderr, "lqsd: --listen must be HOST:PORT, got '%s'\n", flags.listen.c_str());
+    return 2;
+  }
+  if (!lqsd::Regions::IsValidName(flags.region)) {
+    std::fprintf(stderr,
+                 "lqsd: --region must be 1 to 50 lower-case letters, digits, '-' and '_', got "
+                 "'%s'\n",
+                 flags.region.c_str());
     return 2;
   }
   if (flags.account_id.empty() || flags.account_id.find('/') != std::string::npos) {
@@ -209,6 +225,10 @@ int main(int argc, char** argv) {
   endpoint_config.log_requests = level >= LogLevel::kDebug;
   endpoint_config.auth = verifier.has_value() ? &*verifier : nullptr;
   endpoint_config.max_body_bytes = flags.max_body_bytes;
+  endpoint_config.single_region = flags.single_region;
+  endpoint_config.on_region_open = [&info](const std::string& region, const std::string& path) {
+    info("region " + region + ": database " + path);
+  };
   std::string error;
   std::unique_ptr<lqsd::Endpoint> endpoint =
       lqsd::Endpoint::Start(broker.get(), endpoint_config, &error);
@@ -252,7 +272,8 @@ int main(int argc, char** argv) {
   info("database " + options.path + (temp_dir.empty() ? "" : " (temporary)") +
        (verifier.has_value() ? ", SigV4 authentication on" : ", no authentication") + ", " +
        std::to_string(endpoint->threads()) +
-       (endpoint->threads() == 1 ? " I/O thread" : " I/O threads"));
+       (endpoint->threads() == 1 ? " I/O thread" : " I/O threads") + ", default region " +
+       flags.region + (flags.single_region ? " (serves every region)" : ""));
   std::printf("lqsd listening on http://%s\n", endpoint->host_port().c_str());
   std::fflush(stdout);
 

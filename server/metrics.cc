@@ -22,14 +22,16 @@ void Header(std::string* out, std::string_view name, std::string_view type, std:
 }
 
 struct QueueSeries {
-  std::string label;  // queue="<escaped name>"
+  std::string label;  // queue="<escaped name>",region="<escaped region>"
   lqs::QueueStats stats;
 };
 
-// The stats of every queue, in name order; queues deleted meanwhile are skipped.
-std::vector<QueueSeries> CollectQueues(lqs::Broker* broker) {
-  std::vector<QueueSeries> out;
-  if (broker == nullptr) return out;
+// The stats of every queue of `broker`, in name order, appended to *out;
+// queues deleted meanwhile are skipped. Returns how many were appended.
+size_t CollectQueues(lqs::Broker* broker, const std::string& region,
+                     std::vector<QueueSeries>* out) {
+  const size_t before = out->size();
+  const std::string region_label = ",region=\"" + EscapeLabelValue(region) + "\"";
   lqs::ListQueuesRequest request;
   request.max_results = 1000;
   for (;;) {
@@ -41,12 +43,12 @@ std::vector<QueueSeries> CollectQueues(lqs::Broker* broker) {
       if (!queue.ok()) continue;
       auto stats = queue.value()->GetStats();
       if (!stats.ok()) continue;
-      out.push_back({"queue=\"" + EscapeLabelValue(name) + "\"", stats.value()});
+      out->push_back({"queue=\"" + EscapeLabelValue(name) + "\"" + region_label, stats.value()});
     }
     if (page.next_token.empty()) break;
     request.next_token = page.next_token;
   }
-  return out;
+  return out->size() - before;
 }
 
 struct QueueMetric {
@@ -127,12 +129,16 @@ void Metrics::Record(std::string_view action, int http_status, double seconds) {
   }
 }
 
-std::string Metrics::Render(lqs::Broker* broker) const {
+std::string Metrics::Render(
+    const std::vector<std::pair<std::string, lqs::Broker*>>& regions) const {
   std::string out;
-  const std::vector<QueueSeries> queues = CollectQueues(broker);
-
-  Header(&out, "lqs_queues", "gauge", "Number of queues.");
-  out.append("lqs_queues ").append(std::to_string(queues.size())).append("\n");
+  std::vector<QueueSeries> queues;
+  Header(&out, "lqs_queues", "gauge", "Number of queues, by region.");
+  for (const auto& [region, broker] : regions) {
+    const size_t n = CollectQueues(broker, region, &queues);
+    out.append("lqs_queues{region=\"").append(EscapeLabelValue(region)).append("\"} ");
+    out.append(std::to_string(n)).append("\n");
+  }
   for (const QueueMetric& m : kQueueMetrics) {
     Header(&out, m.name, m.type, m.help);
     for (const QueueSeries& q : queues) {

@@ -3,8 +3,9 @@
 //
 // Two kinds of series:
 //  - per-queue gauges and counters, read from the library at scrape time
-//    (Broker::ListQueues, Broker::GetQueue, Queue::GetStats), labelled
-//    queue="<name>";
+//    (Broker::ListQueues, Broker::GetQueue, Queue::GetStats) of every open
+//    region (regions.h), labelled queue="<name>",region="<region>", and the
+//    number of queues by region;
 //  - request counts and latencies by SQS action and HTTP status, recorded by
 //    the router as each request completes (Record()).
 // Render() writes the Prometheus text exposition format, version 0.0.4, with
@@ -22,6 +23,8 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "lqs/broker.h"
 
@@ -41,9 +44,9 @@ class Metrics {
   // or a fixed placeholder ("unknown"): it becomes a label value.
   void Record(std::string_view action, int http_status, double seconds);
 
-  // The exposition text: the queue series of `broker` (none when nullptr or
-  // when listing fails) and the request series.
-  std::string Render(lqs::Broker* broker) const;
+  // The exposition text: the queue series of each (region, Broker) (a
+  // region whose listing fails has none) and the request series.
+  std::string Render(const std::vector<std::pair<std::string, lqs::Broker*>>& regions) const;
 
  private:
   struct ActionSeries {

@@ -26,22 +26,22 @@ HttpResponse EncodeError(Protocol protocol, sqs_query::Rendering rendering, cons
 }
 
 // The last pieces of a path split at '/' (empty pieces skipped), still
-// percent-encoded: last[0] is the last one, last[1] the one before; `count`
-// is how many there are, counted up to 3.
+// percent-encoded: last[0] is the last one, last[1] the one before, and so
+// on; `count` is how many there are, counted up to 5.
 struct PathTail {
-  std::string_view last[2];
+  std::string_view last[4];
   int count = 0;
 };
 
 PathTail TailSegments(std::string_view path) {
   PathTail out;
   size_t end = path.size();
-  while (out.count < 3) {
+  while (out.count < 5) {
     while (end > 0 && path[end - 1] == '/') --end;
     if (end == 0) break;
     const size_t slash = path.rfind('/', end - 1);
     const size_t begin = slash == std::string_view::npos ? 0 : slash + 1;
-    if (out.count < 2) out.last[out.count] = path.substr(begin, end - begin);
+    if (out.count < 4) out.last[out.count] = path.substr(begin, end - begin);
     ++out.count;
     end = begin;
   }
@@ -62,6 +62,19 @@ bool IsSaneHost(std::string_view host) {
     if (!ok) return false;
   }
   return true;
+}
+
+// [.../queue/<region>]/<account>/<name>: a queue of this server when the
+// account is `account_id` and the region, if any, a region name.
+Router::QueueRef OurQueue(const PathTail& tail, std::string_view account_id) {
+  if (!DecodedEquals(tail.last[1], account_id)) return {};
+  Router::QueueRef ref;
+  if (tail.count >= 4 && tail.last[3] == "queue") {
+    ref.region = PercentDecode(tail.last[2], false);
+    if (!Regions::IsValidName(ref.region)) return {};
+  }
+  ref.name = PercentDecode(tail.last[0], false);
+  return ref;
 }
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
@@ -99,7 +112,7 @@ Router::Router(Actions* actions, RouterConfig config)
 
 std::vector<std::string> Router::HeadersRead(const RouterConfig& config) {
   if (config.auth != nullptr) return {};
-  return {"host", "x-amz-target", "content-type", "x-amzn-trace-id", "accept"};
+  return {"host", "x-amz-target", "content-type", "x-amzn-trace-id", "accept", "authorization"};
 }
 
 void Router::BeginShutdown() {
@@ -107,7 +120,7 @@ void Router::BeginShutdown() {
   actions_->SetStopping();
 }
 
-std::string Router::QueueNameFromUrl(std::string_view url) const {
+Router::QueueRef Router::QueueFromUrl(std::string_view url) const {
   std::string_view path = url;
   const size_t scheme = url.find("://");
   if (scheme != std::string_view::npos) {
@@ -118,20 +131,19 @@ std::string Router::QueueNameFromUrl(std::string_view url) const {
   while (end < path.size() && path[end] != '?' && path[end] != '#') ++end;
   path = path.substr(0, end);
   const PathTail tail = TailSegments(path);
-  if (tail.count == 0) return std::string();
+  if (tail.count == 0) return {};
   if (tail.count == 1) {
     // Not a URL but a bare queue name (or "/<name>"): accepted, leniently.
-    return scheme == std::string_view::npos ? PercentDecode(tail.last[0], false) : std::string();
+    if (scheme != std::string_view::npos) return {};
+    return {PercentDecode(tail.last[0], false), std::string()};
   }
-  if (!DecodedEquals(tail.last[1], config_.account_id)) return std::string();
-  return PercentDecode(tail.last[0], false);
+  return OurQueue(tail, config_.account_id);
 }
 
-std::optional<std::string> Router::QueueNameFromPath(std::string_view raw_path) const {
+std::optional<Router::QueueRef> Router::QueueFromPath(std::string_view raw_path) const {
   const PathTail tail = TailSegments(raw_path);
-  if (tail.count != 2) return std::nullopt;
-  if (!DecodedEquals(tail.last[1], config_.account_id)) return std::string();  // no queue of ours
-  return PercentDecode(tail.last[0], false);
+  if (tail.count != 2 && !(tail.count == 4 && tail.last[3] == "queue")) return std::nullopt;
+  return OurQueue(tail, config_.account_id);
 }
 
 std::string Router::BaseUrl(const HttpRequest& request) const {
@@ -221,7 +233,7 @@ void Router::Reply(Call& call, HttpResponse response) {
 }
 
 bool Router::IsOpsRequest(const HttpRequest& request) const {
-  if (config_.broker == nullptr || request.method != "GET") return false;
+  if (request.method != "GET") return false;
   const std::string_view path = request.RawPath();
   if (path != "/metrics" && path != "/health") return false;
   // Anything that looks like an SQS request stays an SQS request.
@@ -237,7 +249,7 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
   r.headers.emplace_back("Cache-Control", "no-store");
   if (request.RawPath() == "/metrics") {
     r.headers.emplace_back("Content-Type", std::string(Metrics::kContentType));
-    r.body = metrics_.Render(config_.broker);
+    r.body = metrics_.Render(config_.regions->OpenRegions());
     return r;
   }
   // /health: the Broker answers (ListQueues fails with kClosed once it is closed).
@@ -249,7 +261,7 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
   }
   lqs::ListQueuesRequest probe;
   probe.max_results = 1;
-  auto listed = config_.broker->ListQueues(probe);
+  auto listed = config_.regions->default_broker()->ListQueues(probe);
   if (!listed.ok()) {
     r.status = 503;
     r.body = "unavailable: " + SanitizeUtf8(listed.status().ToString()) + "\n";
@@ -257,6 +269,31 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
   }
   r.body = "ok\n";
   return r;
+}
+
+std::optional<SqsError> Router::ChooseRegion(const HttpRequest& request, std::string region,
+                                             ActionRequest* action) const {
+  Regions& regions = *config_.regions;
+  if (region.empty() && regions.multi_region()) {
+    if (std::optional<std::string> signed_for = SigningRegion(request)) {
+      if (!Regions::IsValidName(*signed_for)) {
+        return IncompleteSignature("Credential should be scoped to a valid region: '" +
+                                   SanitizeUtf8(signed_for->substr(0, 64)) +
+                                   "' is not a region name (1 to 50 lower-case letters, digits, "
+                                   "'-' and '_').");
+      }
+      region = std::move(*signed_for);
+    }
+  }
+  if (region.empty() || !regions.multi_region()) region = regions.default_region();
+  lqs::StatusOr<lqs::Broker*> broker = regions.Get(region);
+  if (!broker.ok()) return ErrorFromStatus(broker.status());
+  action->broker = *broker;
+  action->queue_url_prefix = BaseUrl(request);
+  if (region != regions.default_region()) action->queue_url_prefix += "/queue/" + region;
+  action->queue_url_prefix += '/';
+  action->queue_url_prefix += config_.account_id;
+  return std::nullopt;
 }
 
 void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& call, Poster post,
@@ -276,11 +313,11 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
 
   ActionRequest action;
   action.protocol = protocol;
-  action.base_url = BaseUrl(request);
   action.post = std::move(post);
   action.on_abandon = std::move(abandon);
   if (const std::string* trace = request.Header("x-amzn-trace-id")) action.trace_header = *trace;
-  const std::optional<std::string> path_queue = QueueNameFromPath(request.RawPath());
+  const std::optional<QueueRef> path_queue = QueueFromPath(request.RawPath());
+  std::string url_region;  // the region the queue URL or path names, if any
 
   if (protocol == Protocol::kJson) {
     const std::string* target = request.Header("x-amz-target");
@@ -300,9 +337,12 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
     const auto url = action.params.find("QueueUrl");
     if (url != action.params.end() && !url->is_null()) {
       if (!url->is_string()) return fail(SerializationError("Expected a string for QueueUrl."));
-      action.queue_name = QueueNameFromUrl(url->get_ref<const std::string&>());
+      QueueRef ref = QueueFromUrl(url->get_ref<const std::string&>());
+      action.queue_name = std::move(ref.name);
+      url_region = std::move(ref.region);
     } else if (path_queue.has_value() && Actions::TargetsQueue(action.action)) {
-      action.queue_name = path_queue;
+      action.queue_name = path_queue->name;
+      url_region = path_queue->region;
     }
   } else {
     sqs_query::Params params = ParseFormPairs(request.RawQuery());
@@ -336,11 +376,15 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
     }
     action.params = sqs_query::DecodeParams(action.action, params);
     if (const std::string* url = sqs_query::Find(params, "QueueUrl")) {
-      action.queue_name = QueueNameFromUrl(*url);
+      QueueRef ref = QueueFromUrl(*url);
+      action.queue_name = std::move(ref.name);
+      url_region = std::move(ref.region);
     } else if (path_queue.has_value() && Actions::TargetsQueue(action.action)) {
-      action.queue_name = path_queue;
+      action.queue_name = path_queue->name;
+      url_region = path_queue->region;
     }
   }
+  if (auto error = ChooseRegion(request, std::move(url_region), &action)) return fail(*error);
 
   actions_->Run(std::move(action), [this, call](ActionResult result) {
     const std::string& id = call->request_id;

@@ -7,20 +7,30 @@
 // (JSON: X-Amz-Target; query: Action, with InvalidAction for unknown actions
 // and for non-queue actions sent to a queue path, §10.3); decodes the input;
 // resolves the queue (the QueueUrl parameter wins over the path; the host in
-// QueueUrl is ignored, the account must be this server's); runs the action;
+// QueueUrl is ignored, the account must be this server's); picks the region
+// and its Broker (below); runs the action;
 // and encodes the result or error in the request's protocol with a fresh
 // request id (body and x-amzn-RequestId header); a query request whose
 // Accept header lists application/json gets the JSON rendering of the query
 // response (sqs_query.h, Rendering).
 //
-// Queue URLs in responses are http://<Host header>/<account-id>/<name>
-// (or --public-url when set).
+// Regions (regions.h): a request is served in the region its queue URL
+// names (http://HOST/queue/<region>/<account>/<name>), else the region of the
+// credential scope it is signed for (SigV4, whether verified or not), else
+// the default region (an unsigned request). A credential scope whose region
+// is not a region name (Regions::IsValidName) gets IncompleteSignature; a
+// queue URL whose region is not one names no queue of this server.
 //
-// Operational endpoints (when RouterConfig::broker is set): GET /metrics
-// (Prometheus text format, see metrics.h) and GET /health ("ok" while the
-// Broker is open, 503 otherwise). They are matched before SQS routing and
+// Queue URLs in responses are http://<Host header>/<account-id>/<name> in
+// the default region and http://<Host header>/queue/<region>/<account-id>/<name>
+// in the others (--public-url replaces http://<Host header>). Both forms are
+// accepted as QueueUrl and as request paths.
+//
+// Operational endpoints: GET /metrics (Prometheus text format, see
+// metrics.h; the queues of every open region) and GET /health ("ok" while
+// the default region's Broker is open, 503 otherwise). They are matched before SQS routing and
 // only when the request cannot be an SQS request: method GET, path exactly
-// "/metrics" or "/health" (SQS queue paths have two segments), no Action
+// "/metrics" or "/health" (SQS queue paths have two or four segments), no Action
 // query parameter and no X-Amz-Target header. They are not authenticated.
 // Every SQS request is counted in the metrics when its response is sent.
 //
@@ -40,6 +50,7 @@
 #include "server/error_map.h"
 #include "server/http_types.h"
 #include "server/metrics.h"
+#include "server/regions.h"
 #include "server/sigv4.h"
 
 namespace lqsd {
@@ -55,9 +66,9 @@ struct RouterConfig {
   bool log_requests = false;
   // SigV4 keys; nullptr: requests are not authenticated.
   const SigV4Verifier* auth = nullptr;
-  // The Broker GET /metrics reads queue stats from and GET /health checks;
-  // nullptr: those paths are not served (they go to SQS routing).
-  lqs::Broker* broker = nullptr;
+  // The Brokers that serve the regions (borrowed). Required by Handle();
+  // the URL helpers below work without it.
+  Regions* regions = nullptr;
 };
 
 class Router {
@@ -87,10 +98,16 @@ class Router {
   // Requests currently inside a synchronous library call (not parked long polls).
   int active_calls() const { return active_calls_.load(); }
 
-  // Exposed for tests: the queue a QueueUrl names (empty: not one of ours).
-  std::string QueueNameFromUrl(std::string_view url) const;
-  // The queue a request path names; nullopt when the path is not /<account>/<name>.
-  std::optional<std::string> QueueNameFromPath(std::string_view raw_path) const;
+  // A queue named by a URL or a request path.
+  struct QueueRef {
+    std::string name;    // empty: not a queue of this server
+    std::string region;  // from a /queue/<region>/ URL; empty: the URL names none
+  };
+  // Exposed for tests: the queue a QueueUrl names.
+  QueueRef QueueFromUrl(std::string_view url) const;
+  // The queue a request path names; nullopt when the path is neither
+  // /<account>/<name> nor /queue/<region>/<account>/<name>.
+  std::optional<QueueRef> QueueFromPath(std::string_view raw_path) const;
 
   // The request metrics (also rendered by GET /metrics).
   const Metrics& metrics() const { return metrics_; }
@@ -108,6 +125,11 @@ class Router {
   // Logs the request (when asked to), counts it in the metrics, answers.
   void Reply(Call& call, HttpResponse response);
   std::string BaseUrl(const HttpRequest& request) const;
+  // Sets action->broker and action->queue_url_prefix for the request's region
+  // (see above; `region`: the one its queue URL names, or empty); the error
+  // to answer when there is none.
+  std::optional<SqsError> ChooseRegion(const HttpRequest& request, std::string region,
+                                       ActionRequest* action) const;
   // GET /metrics or GET /health (see above).
   bool IsOpsRequest(const HttpRequest& request) const;
   HttpResponse ServeOps(const HttpRequest& request);

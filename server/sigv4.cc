@@ -132,6 +132,27 @@ bool SameSignature(std::string_view expected, std::string_view given) {
 
 }  // namespace
 
+std::optional<std::string> SigningRegion(const HttpRequest& request) {
+  std::optional<Credential> credential;
+  if (const std::string* auth = request.Header("authorization")) {
+    constexpr std::string_view kKey = "Credential=";
+    const size_t at = auth->find(kKey);
+    if (at == std::string::npos) return std::nullopt;
+    std::string_view rest = std::string_view(*auth).substr(at + kKey.size());
+    rest = rest.substr(0, rest.find_first_of(", "));
+    credential = ParseCredential(rest);
+  } else {
+    const std::string_view query = request.RawQuery();
+    if (query.find("X-Amz-Credential=") == std::string_view::npos) return std::nullopt;
+    const auto pairs = RawQueryPairs(query);
+    if (const std::string* cred = QueryValue(pairs, "X-Amz-Credential")) {
+      credential = ParseCredential(*cred);
+    }
+  }
+  if (!credential.has_value()) return std::nullopt;
+  return std::move(credential->region);
+}
+
 std::string Sha256Hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

@@ -46,6 +46,12 @@ class SigV4Verifier {
   std::map<std::string, std::string> secrets_;  // access key id -> secret
 };
 
+// The region of the credential scope a request is signed for (the
+// Authorization header's Credential, else a presigned X-Amz-Credential), as
+// given; nullopt when the request carries no well-formed credential. Reads
+// the signature's scope only: it verifies nothing.
+std::optional<std::string> SigningRegion(const HttpRequest& request);
+
 // ---- Building blocks (exposed for tests) -------------------------------------------
 
 std::string Sha256Hex(std::string_view data);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # aws-cli against lqsd: create-queue, send-message (with attributes),
-# receive-message (long poll), delete-message, errors.
+# receive-message (long poll), delete-message, another region, errors.
 #
 #   bash awscli_test.sh [AWS_CLI]     (default /usr/bin/aws: Debian's aws-cli v2)
 #
@@ -99,6 +99,14 @@ set +e
 ERR=$(sqs delete-message --queue-url "$Q" --receipt-handle garbage 2>&1 >/dev/null); RC=$?
 set -e
 [ "$RC" -ne 0 ] && echo "$ERR" | grep -q "ReceiptHandleIsInvalid"; check error-receipt-handle $?
+
+# Another region (--region): its own queues, its URLs name it.
+EU=$(sqs --region eu-west-1 create-queue --queue-name cli-q | field 'd["QueueUrl"]')
+[ "$EU" = "$URL/queue/eu-west-1/123456789012/cli-q" ]; check create-queue-other-region $?
+sqs --region eu-west-1 send-message --queue-url "$EU" --message-body in-eu > /dev/null
+[ "$(sqs --region eu-west-1 receive-message --queue-url "$EU" | field 'd["Messages"][0]["Body"]')" = in-eu ]
+check receive-message-other-region $?
+[ -z "$(sqs receive-message --queue-url "$Q")" ]; check regions-apart $?
 
 sqs purge-queue --queue-url "$Q"; check purge-queue $?
 sqs delete-queue --queue-url "$Q"; check delete-queue $?

@@ -674,8 +674,11 @@ class Server {
     // leases to the queue and change the order of later receives).
     options.background_maintenance = false;
     broker_ = std::move(lqs::Broker::Open(options)).value();
-    actions_ = std::make_unique<Actions>(broker_.get(), "123456789012");
-    router_ = std::make_unique<Router>(actions_.get(), RouterConfig{});
+    regions_ = std::make_unique<Regions>(broker_.get(), Regions::Config{});  // one region
+    actions_ = std::make_unique<Actions>("123456789012");
+    RouterConfig config;
+    config.regions = regions_.get();
+    router_ = std::make_unique<Router>(actions_.get(), config);
   }
   ~Server() { (void)broker_->Close(); }
 
@@ -697,6 +700,7 @@ class Server {
  private:
   std::shared_ptr<lqs::ManualClock> clock_;
   std::unique_ptr<lqs::Broker> broker_;
+  std::unique_ptr<Regions> regions_;
   std::unique_ptr<Actions> actions_;
   std::unique_ptr<Router> router_;
 };

@@ -226,16 +226,17 @@ TEST(ErrorMap, ProtocolSpecificMessages) {
 }
 
 TEST(Router, QueueUrls) {
-  Actions actions(nullptr, "123456789012");
+  Actions actions("123456789012");
   RouterConfig config;
   Router router(&actions, config);
-  EXPECT_EQ(router.QueueNameFromUrl("http://localhost:9324/123456789012/q1"), "q1");
-  EXPECT_EQ(router.QueueNameFromUrl("https://sqs.us-east-1.amazonaws.com/123456789012/q1?x"), "q1");
-  EXPECT_EQ(router.QueueNameFromUrl("http://h/000000000000/q1"), "");  // another account
-  EXPECT_EQ(router.QueueNameFromUrl("q1"), "q1");                      // bare name (lenient)
-  EXPECT_EQ(router.QueueNameFromUrl("http://h/"), "");
-  EXPECT_EQ(*router.QueueNameFromPath("/123456789012/q1"), "q1");
-  EXPECT_FALSE(router.QueueNameFromPath("/").has_value());
+  EXPECT_EQ(router.QueueFromUrl("http://localhost:9324/123456789012/q1").name, "q1");
+  EXPECT_EQ(router.QueueFromUrl("https://sqs.us-east-1.amazonaws.com/123456789012/q1?x").name,
+            "q1");
+  EXPECT_EQ(router.QueueFromUrl("http://h/000000000000/q1").name, "");  // another account
+  EXPECT_EQ(router.QueueFromUrl("q1").name, "q1");                      // bare name (lenient)
+  EXPECT_EQ(router.QueueFromUrl("http://h/").name, "");
+  EXPECT_EQ(router.QueueFromPath("/123456789012/q1")->name, "q1");
+  EXPECT_FALSE(router.QueueFromPath("/").has_value());
 
   HttpRequest json;
   json.headers = {{"x-amz-target", "AmazonSQS.ListQueues"}};
@@ -249,27 +250,27 @@ TEST(Router, QueueUrls) {
 // Queue names come from the last two path segments, each percent-decoded
 // after splitting at '/', with empty segments skipped.
 TEST(Router, QueueUrlSegments) {
-  Actions actions(nullptr, "123456789012");
+  Actions actions("123456789012");
   RouterConfig config;
   Router router(&actions, config);
-  EXPECT_EQ(router.QueueNameFromUrl("http://h/123456789012/q1/"), "q1");
-  EXPECT_EQ(router.QueueNameFromUrl("http://h//123456789012//q1#frag"), "q1");
-  EXPECT_EQ(router.QueueNameFromUrl("http://h/x/123456789012/q1"), "q1");
-  EXPECT_EQ(router.QueueNameFromUrl("http://h/12345678901%32/q%31"), "q1");
-  EXPECT_EQ(router.QueueNameFromUrl("http://h/123456789012/a%2Fb"), "a/b");
-  EXPECT_EQ(router.QueueNameFromUrl("http://h/123456789012%2Fq1"), "");  // one segment
-  EXPECT_EQ(router.QueueNameFromUrl("/q%41"), "qA");
-  EXPECT_EQ(router.QueueNameFromUrl("http://h"), "");
-  EXPECT_EQ(router.QueueNameFromUrl(""), "");
-  EXPECT_EQ(*router.QueueNameFromPath("//123456789012/q1/"), "q1");
-  EXPECT_EQ(*router.QueueNameFromPath("/000000000000/q1"), "");  // not ours
-  EXPECT_FALSE(router.QueueNameFromPath("/a/123456789012/q1").has_value());
-  EXPECT_FALSE(router.QueueNameFromPath("/q1").has_value());
+  EXPECT_EQ(router.QueueFromUrl("http://h/123456789012/q1/").name, "q1");
+  EXPECT_EQ(router.QueueFromUrl("http://h//123456789012//q1#frag").name, "q1");
+  EXPECT_EQ(router.QueueFromUrl("http://h/x/123456789012/q1").name, "q1");
+  EXPECT_EQ(router.QueueFromUrl("http://h/12345678901%32/q%31").name, "q1");
+  EXPECT_EQ(router.QueueFromUrl("http://h/123456789012/a%2Fb").name, "a/b");
+  EXPECT_EQ(router.QueueFromUrl("http://h/123456789012%2Fq1").name, "");  // one segment
+  EXPECT_EQ(router.QueueFromUrl("/q%41").name, "qA");
+  EXPECT_EQ(router.QueueFromUrl("http://h").name, "");
+  EXPECT_EQ(router.QueueFromUrl("").name, "");
+  EXPECT_EQ(router.QueueFromPath("//123456789012/q1/")->name, "q1");
+  EXPECT_EQ(router.QueueFromPath("/000000000000/q1")->name, "");  // not ours
+  EXPECT_FALSE(router.QueueFromPath("/a/123456789012/q1").has_value());
+  EXPECT_FALSE(router.QueueFromPath("/q1").has_value());
 
   // Without SigV4 the router reads a few header fields; with it, any.
   EXPECT_EQ(Router::HeadersRead(config),
             (std::vector<std::string>{"host", "x-amz-target", "content-type", "x-amzn-trace-id",
-                                      "accept"}));
+                                      "accept", "authorization"}));
   SigV4Verifier verifier(std::map<std::string, std::string>{{"K", "S"}});
   config.auth = &verifier;
   EXPECT_TRUE(Router::HeadersRead(config).empty());

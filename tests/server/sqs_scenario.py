@@ -576,8 +576,53 @@ def step_errors_and_delete(ctx):
             pass
 
 
+def step_regions(ctx):
+    """Each region has its own queues, as SQS's regional endpoints do: the
+    region is the one the client signs for, and eu-north-1's queue URLs name
+    their region."""
+    eu = boto3.client("sqs", endpoint_url=ctx.endpoint, region_name="eu-north-1",
+                      aws_access_key_id="lqsdtest", aws_secret_access_key="lqsdtest",
+                      config=Config(retries={"max_attempts": 1, "mode": "standard"}))
+    name = ctx.name("regional")
+    home_url = ctx.sqs.create_queue(QueueName=name)["QueueUrl"]
+    eu_url = eu.create_queue(QueueName=name, Attributes={"VisibilityTimeout": "7"})["QueueUrl"]
+    assert home_url == "%s/%s/%s" % (ctx.endpoint, ACCOUNT, name), home_url
+    assert eu_url == "%s/queue/eu-north-1/%s/%s" % (ctx.endpoint, ACCOUNT, name), eu_url
+    assert ctx.sqs.list_queues(QueueNamePrefix=name)["QueueUrls"] == [home_url]
+    assert eu.list_queues(QueueNamePrefix=name)["QueueUrls"] == [eu_url]
+    assert eu.get_queue_url(QueueName=name)["QueueUrl"] == eu_url
+    eu_attrs = eu.get_queue_attributes(QueueUrl=eu_url, AttributeNames=["All"])["Attributes"]
+    assert eu_attrs["QueueArn"] == "arn:aws:sqs:eu-north-1:%s:%s" % (ACCOUNT, name), eu_attrs
+    assert eu_attrs["VisibilityTimeout"] == "7"
+    assert ctx.sqs.get_queue_attributes(QueueUrl=home_url, AttributeNames=["VisibilityTimeout"])[
+        "Attributes"]["VisibilityTimeout"] == "30"
+
+    eu.send_message(QueueUrl=eu_url, MessageBody="to-eu")
+    assert receive(ctx, home_url) == []
+    got = eu.receive_message(QueueUrl=eu_url, WaitTimeSeconds=1).get("Messages", [])
+    assert [m["Body"] for m in got] == ["to-eu"], got
+    eu.delete_message(QueueUrl=eu_url, ReceiptHandle=got[0]["ReceiptHandle"])
+
+    # Dead-letter queues by ARN, within the region only.
+    eu_dlq = eu.create_queue(QueueName=name + "-dlq")["QueueUrl"]
+    eu_dlq_arn = eu.get_queue_attributes(QueueUrl=eu_dlq, AttributeNames=["QueueArn"])[
+        "Attributes"]["QueueArn"]
+    eu.set_queue_attributes(QueueUrl=eu_url, Attributes={"RedrivePolicy": json.dumps(
+        {"deadLetterTargetArn": eu_dlq_arn, "maxReceiveCount": 1})})
+    assert eu.list_dead_letter_source_queues(QueueUrl=eu_dlq)["queueUrls"] == [eu_url]
+    expect_error(ctx.sqs.set_queue_attributes, "InvalidParameterValue", 400, QueueUrl=home_url,
+                 Attributes={"RedrivePolicy": json.dumps(
+                     {"deadLetterTargetArn": eu_dlq_arn, "maxReceiveCount": 1})})
+
+    eu.delete_queue(QueueUrl=eu_url)
+    expect_error(eu.get_queue_url, "AWS.SimpleQueueService.NonExistentQueue", 400,
+                 QueueName=name)
+    assert ctx.sqs.get_queue_url(QueueName=name)["QueueUrl"] == home_url
+
+
 STEPS = [step_digest_self_check, step_queues, step_send_receive, step_batches, step_visibility,
-         step_long_poll, step_dead_letter, step_purge, step_permissions, step_errors_and_delete]
+         step_long_poll, step_dead_letter, step_purge, step_permissions, step_errors_and_delete,
+         step_regions]
 
 
 def main(argv):

@@ -151,15 +151,16 @@ def test_queue_gauges_match_attributes(server, sqs):
     samples, types, _ = scrape(server)
     for q_url, name in ((url, "metrics-main"), (other, "metrics-other")):
         attrs = sqs.get_queue_attributes(QueueUrl=q_url, AttributeNames=["All"])["Attributes"]
-        assert value(samples, "lqs_queue_messages_visible", queue=name) == \
+        q = dict(queue=name, region="us-east-1")
+        assert value(samples, "lqs_queue_messages_visible", **q) == \
             int(attrs["ApproximateNumberOfMessages"])
-        assert value(samples, "lqs_queue_messages_in_flight", queue=name) == \
+        assert value(samples, "lqs_queue_messages_in_flight", **q) == \
             int(attrs["ApproximateNumberOfMessagesNotVisible"])
-        assert value(samples, "lqs_queue_messages_delayed", queue=name) == \
+        assert value(samples, "lqs_queue_messages_delayed", **q) == \
             int(attrs["ApproximateNumberOfMessagesDelayed"])
-        assert value(samples, "lqs_queue_oldest_message_age_seconds", queue=name) >= 0
+        assert value(samples, "lqs_queue_oldest_message_age_seconds", **q) >= 0
 
-    main = dict(queue="metrics-main")
+    main = dict(queue="metrics-main", region="us-east-1")
     assert value(samples, "lqs_queue_messages_delayed", **main) == 1
     assert value(samples, "lqs_queue_messages_in_flight", **main) == len(received) - 1
     assert value(samples, "lqs_queue_messages_visible", **main) == 7 - len(received)
@@ -168,8 +169,9 @@ def test_queue_gauges_match_attributes(server, sqs):
     assert value(samples, "lqs_queue_messages_deleted_total", **main) == 1
     for counter in ("moved_to_dlq", "expired", "purged", "redriven"):
         assert value(samples, "lqs_queue_messages_%s_total" % counter, **main) == 0
-    assert value(samples, "lqs_queue_messages_sent_total", queue="metrics-other") == 1
-    assert value(samples, "lqs_queues") >= 2
+    assert value(samples, "lqs_queue_messages_sent_total", queue="metrics-other",
+                 region="us-east-1") == 1
+    assert value(samples, "lqs_queues", region="us-east-1") >= 2
 
     assert types["lqs_queue_messages_visible"] == "gauge"
     assert types["lqs_queue_messages_sent_total"] == "counter"
@@ -179,6 +181,21 @@ def test_queue_gauges_match_attributes(server, sqs):
     assert sends - sends_before == 7
     assert value(samples, "lqsd_requests_total", action="SendMessageBatch", status="200") >= 1
     assert value(samples, "lqsd_requests_total", action="CreateQueue", status="200") >= 2
+
+
+def test_queues_of_every_open_region(server, sqs):
+    eu = boto3.client(
+        "sqs", endpoint_url=server.url, region_name="eu-west-1",
+        aws_access_key_id="lqsdtest", aws_secret_access_key="lqsdtest",
+        config=Config(retries={"max_attempts": 1, "mode": "standard"}))
+    url = eu.create_queue(QueueName="metrics-eu")["QueueUrl"]
+    eu.send_message(QueueUrl=url, MessageBody="x")
+    samples, _, _ = scrape(server)
+    assert value(samples, "lqs_queue_messages_visible", queue="metrics-eu",
+                 region="eu-west-1") == 1
+    assert value(samples, "lqs_queue_messages_visible", queue="metrics-eu",
+                 region="us-east-1") is None
+    assert value(samples, "lqs_queues", region="eu-west-1") == 1
 
 
 def test_request_histogram(server, sqs):

@@ -713,6 +713,57 @@ def test_account_id_flag():
         assert arn.json()["Attributes"]["QueueArn"] == "arn:aws:sqs:eu-west-1:000000000000:acct"
 
 
+def signed_for(region):
+    """An Authorization header scoped to `region` (lqsd without --auth-file
+    reads the scope and verifies nothing)."""
+    return {"Authorization": "AWS4-HMAC-SHA256 Credential=AKID/20261201/%s/sqs/aws4_request, "
+                             "SignedHeaders=host, Signature=00" % region}
+
+
+def test_regions_keep_their_queues_apart(tmp_path):
+    data = str(tmp_path / "db")
+    s = Lqsd("--data", data, stderr=subprocess.PIPE)
+    c = Client(s)
+    base = "http://%s:%d" % (s.host, s.port)
+    home = create(c, "r")
+    eu = c.json("CreateQueue", {"QueueName": "r"}, headers=signed_for("eu-west-1")).json()
+    assert home == base + "/%s/r" % ACCOUNT
+    assert eu["QueueUrl"] == base + "/queue/eu-west-1/%s/r" % ACCOUNT
+    # The region of a queue path or URL wins over the signature (here: none).
+    r = c.query({"Action": "SendMessage", "MessageBody": "via-path"},
+                path="/queue/eu-west-1/%s/r" % ACCOUNT, method="GET")
+    assert r.status == 200, r.text
+    r = c.json("SendMessage", {"QueueUrl": eu["QueueUrl"], "MessageBody": "via-url"})
+    assert r.status == 200, r.text
+    assert c.json("ReceiveMessage", {"QueueUrl": home}).json() == {}
+    assert c.json("ListQueues", {}).json()["QueueUrls"] == [home]
+    r = c.query({"Action": "ListQueues"}, headers=signed_for("eu-west-1"))
+    assert eu["QueueUrl"] in r.text and home not in r.text
+    # A credential scope that is no region name is refused.
+    r = c.query({"Action": "ListQueues"}, headers=signed_for("EU-WEST-1"))
+    assert r.status == 400 and "<Code>IncompleteSignature</Code>" in r.text, r.text
+    assert "'EU-WEST-1' is not a region name" in r.text
+    assert s.stop() == 0
+    log = s.proc.stderr.read().decode()
+    assert "region eu-west-1: database %s/regions/eu-west-1" % data in log, log
+
+    # Each region's messages survive a restart, in their own database.
+    with Lqsd("--data", data) as s2:
+        c2 = Client(s2)
+        url = c2.json("GetQueueUrl", {"QueueName": "r"},
+                      headers=signed_for("eu-west-1")).json()["QueueUrl"]
+        got = c2.json("ReceiveMessage", {"QueueUrl": url, "MaxNumberOfMessages": 10}).json()
+        assert sorted(m["Body"] for m in got["Messages"]) == ["via-path", "via-url"]
+
+    # --single-region: every region shares the default region's queues.
+    with Lqsd("--data", data, "--single-region") as s3:
+        c3 = Client(s3)
+        r = c3.json("GetQueueUrl", {"QueueName": "r"}, headers=signed_for("eu-west-1"))
+        assert r.json()["QueueUrl"] == "http://%s:%d/%s/r" % (s3.host, s3.port, ACCOUNT)
+        r = c3.json("ListQueues", {}, headers=signed_for("EU-WEST-1"))
+        assert r.status == 200, r.text
+
+
 def test_shutdown_answers_long_polls_and_keeps_data(tmp_path):
     data = str(tmp_path / "db")
     s = Lqsd("--data", data)
@@ -757,6 +808,8 @@ def test_temporary_database_is_removed():
 
 def test_cli_errors():
     from lqsd_harness import lqsd_binary
+    r = subprocess.run([lqsd_binary(), "--region", "Not/A/Region"], capture_output=True)
+    assert r.returncode == 2 and b"--region must be" in r.stderr
     r = subprocess.run([lqsd_binary(), "--listen", "nonsense"], capture_output=True)
     assert r.returncode != 0 and b"--listen" in r.stderr
     r = subprocess.run([lqsd_binary(), "--auth-file", "/nonexistent/keys"], capture_output=True)

@@ -580,12 +580,13 @@ struct PyEndpoint {
 };
 
 PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16_t port,
-                         const std::string& account_id, int threads) {
+                         const std::string& account_id, int threads, bool single_region) {
   if (broker.closed) Check(lqs::Status(lqs::ErrorCode::kClosed, "the database is closed"));
   lqsd::EndpointConfig config;
   config.host = host;
   config.port = port;
   config.account_id = account_id;
+  config.single_region = single_region;
   config.threads = threads;
   std::string error;
   PyEndpoint out{broker.rep, broker.workers, nullptr};
@@ -844,7 +845,7 @@ PYBIND11_MODULE(_lqs, m) {
 
   py::class_<PyEndpoint>(m, "Endpoint")
       .def_static("start", &StartEndpoint, py::arg("broker"), py::arg("host"), py::arg("port"),
-                  py::arg("account_id"), py::arg("threads"))
+                  py::arg("account_id"), py::arg("threads"), py::arg("single_region"))
       .def_property_readonly("host_port", [](const PyEndpoint& e) { return e.rep->host_port(); })
       .def("shutdown", [](PyEndpoint& e) {
         Check(Unlocked([&] {

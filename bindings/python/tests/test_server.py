@@ -23,8 +23,8 @@ from polling import eventually
 
 
 @contextlib.contextmanager
-def sqs_client(url):
-    client = boto3.client("sqs", endpoint_url=url, region_name="us-east-1",
+def sqs_client(url, region="us-east-1"):
+    client = boto3.client("sqs", endpoint_url=url, region_name=region,
                           aws_access_key_id="x", aws_secret_access_key="x",
                           config=Config(retries={"max_attempts": 1}))
     try:
@@ -101,6 +101,25 @@ def test_close_stops_the_databases_workers_before_closing_it():
     assert worker.stopped
     # Stopped, not failed: no worker line about a closed database.
     assert [(lv, ln) for lv, ln in lines if lv in ("warning", "error")] == [], lines
+
+
+def test_regions_are_apart_unless_single_region(tmp_path):
+    with lqs.Server(str(tmp_path / "db")) as server, sqs_client(server.url) as home, \
+            sqs_client(server.url, "ap-south-1") as away:
+        home_url = home.create_queue(QueueName="jobs")["QueueUrl"]
+        away_url = away.create_queue(QueueName="jobs")["QueueUrl"]
+        assert away_url == server.url + "/queue/ap-south-1/123456789012/jobs"
+        away.send_message(QueueUrl=away_url, MessageBody="far")
+        assert "Messages" not in home.receive_message(QueueUrl=home_url, WaitTimeSeconds=0)
+        # server.database is the default region's.
+        assert server.database.get_queue("jobs").get_attributes(
+            "ApproximateNumberOfMessages") == {"ApproximateNumberOfMessages": "0"}
+    assert os.path.isdir(str(tmp_path / "db" / "regions" / "ap-south-1"))
+    with lqs.Server(single_region=True) as server, sqs_client(server.url) as home, \
+            sqs_client(server.url, "ap-south-1") as away:
+        url = away.create_queue(QueueName="shared")["QueueUrl"]
+        assert url == server.url + "/123456789012/shared"
+        assert home.get_queue_url(QueueName="shared")["QueueUrl"] == url
 
 
 def test_port_in_use_is_a_clear_error():

@@ -168,6 +168,22 @@ test("client-sqs scenario", async (t) => {
       await expectError(send(new sqs.SendMessageCommand({ QueueUrl, MessageBody: "x" })),
         "QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue", 400);
     });
+
+    await t.test("another region has its own queues", async () => {
+      const eu = client(server.url, { region: "eu-north-1" });
+      const home = await send(new sqs.CreateQueueCommand({ QueueName: "node-regional" }));
+      const away = await eu.send(new sqs.CreateQueueCommand({ QueueName: "node-regional" }));
+      assert.equal(away.QueueUrl, `${server.url}/queue/eu-north-1/${ACCOUNT}/node-regional`);
+      await eu.send(new sqs.SendMessageCommand({ QueueUrl: away.QueueUrl, MessageBody: "eu" }));
+      const got = await eu.send(new sqs.ReceiveMessageCommand({ QueueUrl: away.QueueUrl }));
+      assert.deepEqual(got.Messages.map((m) => m.Body), ["eu"]);
+      const none = await send(new sqs.ReceiveMessageCommand({ QueueUrl: home.QueueUrl }));
+      assert.equal(none.Messages, undefined);
+      const attrs = await eu.send(new sqs.GetQueueAttributesCommand({
+        QueueUrl: away.QueueUrl, AttributeNames: ["QueueArn"] }));
+      assert.equal(attrs.Attributes.QueueArn, `arn:aws:sqs:eu-north-1:${ACCOUNT}:node-regional`);
+      eu.destroy();
+    });
   } finally {
     c.destroy();
     assert.equal(await server.stop(), 0);

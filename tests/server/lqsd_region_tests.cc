@@ -1,0 +1,286 @@
+// Regions: which database serves a region (server/regions.h), and how the
+// router picks a request's region (server/router.h): the queue URL's, else
+// the credential scope's, else the default one. Real databases on disk.
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "server/actions.h"
+#include "server/regions.h"
+#include "server/router.h"
+#include "server/sigv4.h"
+
+#include "lqs/broker.h"
+
+namespace lqsd {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "lqsd-regions-XXXXXX").string();
+    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::unique_ptr<lqs::Broker> OpenBroker(const std::string& path) {
+  lqs::Options options;
+  options.path = path;
+  options.region = "us-east-1";
+  options.background_maintenance = false;
+  return std::move(lqs::Broker::Open(options)).value();
+}
+
+Regions::Config RootedAt(const std::string& root, size_t max_regions = 32) {
+  Regions::Config config;
+  config.root = root;
+  config.max_regions = max_regions;
+  return config;
+}
+
+TEST(Regions, NamesAreCheckedBeforeTheyBecomeDirectories) {
+  for (const char* ok : {"us-east-1", "eu-north-1", "us-gov-west-1", "local", "elasticmq", "a_b"}) {
+    EXPECT_TRUE(Regions::IsValidName(ok)) << ok;
+  }
+  for (const char* bad : {"", "US-EAST-1", "..", "a/b", "a.b", "eu west", "\xc3\xa9"}) {
+    EXPECT_FALSE(Regions::IsValidName(bad)) << bad;
+  }
+  EXPECT_TRUE(Regions::IsValidName(std::string(50, 'a')));
+  EXPECT_FALSE(Regions::IsValidName(std::string(51, 'a')));
+}
+
+TEST(Regions, EachRegionHasItsOwnDatabase) {
+  TempDir dir;
+  auto broker = OpenBroker(dir.path() + "/db");
+  std::vector<std::string> opened;
+  Regions::Config config = RootedAt(dir.path() + "/db/regions");
+  config.on_open = [&](const std::string& region, const std::string& path) {
+    opened.push_back(region + " " + path);
+  };
+  Regions regions(broker.get(), config);
+  EXPECT_EQ(regions.default_region(), "us-east-1");
+  EXPECT_TRUE(regions.multi_region());
+
+  EXPECT_EQ(regions.Get("us-east-1").value(), broker.get());
+  lqs::Broker* eu = regions.Get("eu-west-1").value();
+  ASSERT_NE(eu, broker.get());
+  EXPECT_EQ(regions.Get("eu-west-1").value(), eu);  // opened once
+  EXPECT_EQ(opened, std::vector<std::string>{"eu-west-1 " + dir.path() + "/db/regions/eu-west-1"});
+  EXPECT_EQ(eu->options().region, "eu-west-1");
+  EXPECT_EQ(eu->ArnFor("q"), "arn:aws:sqs:eu-west-1:123456789012:q");
+
+  // The same name in two regions: two queues.
+  ASSERT_TRUE(broker->CreateQueue("jobs", {}, {}).ok());
+  ASSERT_TRUE(eu->CreateQueue("jobs", {{"VisibilityTimeout", "7"}}, {}).ok());
+  EXPECT_EQ(broker->GetQueue("jobs")
+                .value()
+                ->GetAttributes({"VisibilityTimeout"})
+                .value()
+                .at("VisibilityTimeout"),
+            "30");
+  ASSERT_TRUE(eu->CreateQueue("only-eu", {}, {}).ok());
+  EXPECT_EQ(broker->GetQueue("only-eu").status().code(), lqs::ErrorCode::kQueueDoesNotExist);
+
+  const auto open = regions.OpenRegions();
+  ASSERT_EQ(open.size(), 2U);
+  EXPECT_EQ(open[0].first, "us-east-1");
+  EXPECT_EQ(open[1].first, "eu-west-1");
+
+  EXPECT_EQ(regions.Get("EU").status().code(), lqs::ErrorCode::kInvalidParameterValue);
+  EXPECT_TRUE(regions.CloseAll().ok());
+  EXPECT_EQ(regions.Get("ap-south-1").status().code(), lqs::ErrorCode::kClosed);
+  EXPECT_EQ(eu->GetQueue("jobs").status().code(), lqs::ErrorCode::kClosed);
+  ASSERT_TRUE(broker->Close().ok());
+
+  // A region's queues outlive the process that opened them.
+  auto again = OpenBroker(dir.path() + "/db");
+  Regions reopened(again.get(), RootedAt(dir.path() + "/db/regions"));
+  EXPECT_TRUE(reopened.Get("eu-west-1").value()->GetQueue("only-eu").ok());
+  EXPECT_EQ(again->GetQueue("only-eu").status().code(), lqs::ErrorCode::kQueueDoesNotExist);
+  ASSERT_TRUE(reopened.CloseAll().ok());
+  ASSERT_TRUE(again->Close().ok());
+}
+
+TEST(Regions, LimitCountsTheDefaultRegion) {
+  TempDir dir;
+  auto broker = OpenBroker(dir.path() + "/db");
+  Regions regions(broker.get(), RootedAt(dir.path() + "/db/regions", 2));
+  EXPECT_TRUE(regions.Get("eu-west-1").ok());
+  const lqs::Status refused = regions.Get("eu-north-1").status();
+  EXPECT_EQ(refused.code(), lqs::ErrorCode::kOverLimit);
+  EXPECT_NE(refused.message().find("eu-north-1"), std::string::npos);
+  EXPECT_TRUE(regions.Get("eu-west-1").ok());  // already open
+  EXPECT_TRUE(regions.Get("us-east-1").ok());  // the default
+  EXPECT_FALSE(fs::exists(dir.path() + "/db/regions/eu-north-1"));
+  ASSERT_TRUE(regions.CloseAll().ok());
+  ASSERT_TRUE(broker->Close().ok());
+}
+
+TEST(Regions, SingleRegionServesEveryRegionFromTheDefault) {
+  TempDir dir;
+  auto broker = OpenBroker(dir.path() + "/db");
+  Regions regions(broker.get(), Regions::Config{});
+  EXPECT_FALSE(regions.multi_region());
+  EXPECT_EQ(regions.Get("eu-west-1").value(), broker.get());
+  EXPECT_EQ(regions.Get("NOT A REGION").value(), broker.get());
+  EXPECT_EQ(regions.OpenRegions().size(), 1U);
+  EXPECT_FALSE(fs::exists(dir.path() + "/db/regions"));
+  ASSERT_TRUE(broker->Close().ok());
+}
+
+TEST(SigV4, SigningRegionIsTheCredentialScopes) {
+  HttpRequest header;
+  header.headers = {{"authorization",
+                     "AWS4-HMAC-SHA256 Credential=AKID/20261201/eu-north-1/sqs/aws4_request, "
+                     "SignedHeaders=host;x-amz-date, Signature=abc"}};
+  EXPECT_EQ(SigningRegion(header), "eu-north-1");
+
+  HttpRequest presigned;
+  presigned.target =
+      "/?Action=ListQueues&X-Amz-Algorithm=AWS4-HMAC-SHA256"
+      "&X-Amz-Credential=AKID%2F20261201%2Fap-south-1%2Fsqs%2Faws4_request&X-Amz-Signature=0";
+  EXPECT_EQ(SigningRegion(presigned), "ap-south-1");
+
+  HttpRequest unsigned_request;
+  unsigned_request.target = "/?Action=ListQueues";
+  EXPECT_EQ(SigningRegion(unsigned_request), std::nullopt);
+
+  HttpRequest malformed;
+  malformed.headers = {{"authorization", "AWS4-HMAC-SHA256 Credential=AKID/eu-north-1, x"}};
+  EXPECT_EQ(SigningRegion(malformed), std::nullopt);
+}
+
+TEST(Router, RegionalQueueUrls) {
+  Actions actions("123456789012");
+  Router router(&actions, RouterConfig{});
+  const Router::QueueRef eu = router.QueueFromUrl("http://h:1/queue/eu-west-1/123456789012/q1");
+  EXPECT_EQ(eu.name, "q1");
+  EXPECT_EQ(eu.region, "eu-west-1");
+  EXPECT_EQ(router.QueueFromUrl("http://h/123456789012/q1").region, "");
+  EXPECT_EQ(router.QueueFromUrl("http://h/queue/EU/123456789012/q1").name, "");  // not a region
+  EXPECT_EQ(router.QueueFromUrl("http://h/queue/eu-west-1/000000000000/q1").name, "");
+  const std::optional<Router::QueueRef> path =
+      router.QueueFromPath("/queue/ap-south-1/123456789012/q%31");
+  ASSERT_TRUE(path.has_value());
+  EXPECT_EQ(path->name, "q1");
+  EXPECT_EQ(path->region, "ap-south-1");
+  EXPECT_FALSE(router.QueueFromPath("/other/ap-south-1/123456789012/q1").has_value());
+  EXPECT_FALSE(router.QueueFromPath("/x/queue/ap-south-1/123456789012/q1").has_value());
+}
+
+// Whole requests through the router, signed (not verified) for regions.
+class RegionRouting : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    broker_ = OpenBroker(dir_.path() + "/db");
+    regions_ = std::make_unique<Regions>(broker_.get(), RootedAt(dir_.path() + "/db/regions", 3));
+    RouterConfig config;
+    config.regions = regions_.get();
+    router_ = std::make_unique<Router>(&actions_, config);
+  }
+  void TearDown() override {
+    ASSERT_TRUE(regions_->CloseAll().ok());
+    ASSERT_TRUE(broker_->Close().ok());
+  }
+
+  // A JSON-protocol call, signed for `region` (none: unsigned).
+  nlohmann::json Call(const std::string& action, const nlohmann::json& input,
+                      const std::string& region, int* status = nullptr) {
+    HttpRequest request;
+    request.method = "POST";
+    request.target = "/";
+    request.headers = {{"host", "127.0.0.1:9324"},
+                       {"x-amz-target", "AmazonSQS." + action},
+                       {"content-type", "application/x-amz-json-1.0"}};
+    if (!region.empty()) {
+      request.headers.emplace_back("authorization",
+                                   "AWS4-HMAC-SHA256 Credential=AKID/20261201/" + region +
+                                       "/sqs/aws4_request, SignedHeaders=host, Signature=00");
+    }
+    request.body = input.dump();
+    std::optional<HttpResponse> response;
+    router_->Handle(request, nullptr, [&](HttpResponse r) { response = std::move(r); });
+    EXPECT_TRUE(response.has_value());
+    if (!response.has_value()) return nullptr;
+    if (status != nullptr) *status = response->status;
+    return nlohmann::json::parse(response->body);
+  }
+
+  TempDir dir_;
+  std::unique_ptr<lqs::Broker> broker_;
+  std::unique_ptr<Regions> regions_;
+  Actions actions_{"123456789012"};
+  std::unique_ptr<Router> router_;
+};
+
+TEST_F(RegionRouting, SameNameInTwoRegionsIsTwoQueues) {
+  const std::string home = Call("CreateQueue", {{"QueueName", "q"}}, "")["QueueUrl"];
+  const std::string signed_home =
+      Call("CreateQueue", {{"QueueName", "q"}}, "us-east-1")["QueueUrl"];
+  const std::string eu = Call("CreateQueue", {{"QueueName", "q"}}, "eu-west-1")["QueueUrl"];
+  EXPECT_EQ(home, "http://127.0.0.1:9324/123456789012/q");
+  EXPECT_EQ(signed_home, home);
+  EXPECT_EQ(eu, "http://127.0.0.1:9324/queue/eu-west-1/123456789012/q");
+
+  EXPECT_EQ(Call("ListQueues", nlohmann::json::object(), "")["QueueUrls"],
+            nlohmann::json::array({home}));
+  EXPECT_EQ(Call("ListQueues", nlohmann::json::object(), "eu-west-1")["QueueUrls"],
+            nlohmann::json::array({eu}));
+  EXPECT_EQ(Call("GetQueueUrl", {{"QueueName", "q"}}, "eu-west-1")["QueueUrl"], eu);
+  EXPECT_EQ(Call("GetQueueAttributes", {{"QueueUrl", eu}, {"AttributeNames", {"QueueArn"}}},
+                 "eu-west-1")["Attributes"]["QueueArn"],
+            "arn:aws:sqs:eu-west-1:123456789012:q");
+
+  // The URL's region wins over the signature's: a message sent through the
+  // eu URL by a client signed for us-east-1 lands in eu-west-1's queue.
+  Call("SendMessage", {{"QueueUrl", eu}, {"MessageBody", "to-eu"}}, "us-east-1");
+  const nlohmann::json home_receive = Call("ReceiveMessage", {{"QueueUrl", home}}, "");
+  EXPECT_FALSE(home_receive.contains("Messages"));
+  const nlohmann::json eu_receive = Call("ReceiveMessage", {{"QueueUrl", eu}}, "eu-west-1");
+  ASSERT_TRUE(eu_receive.contains("Messages"));
+  EXPECT_EQ(eu_receive["Messages"][0]["Body"], "to-eu");
+
+  // A short URL means the request's region.
+  int status = 0;
+  const nlohmann::json missing =
+      Call("GetQueueAttributes", {{"QueueUrl", "http://127.0.0.1:9324/123456789012/only-home"}},
+           "eu-west-1", &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(missing["__type"], "com.amazonaws.sqs#QueueDoesNotExist");
+}
+
+TEST_F(RegionRouting, BadRegionsAreRefusedWithoutOpeningAnything) {
+  int status = 0;
+  const nlohmann::json bad = Call("ListQueues", nlohmann::json::object(), "EU-West-1", &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(bad["__type"], "com.amazon.coral.service#IncompleteSignatureException");
+  EXPECT_NE(bad["message"].get<std::string>().find("EU-West-1"), std::string::npos);
+
+  Call("ListQueues", nlohmann::json::object(), "eu-west-1");
+  Call("ListQueues", nlohmann::json::object(), "eu-north-1");
+  const nlohmann::json over = Call("ListQueues", nlohmann::json::object(), "ap-south-1", &status);
+  EXPECT_EQ(status, 403);
+  EXPECT_EQ(over["__type"], "com.amazonaws.sqs#OverLimit");
+  EXPECT_EQ(regions_->OpenRegions().size(), 3U);
+}
+
+}  // namespace
+}  // namespace lqsd
