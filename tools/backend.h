@@ -97,6 +97,8 @@ struct LocalOptions {
   std::string path;
   bool create_if_missing = true;
   std::string durability;  // "", "none", "process", "fsync"
+  std::string region;      // of the queue ARNs; empty: lqs::Options' default
+  std::string account_id;  // of the queue ARNs; empty: lqs::Options' default
   // Move tasks advance in the Broker's background thread; a short interval
   // keeps `redrive start --wait` responsive.
   int64_t maintenance_interval_ms = 200;

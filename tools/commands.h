@@ -25,6 +25,8 @@ struct GlobalFlags {
   std::string data;
   std::string endpoint;
   std::string durability;
+  std::string region;      // local mode; empty: RegionOfPath(data), else the library's
+  std::string account_id;  // local mode; empty: the library's (lqsd's) default
   int timeout_seconds = 60;
   bool json = false;
   bool quiet = false;
@@ -55,6 +57,10 @@ void RegisterRedriveCommands(CLI::App& app, Env& env);
 void RegisterTransferCommands(CLI::App& app, Env& env);
 
 // ---- Helpers shared by the commands --------------------------------------------------
+
+// "eu-west-1" for ".../regions/eu-west-1" (where lqsd keeps the databases of
+// regions other than its default one), else "".
+std::string RegionOfPath(const std::string& path);
 
 // "K=V" pairs into a map; false (with *error) when one has no '='.
 bool ParsePairs(const std::vector<std::string>& pairs, std::map<std::string, std::string>* out,

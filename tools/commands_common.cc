@@ -14,6 +14,17 @@ namespace lqs_cli {
 using lqs::ErrorCode;
 using lqs::Status;
 
+std::string RegionOfPath(const std::string& path) {
+  std::filesystem::path p(path);
+  if (!p.has_filename()) p = p.parent_path();  // "db/regions/eu-west-1/"
+  const std::string name = p.filename().string();
+  const bool in_regions = p.parent_path().filename() == "regions";
+  const bool plausible =
+      !name.empty() && name.size() <= 50 &&
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") == std::string::npos;
+  return in_regions && plausible ? name : std::string();
+}
+
 Backend* Env::Open(bool create, int* exit_code) {
   if (backend_) return backend_.get();
   if (!flags.data.empty() && !flags.endpoint.empty()) {
@@ -24,6 +35,12 @@ Backend* Env::Open(bool create, int* exit_code) {
     *exit_code = out->Usage(
         "no database: give --data DIR (a database directory nothing else holds) or "
         "--endpoint URL (a running lqsd), or set LQS_DATA / LQS_ENDPOINT");
+    return nullptr;
+  }
+  if (!flags.endpoint.empty() && (!flags.region.empty() || !flags.account_id.empty())) {
+    *exit_code = out->Usage(
+        "--region and --account-id are for --data: lqsd answers the CLI's unsigned requests "
+        "in its default region and account");
     return nullptr;
   }
   StatusOr<std::unique_ptr<Backend>> backend = Status(ErrorCode::kInternal, "unset");
@@ -49,6 +66,8 @@ Backend* Env::Open(bool create, int* exit_code) {
     o.path = flags.data;
     o.create_if_missing = create;
     o.durability = flags.durability;
+    o.region = flags.region.empty() ? RegionOfPath(flags.data) : flags.region;
+    o.account_id = flags.account_id;
     backend = OpenLocal(o);
     if (!backend.ok() && backend.status().code() == ErrorCode::kDatabaseLocked) {
       *exit_code = out->Error(Status(

@@ -179,6 +179,8 @@ StatusOr<std::unique_ptr<Backend>> OpenLocal(const LocalOptions& options) {
   if (options.durability == "none") o.durability = lqs::Durability::kNone;
   if (options.durability == "fsync") o.durability = lqs::Durability::kFsync;
   o.maintenance_interval_ms = options.maintenance_interval_ms;
+  if (!options.region.empty()) o.region = options.region;
+  if (!options.account_id.empty()) o.account_id = options.account_id;
   auto broker = Broker::Open(o);
   if (!broker.ok()) return broker.status();
   return std::unique_ptr<Backend>(new LocalBackend(std::move(*broker), options.path));

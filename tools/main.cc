@@ -61,6 +61,14 @@ int main(int argc, char** argv) {
                  "Local mode: none, process (default) or fsync")
       ->check(CLI::IsMember({"none", "process", "fsync"}))
       ->group("Where");
+  app.add_option("--region", g.region,
+                 "Local mode: the database's region, in queue ARNs (default: <name> for a "
+                 "database in .../regions/<name>, where lqsd keeps other regions; else "
+                 "us-east-1)")
+      ->group("Where");
+  app.add_option("--account-id", g.account_id,
+                 "Local mode: the account in queue ARNs (default 123456789012, as lqsd's)")
+      ->group("Where");
   app.add_option("--timeout", g.timeout_seconds,
                  "Remote mode: seconds per request (beyond a long poll's wait)")
       ->capture_default_str()

@@ -60,6 +60,23 @@ def test_queue_create_list_get_set_delete(db):
     assert lines(db, "queue", "ls") == ["jobs"]
 
 
+def test_region_and_account_of_a_database(tmp_path):
+    # lqsd keeps regions other than its default one in <data>/regions/<region>.
+    eu = tmp_path / "db" / "regions" / "eu-west-1"
+    eu.parent.mkdir(parents=True)
+    run(eu, "queue", "create", "q")
+    assert run(eu, "queue", "get", "q", "QueueArn", json_out=True)["attributes"] == {
+        "QueueArn": "arn:aws:sqs:eu-west-1:123456789012:q"}
+    other = tmp_path / "other"
+    run(other, "--region", "ap-south-1", "--account-id", "000000000000", "queue", "create", "q")
+    assert run(other, "--region", "ap-south-1", "--account-id", "000000000000",
+               "queue", "get", "q", "QueueArn", json_out=True)["attributes"] == {
+        "QueueArn": "arn:aws:sqs:ap-south-1:000000000000:q"}
+    p = subprocess.run([LQS, "--endpoint", "http://127.0.0.1:9", "--region", "eu-west-1",
+                        "queue", "list"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and "--region and --account-id are for --data" in p.stderr, p.stderr
+
+
 def test_queue_tags(db):
     run(db, "queue", "create", "jobs", "-t", "team=a")
     run(db, "queue", "tag", "jobs", "env=prod", "team=b")
