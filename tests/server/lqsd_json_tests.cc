@@ -31,6 +31,7 @@
 #include "server/plain_send_batch.h"
 #include "server/router.h"
 #include "server/sqs_json.h"
+#include "tests/server/json_request.h"
 
 #include "lqs/broker.h"
 #include "lqs/clock.h"
@@ -683,13 +684,7 @@ class Server {
   ~Server() { (void)broker_->Close(); }
 
   HttpResponse Call(const std::string& action, const std::string& body) {
-    HttpRequest request;
-    request.method = "POST";
-    request.target = "/";
-    request.headers = {{"host", "127.0.0.1:9324"},
-                       {"x-amz-target", "AmazonSQS." + action},
-                       {"content-type", "application/x-amz-json-1.0"}};
-    request.body = body;
+    const HttpRequest request = JsonRequest(action, body);
     std::optional<HttpResponse> response;
     router_->Handle(request, nullptr, [&](HttpResponse r) { response = std::move(r); });
     EXPECT_TRUE(response.has_value());

@@ -17,6 +17,7 @@
 #include "server/regions.h"
 #include "server/router.h"
 #include "server/sigv4.h"
+#include "tests/server/json_request.h"
 
 #include "lqs/broker.h"
 
@@ -204,18 +205,12 @@ class RegionRouting : public ::testing::Test {
   // A JSON-protocol call, signed for `region` (none: unsigned).
   nlohmann::json Call(const std::string& action, const nlohmann::json& input,
                       const std::string& region, int* status = nullptr) {
-    HttpRequest request;
-    request.method = "POST";
-    request.target = "/";
-    request.headers = {{"host", "127.0.0.1:9324"},
-                       {"x-amz-target", "AmazonSQS." + action},
-                       {"content-type", "application/x-amz-json-1.0"}};
+    HttpRequest request = JsonRequest(action, input.dump());
     if (!region.empty()) {
       request.headers.emplace_back("authorization",
                                    "AWS4-HMAC-SHA256 Credential=AKID/20261201/" + region +
                                        "/sqs/aws4_request, SignedHeaders=host, Signature=00");
     }
-    request.body = input.dump();
     std::optional<HttpResponse> response;
     router_->Handle(request, nullptr, [&](HttpResponse r) { response = std::move(r); });
     EXPECT_TRUE(response.has_value());
