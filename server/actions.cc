@@ -318,7 +318,9 @@ std::vector<lqs::SendMessageBatchEntry> TakeSendBatchEntries(Json& params) {
   });
 }
 
-Json ReceiveOutput(const lqs::ReceiveMessageResult& result) {
+}  // namespace
+
+Json ReceiveMessageOutput(const lqs::ReceiveMessageResult& result) {
   Json out = Json::object();
   if (result.messages.empty()) return out;  // "Messages" absent when none (§5.10)
   Json messages = Json::array();
@@ -330,8 +332,7 @@ Json ReceiveOutput(const lqs::ReceiveMessageResult& result) {
   return out;
 }
 
-// ReceiveOutput written straight to JSON text (see ActionResult::json_body).
-std::string ReceiveOutputJson(const lqs::ReceiveMessageResult& result) {
+std::string ReceiveMessageOutputJson(const lqs::ReceiveMessageResult& result) {
   if (result.messages.empty()) return "{}";  // "Messages" absent when none (§5.10)
   // Room for the whole answer when nothing needs escaping: one allocation.
   size_t size = 16;
@@ -377,8 +378,6 @@ std::string ReceiveOutputJson(const lqs::ReceiveMessageResult& result) {
   b.push_back('}');
   return b;
 }
-
-}  // namespace
 
 std::optional<std::vector<lqs::SendMessageBatchEntry>> SendBatchEntriesFromParams(Json& params) {
   try {
@@ -651,9 +650,9 @@ void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
                     lqs::StatusOr<lqs::ReceiveMessageResult> result) {
     ActionResult out;
     if (result.ok() && json) {
-      out.json_body = ReceiveOutputJson(*result);
+      out.json_body = ReceiveMessageOutputJson(*result);
     } else if (result.ok()) {
-      out.output = ReceiveOutput(*result);
+      out.output = ReceiveMessageOutput(*result);
     } else if (result.status().code() == lqs::ErrorCode::kClosed && stopping_.load()) {
       out.output = Json::object();  // shutting down: the wait ends with no messages
     } else {

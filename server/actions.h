@@ -76,6 +76,14 @@ struct ActionResult {
 
 using ActionDone = std::function<void(ActionResult)>;
 
+// ReceiveMessage's output members for `result`: as a Json tree (the query
+// protocol's; one wire::ReceivedMessageJson per message), and as JSON text
+// written directly (the JSON protocol's fast path, ActionResult::json_body).
+// sqs_json::EncodeEncodedResult of the text must be byte for byte
+// sqs_json::EncodeResult of the tree (tests/server/lqsd_json_tests.cc).
+Json ReceiveMessageOutput(const lqs::ReceiveMessageResult& result);
+std::string ReceiveMessageOutputJson(const lqs::ReceiveMessageResult& result);
+
 // SendMessageBatch's entries read out of its decoded JSON-protocol input, the
 // way the action reads them (plain_send_batch.h must agree with this; its
 // tests and fuzz_sqs_json compare the two). Moves texts out of `params`.
