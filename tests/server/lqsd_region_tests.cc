@@ -2,11 +2,13 @@
 // router picks a request's region (server/router.h): the queue URL's, else
 // the credential scope's, else the default one. Real databases on disk.
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -131,6 +133,35 @@ TEST(Regions, LimitCountsTheDefaultRegion) {
   EXPECT_TRUE(regions.Get("eu-west-1").ok());  // already open
   EXPECT_TRUE(regions.Get("us-east-1").ok());  // the default
   EXPECT_FALSE(fs::exists(dir.path() + "/db/regions/eu-north-1"));
+  ASSERT_TRUE(regions.CloseAll().ok());
+  ASSERT_TRUE(broker->Close().ok());
+}
+
+TEST(Regions, ConcurrentFirstUsesOpenARegionOnce) {
+  TempDir dir;
+  auto broker = OpenBroker(dir.path() + "/db");
+  std::atomic<int> opened{0};
+  Regions::Config config = RootedAt(dir.path() + "/db/regions");
+  config.on_open = [&](const std::string&, const std::string&) { opened.fetch_add(1); };
+  Regions regions(broker.get(), config);
+  const char* const names[] = {"eu-west-1", "ap-south-1", "us-east-1"};
+  std::vector<std::vector<lqs::Broker*>> seen(6);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < seen.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        seen[t].push_back(regions.Get(names[(t + i) % 3]).value());
+        EXPECT_GE(regions.OpenRegions().size(), 1U);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(opened.load(), 2);
+  for (size_t t = 0; t < seen.size(); ++t) {
+    for (size_t i = 0; i < seen[t].size(); ++i) {
+      EXPECT_EQ(seen[t][i], regions.Get(names[(t + i) % 3]).value());
+    }
+  }
   ASSERT_TRUE(regions.CloseAll().ok());
   ASSERT_TRUE(broker->Close().ok());
 }
