@@ -10,15 +10,13 @@
 #include <vector>
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include "server/text_util.h"
 
 namespace lqsd {
 namespace {
 
-constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
+constexpr std::string_view kAlgorithm = lqs::wire::kSigV4Algorithm;
 constexpr int64_t kMaxSkewSeconds = 15 * 60;
 constexpr std::string_view kMismatchText =
     "The request signature we calculated does not match the signature you provided. "
@@ -151,30 +149,6 @@ std::optional<std::string> SigningRegion(const HttpRequest& request) {
   }
   if (!credential.has_value()) return std::nullopt;
   return std::move(credential->region);
-}
-
-std::string Sha256Hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  return HexEncode(std::string_view(reinterpret_cast<const char*>(md), len));
-}
-
-std::string HmacSha256(std::string_view key, std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len);
-  return std::string(reinterpret_cast<const char*>(md), len);
-}
-
-std::string SignatureFor(std::string_view secret, std::string_view date, std::string_view region,
-                         std::string_view service, std::string_view string_to_sign) {
-  const std::string k_date = HmacSha256("AWS4" + std::string(secret), date);
-  const std::string k_region = HmacSha256(k_date, region);
-  const std::string k_service = HmacSha256(k_region, service);
-  const std::string k_signing = HmacSha256(k_service, "aws4_request");
-  return HexEncode(HmacSha256(k_signing, string_to_sign));
 }
 
 std::optional<int64_t> ParseAmzDate(std::string_view text) {
@@ -383,13 +357,7 @@ std::optional<SqsError> SigV4Verifier::Verify(const HttpRequest& request, int64_
   for (const std::string& payload_hash : payload_hashes) {
     const std::string canonical =
         CanonicalRequest(request, signed_headers, payload_hash, presigned);
-    std::string to_sign(kAlgorithm);
-    to_sign += '\n';
-    to_sign += amz_date;
-    to_sign += '\n';
-    to_sign += scope;
-    to_sign += '\n';
-    to_sign += Sha256Hex(canonical);
+    const std::string to_sign = lqs::wire::StringToSign(amz_date, scope, canonical);
     const std::string expected = SignatureFor(secret->second, credential->date, credential->region,
                                               credential->service, to_sign);
     if (SameSignature(expected, signature)) return std::nullopt;

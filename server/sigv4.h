@@ -1,5 +1,6 @@
 // server/sigv4.h — optional AWS Signature Version 4 verification
-// (sqs-api.md §12.4), with OpenSSL's SHA-256 and HMAC.
+// (sqs-api.md §12.4); the key derivation and string to sign are
+// wire/sigv4.h's, which the `lqs` CLI signs with.
 //
 // Accepts the Authorization-header form (every SDK, aws-cli) and the
 // presigned query-string form (X-Amz-Algorithm, X-Amz-Credential, ...).
@@ -25,6 +26,7 @@
 
 #include "server/error_map.h"
 #include "server/http_types.h"
+#include "wire/sigv4.h"
 
 namespace lqsd {
 
@@ -54,19 +56,14 @@ std::optional<std::string> SigningRegion(const HttpRequest& request);
 
 // ---- Building blocks (exposed for tests) -------------------------------------------
 
-std::string Sha256Hex(std::string_view data);
-std::string HmacSha256(std::string_view key, std::string_view data);  // raw bytes
+using lqs::wire::Sha256Hex;
+using lqs::wire::SignatureFor;
 
 // The canonical request of SigV4 for `request`, given the signed header
 // names (lower-case, ';'-separated) and the payload hash. `presigned`: the
 // X-Amz-Signature query parameter is left out of the canonical query.
 std::string CanonicalRequest(const HttpRequest& request, std::string_view signed_headers,
                              std::string_view payload_hash, bool presigned);
-
-// Hex signature of `string_to_sign` with the key derived from `secret`,
-// `date` (yyyymmdd), `region` and `service`.
-std::string SignatureFor(std::string_view secret, std::string_view date, std::string_view region,
-                         std::string_view service, std::string_view string_to_sign);
 
 // "20240101T000000Z" -> seconds since the epoch; nullopt if malformed.
 std::optional<int64_t> ParseAmzDate(std::string_view text);

@@ -59,9 +59,6 @@ bool StartsWithLower(std::string_view s, std::string_view lower_prefix);
 // Strict decimal integer ("-12", "30"); nullopt on anything else or overflow.
 std::optional<long long> ParseInt64(std::string_view text);
 
-// Lower-case hex of bytes.
-std::string HexEncode(std::string_view bytes);
-
 }  // namespace lqsd
 
 #endif  // LQS_SERVER_TEXT_UTIL_H_

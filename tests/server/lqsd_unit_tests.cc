@@ -328,6 +328,50 @@ TEST(SigV4, DocumentationExample) {
   EXPECT_EQ(incomplete->http_status, 400);
 }
 
+// What the `lqs` CLI signs (wire::SignRequest) is what lqsd verifies.
+TEST(SigV4, SignRequestVerifies) {
+  HttpRequest req;
+  req.method = "POST";
+  req.target = "/";
+  req.body = R"({"QueueName":"jobs"})";
+  req.headers = {{"host", "127.0.0.1:9324"},
+                 {"content-type", "application/x-amz-json-1.0"},
+                 {"x-amz-target", "AmazonSQS.CreateQueue"}};
+  lqs::wire::SigningCredentials who{"AKID", "SECRET", "", "eu-west-1"};
+  const int64_t now = *ParseAmzDate("20261201T120000Z");
+  auto sign = [&](const lqs::wire::SigningCredentials& c) {
+    HttpRequest signed_req = req;
+    for (auto& field : lqs::wire::SignRequest(c, "POST", "/", req.headers, req.body, now)) {
+      signed_req.headers.push_back(std::move(field));
+    }
+    return signed_req;
+  };
+  SigV4Verifier verifier(std::map<std::string, std::string>{{"AKID", "SECRET"}});
+
+  const HttpRequest plain = sign(who);
+  EXPECT_EQ(*plain.Header("x-amz-date"), "20261201T120000Z");
+  // botocore 1.43's SigV4Auth signs this request the same, byte for byte.
+  EXPECT_EQ(*plain.Header("authorization"),
+            "AWS4-HMAC-SHA256 Credential=AKID/20261201/eu-west-1/sqs/aws4_request, "
+            "SignedHeaders=content-type;host;x-amz-date;x-amz-target, "
+            "Signature=30134f576488c079a18bc9cf8763ec8ad2c1047fa25bee78317be9ffd40345da");
+  EXPECT_EQ(plain.Header("x-amz-security-token"), nullptr);
+  EXPECT_FALSE(verifier.Verify(plain, now).has_value());
+  EXPECT_EQ(SigningRegion(plain), "eu-west-1");
+
+  who.session_token = "TOKEN";
+  const HttpRequest with_token = sign(who);
+  EXPECT_EQ(*with_token.Header("x-amz-security-token"), "TOKEN");
+  EXPECT_NE(with_token.Header("authorization")->find("x-amz-security-token"), std::string::npos);
+  EXPECT_FALSE(verifier.Verify(with_token, now).has_value());
+
+  HttpRequest changed_body = plain;
+  changed_body.body = R"({"QueueName":"other"})";
+  EXPECT_EQ(verifier.Verify(changed_body, now)->query_code, "SignatureDoesNotMatch");
+  who.secret_access_key = "WRONG";
+  EXPECT_EQ(verifier.Verify(sign(who), now)->query_code, "SignatureDoesNotMatch");
+}
+
 TEST(Endpoint, DefaultIoThreadsLeaveHalfTheCoresToClients) {
   EXPECT_EQ(DefaultIoThreads(0), 1);  // unknown
   EXPECT_EQ(DefaultIoThreads(1), 1);

@@ -1,0 +1,60 @@
+// wire/sigv4.h — AWS Signature Version 4 (sqs-api.md §12.4) as both sides
+// of lqs compute it: lqsd verifies signatures (server/sigv4.h) and the `lqs`
+// CLI signs its requests to lqsd (tools/remote_backend.cc), with the same
+// key derivation and string to sign. SHA-256 and HMAC are OpenSSL's.
+//
+// Thread safety: pure functions.
+
+#ifndef LQS_WIRE_SIGV4_H_
+#define LQS_WIRE_SIGV4_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace lqs::wire {
+
+inline constexpr std::string_view kSigV4Algorithm = "AWS4-HMAC-SHA256";
+
+// Lower-case hex SHA-256 of `data`.
+std::string Sha256Hex(std::string_view data);
+// Raw HMAC-SHA256 bytes.
+std::string HmacSha256(std::string_view key, std::string_view data);
+
+// Hex signature of `string_to_sign` with the key derived from `secret`,
+// `date` (yyyymmdd), `region` and `service`.
+std::string SignatureFor(std::string_view secret, std::string_view date, std::string_view region,
+                         std::string_view service, std::string_view string_to_sign);
+
+// "AWS4-HMAC-SHA256\n<amz_date>\n<scope>\n<hex SHA-256 of canonical_request>".
+std::string StringToSign(std::string_view amz_date, std::string_view scope,
+                         std::string_view canonical_request);
+
+// Seconds since the epoch -> "20240101T000000Z" (UTC).
+std::string FormatAmzDate(int64_t unix_seconds);
+
+// Who signs, for which region and service.
+struct SigningCredentials {
+  std::string access_key_id;
+  std::string secret_access_key;
+  std::string session_token;  // empty: none (else sent and signed as X-Amz-Security-Token)
+  std::string region;
+  std::string service = "sqs";
+};
+
+// Signs a request without a query string. `path` must already be in
+// canonical form (unreserved characters and '/' only, e.g. "/"); `headers`
+// are the fields to sign, names in lower case, each name once (host
+// included). Returns the fields to add to the request, in this order:
+// x-amz-date, x-amz-security-token (only with a session token) and
+// authorization (every given header, and those two, signed).
+std::vector<std::pair<std::string, std::string>> SignRequest(
+    const SigningCredentials& credentials, std::string_view method, std::string_view path,
+    std::vector<std::pair<std::string, std::string>> headers, std::string_view body,
+    int64_t now_unix);
+
+}  // namespace lqs::wire
+
+#endif  // LQS_WIRE_SIGV4_H_
