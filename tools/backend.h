@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "wire/sigv4.h"
+
 #include "lqs/status.h"
 #include "lqs/types.h"
 
@@ -108,6 +110,10 @@ StatusOr<std::unique_ptr<Backend>> OpenLocal(const LocalOptions& options);
 struct RemoteOptions {
   std::string endpoint;     // http://host:port
   int timeout_seconds = 60;  // per request, beyond any long-poll wait
+  // Signs every request with SigV4 when set (lqsd then serves the queues of
+  // signing->region, and checks the signature when it runs with
+  // --auth-file); unsigned requests get lqsd's default region.
+  std::optional<lqs::wire::SigningCredentials> signing;
 };
 StatusOr<std::unique_ptr<Backend>> OpenRemote(const RemoteOptions& options);
 

@@ -25,7 +25,8 @@ struct GlobalFlags {
   std::string data;
   std::string endpoint;
   std::string durability;
-  std::string region;      // local mode; empty: RegionOfPath(data), else the library's
+  std::string region;      // empty: local mode RegionOfPath(data), else the library's;
+                           // remote mode see RemoteSigning
   std::string account_id;  // local mode; empty: the library's (lqsd's) default
   int timeout_seconds = 60;
   bool json = false;
@@ -61,6 +62,18 @@ void RegisterTransferCommands(CLI::App& app, Env& env);
 // "eu-west-1" for ".../regions/eu-west-1" (where lqsd keeps the databases of
 // regions other than its default one), else "".
 std::string RegionOfPath(const std::string& path);
+
+// The SigV4 signing of remote mode, from --region and the AWS SDKs'
+// environment variables: credentials from AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), else kPlaceholderAccessKey
+// as key and secret when only a region is given; the region from --region,
+// else AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1. nullopt with an
+// empty *error: neither credentials nor --region, so requests go unsigned
+// (lqsd's default region). nullopt with *error set: one of the key pair
+// without the other, or a region lqsd would refuse.
+inline constexpr const char* kPlaceholderAccessKey = "lqs";
+std::optional<lqs::wire::SigningCredentials> RemoteSigning(const std::string& region_flag,
+                                                           std::string* error);
 
 // "K=V" pairs into a map; false (with *error) when one has no '='.
 bool ParsePairs(const std::vector<std::string>& pairs, std::map<std::string, std::string>* out,

@@ -1,28 +1,68 @@
 // tools/commands_common.cc — Env and the helpers the commands share.
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 
-#include "lqs/clock.h"
 #include "tools/commands.h"
 #include "tools/sqs_codec.h"
+
+#include "lqs/clock.h"
 
 namespace lqs_cli {
 
 using lqs::ErrorCode;
 using lqs::Status;
 
+namespace {
+
+// What lqsd accepts as a region name (server/regions.h).
+bool IsRegionName(const std::string& name) {
+  return !name.empty() && name.size() <= 50 &&
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") == std::string::npos;
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::string(value) : fallback;
+}
+
+}  // namespace
+
 std::string RegionOfPath(const std::string& path) {
   std::filesystem::path p(path);
   if (!p.has_filename()) p = p.parent_path();  // "db/regions/eu-west-1/"
   const std::string name = p.filename().string();
   const bool in_regions = p.parent_path().filename() == "regions";
-  const bool plausible =
-      !name.empty() && name.size() <= 50 &&
-      name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") == std::string::npos;
-  return in_regions && plausible ? name : std::string();
+  return in_regions && IsRegionName(name) ? name : std::string();
+}
+
+std::optional<lqs::wire::SigningCredentials> RemoteSigning(const std::string& region_flag,
+                                                           std::string* error) {
+  lqs::wire::SigningCredentials c;
+  c.access_key_id = EnvOr("AWS_ACCESS_KEY_ID", "");
+  c.secret_access_key = EnvOr("AWS_SECRET_ACCESS_KEY", "");
+  c.session_token = EnvOr("AWS_SESSION_TOKEN", "");
+  if (c.access_key_id.empty() != c.secret_access_key.empty()) {
+    *error = "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both or neither";
+    return std::nullopt;
+  }
+  if (c.access_key_id.empty() && region_flag.empty()) return std::nullopt;  // unsigned
+  if (c.access_key_id.empty()) {
+    c.access_key_id = kPlaceholderAccessKey;  // any key does for an lqsd without --auth-file
+    c.secret_access_key = kPlaceholderAccessKey;
+  }
+  c.region = !region_flag.empty() ? region_flag
+                                  : EnvOr("AWS_REGION", EnvOr("AWS_DEFAULT_REGION", "us-east-1"));
+  if (!IsRegionName(c.region)) {
+    *error = "region \"" + c.region +
+             "\" is not a region name (1-50 of a-z, 0-9, '-' and '_', as lqsd requires)";
+    return std::nullopt;
+  }
+  return c;
 }
 
 Backend* Env::Open(bool create, int* exit_code) {
@@ -37,10 +77,10 @@ Backend* Env::Open(bool create, int* exit_code) {
         "--endpoint URL (a running lqsd), or set LQS_DATA / LQS_ENDPOINT");
     return nullptr;
   }
-  if (!flags.endpoint.empty() && (!flags.region.empty() || !flags.account_id.empty())) {
+  if (!flags.endpoint.empty() && !flags.account_id.empty()) {
     *exit_code = out->Usage(
-        "--region and --account-id are for --data: lqsd answers the CLI's unsigned requests "
-        "in its default region and account");
+        "--account-id is for --data: lqsd answers in the account it was started with "
+        "(its --account-id)");
     return nullptr;
   }
   StatusOr<std::unique_ptr<Backend>> backend = Status(ErrorCode::kInternal, "unset");
@@ -48,6 +88,12 @@ Backend* Env::Open(bool create, int* exit_code) {
     RemoteOptions o;
     o.endpoint = flags.endpoint;
     o.timeout_seconds = flags.timeout_seconds;
+    std::string error;
+    o.signing = RemoteSigning(flags.region, &error);
+    if (!error.empty()) {
+      *exit_code = out->Usage(error);
+      return nullptr;
+    }
     backend = OpenRemote(o);
     if (!backend.ok() && backend.status().code() == ErrorCode::kInvalidParameterValue) {
       *exit_code = out->Usage(backend.status().message());

@@ -17,7 +17,9 @@ constexpr const char* kFooter =
     "Where the queues are:\n"
     "  --data DIR       a database directory, opened directly (nothing else may hold it;\n"
     "                   a running lqsd does: then use --endpoint)\n"
-    "  --endpoint URL   a running lqsd, e.g. http://127.0.0.1:9324 (SQS JSON protocol)\n"
+    "  --endpoint URL   a running lqsd, e.g. http://127.0.0.1:9324 (SQS JSON protocol);\n"
+    "                   requests are signed (SigV4) with AWS_ACCESS_KEY_ID /\n"
+    "                   AWS_SECRET_ACCESS_KEY when set, as lqsd --auth-file requires\n"
     "  or the environment variables LQS_DATA / LQS_ENDPOINT.\n"
     "\n"
     "Quick start:\n"
@@ -64,7 +66,9 @@ int main(int argc, char** argv) {
   app.add_option("--region", g.region,
                  "Local mode: the database's region, in queue ARNs (default: <name> for a "
                  "database in .../regions/<name>, where lqsd keeps other regions; else "
-                 "us-east-1)")
+                 "us-east-1). Remote mode: sign requests for this region, whose queues lqsd "
+                 "then serves (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1 when "
+                 "AWS_ACCESS_KEY_ID is set; else unsigned: lqsd's default region)")
       ->group("Where");
   app.add_option("--account-id", g.account_id,
                  "Local mode: the account in queue ARNs (default 123456789012, as lqsd's)")

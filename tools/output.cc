@@ -41,13 +41,19 @@ void Output::Info(const std::string& text) const {
 
 int Output::Error(const lqs::Status& status, const std::string& context) const {
   const int code = ExitCodeFor(status);
-  const std::string name(lqs::ErrorCodeName(status.code()));
+  std::string name(lqs::ErrorCodeName(status.code()));
+  std::string message = status.message();
+  if (status.code() == kServerErrorCode) {
+    const size_t colon = message.find(": ");
+    name = message.substr(0, colon);
+    message = colon == std::string::npos ? std::string() : message.substr(colon + 2);
+  }
   std::cout << std::flush;
   std::cerr << "lqs: error: " << (context.empty() ? "" : context + ": ") << name
-            << (status.message().empty() ? "" : ": " + status.message()) << "\n";
+            << (message.empty() ? "" : ": " + message) << "\n";
   if (options_.json) {
     Json j;
-    j["error"] = {{"code", name}, {"message", status.message()}, {"exit", code}};
+    j["error"] = {{"code", name}, {"message", message}, {"exit", code}};
     if (!context.empty()) j["error"]["context"] = context;
     PrintJson(j);
   }

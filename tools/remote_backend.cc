@@ -1,7 +1,7 @@
 // tools/remote_backend.cc — the CLI's Backend over HTTP: a small synchronous
 // HTTP/1.1 client (Boost.Beast, one keep-alive connection, re-opened once when
-// the server closed it) speaking the SQS JSON 1.0 protocol to lqsd (or any SQS
-// endpoint that accepts unsigned requests).
+// the server closed it) speaking the SQS JSON 1.0 protocol to lqsd, unsigned
+// or signed with SigV4 (RemoteOptions::signing).
 
 #include <chrono>
 #include <map>
@@ -69,7 +69,10 @@ class RemoteBackend final : public Backend {
       : options_(std::move(options)), endpoint_(std::move(endpoint)), stream_(ioc_) {}
   ~RemoteBackend() override { Close().IgnoreError(); }
 
-  std::string Describe() const override { return "remote " + options_.endpoint; }
+  std::string Describe() const override {
+    return "remote " + options_.endpoint +
+           (options_.signing ? " (region " + options_.signing->region + ")" : "");
+  }
   bool IsRemote() const override { return true; }
 
   StatusOr<std::string> CreateQueue(const std::string& name, const lqs::AttributeMap& attributes,
@@ -323,6 +326,17 @@ class RemoteBackend final : public Backend {
       req.keep_alive(true);
       req.body() = payload;
       req.prepare_payload();
+      if (options_.signing) {
+        const auto now = std::chrono::system_clock::now().time_since_epoch();
+        for (auto& [name, value] : lqs::wire::SignRequest(
+                 *options_.signing, "POST", "/",
+                 {{"content-type", "application/x-amz-json-1.0"},
+                  {"host", endpoint_.host_header},
+                  {"x-amz-target", "AmazonSQS." + action}},
+                 payload, std::chrono::duration_cast<std::chrono::seconds>(now).count())) {
+          req.set(name, value);
+        }
+      }
 
       beast::error_code ec;
       stream_.expires_after(std::chrono::seconds(options_.timeout_seconds + wait_seconds));

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tools/output.h"
+
 namespace lqs_cli::codec {
 namespace {
 
@@ -381,7 +383,10 @@ lqs::Status DecodeError(int http_status, const std::string& query_error_header,
   std::string raw = !query_code.empty() ? query_code : type;
   if (raw.empty()) raw = "HTTP " + std::to_string(http_status);
   if (message.empty() && !j.is_object()) message = body.substr(0, 200);
-  return Status(http_status >= 500 ? ErrorCode::kIOError : ErrorCode::kInternal,
+  const bool refused = http_status >= 400 && http_status < 500 && raw.rfind("HTTP ", 0) != 0;
+  return Status(refused              ? kServerErrorCode
+                : http_status >= 500 ? ErrorCode::kIOError
+                                     : ErrorCode::kInternal,
                 raw + (message.empty() ? "" : ": " + message));
 }
 

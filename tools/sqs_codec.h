@@ -60,8 +60,10 @@ lqs::BatchResult DecodeBatchResult(const Json& json);
 std::vector<lqs::MessageMoveTask> DecodeListMessageMoveTasks(const Json& json);
 
 // The Status of an error response: `__type` (text after '#'), else the
-// x-amzn-query-error header's code, mapped back to lqs::ErrorCode; codes lqs
-// does not know become kInternal with the server's code in the message.
+// x-amzn-query-error header's code, mapped back to lqs::ErrorCode. A 4xx
+// with a code lqs does not know becomes kServerErrorCode (tools/output.h),
+// a 5xx kIOError, anything else kInternal, with the server's code (or "HTTP
+// <status>") in the message.
 lqs::Status DecodeError(int http_status, const std::string& query_error_header,
                         const std::string& body);
 

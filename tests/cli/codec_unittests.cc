@@ -243,8 +243,17 @@ TEST(Decode, Errors) {
   EXPECT_EQ(s.code(), ErrorCode::kIOError);
   EXPECT_EQ(ExitCodeFor(s), kExitIoError);
   s = DecodeError(400, "", R"({"__type":"com.amazonaws.sqs#SomethingNew","message":"m"})");
+  EXPECT_EQ(s.code(), kServerErrorCode);
+  EXPECT_EQ(s.message(), "SomethingNew: m");
+  EXPECT_EQ(ExitCodeFor(s), kExitSqsError);
+  s = DecodeError(403, "MissingAuthenticationToken;Sender",
+                  R"({"__type":"com.amazon.coral.service#MissingAuthenticationTokenException",)"
+                  R"("message":"Request is missing Authentication Token"})");
+  EXPECT_EQ(s.message(), "MissingAuthenticationToken: Request is missing Authentication Token");
+  EXPECT_EQ(ExitCodeFor(s), kExitSqsError);
+  s = DecodeError(404, "", "<html>not here</html>");  // not an SQS answer at all
   EXPECT_EQ(s.code(), ErrorCode::kInternal);
-  EXPECT_NE(s.message().find("SomethingNew"), std::string::npos);
+  EXPECT_EQ(ExitCodeFor(s), kExitIoError);
 }
 
 // The CLI's JSON-lines input shape (also the export shape).

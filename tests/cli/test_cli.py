@@ -72,9 +72,21 @@ def test_region_and_account_of_a_database(tmp_path):
     assert run(other, "--region", "ap-south-1", "--account-id", "000000000000",
                "queue", "get", "q", "QueueArn", json_out=True)["attributes"] == {
         "QueueArn": "arn:aws:sqs:ap-south-1:000000000000:q"}
-    p = subprocess.run([LQS, "--endpoint", "http://127.0.0.1:9", "--region", "eu-west-1",
-                        "queue", "list"], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 1 and "--region and --account-id are for --data" in p.stderr, p.stderr
+
+
+def test_remote_flags_refused_before_connecting():
+    # Usage errors (exit 1) before any request to the (unreachable) endpoint.
+    def remote(*args, **env):
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+        p = subprocess.run([LQS, "--endpoint", "http://127.0.0.1:9"] + list(args),
+                           capture_output=True, text=True, timeout=60, env={**clean, **env})
+        assert p.returncode == 1, (args, env, p.returncode, p.stderr)
+        return p.stderr
+    assert "--account-id is for --data" in remote("--account-id", "1", "queue", "list")
+    assert "is not a region name" in remote("--region", "EU West", "queue", "list")
+    assert "is not a region name" in remote("queue", "list", AWS_ACCESS_KEY_ID="k",
+                                            AWS_SECRET_ACCESS_KEY="s", AWS_REGION="x/y")
+    assert "go together" in remote("queue", "list", AWS_ACCESS_KEY_ID="k")
 
 
 def test_queue_tags(db):

@@ -17,10 +17,15 @@ LQS = os.environ.get("LQS_CLI", "lqs")
 LQSD = os.environ.get("LQSD", "")
 
 
-def start_lqsd(data):
+# The CLI signs its requests when AWS credentials are in its environment:
+# every run starts from an environment without AWS_* variables.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+
+
+def start_lqsd(data, *flags):
     proc = subprocess.Popen(
         [LQSD, "--data", data, "--listen", "127.0.0.1:0", "--no-purge-interval",
-         "--log-level", "warn"],
+         "--log-level", "warn"] + list(flags),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 20
     while time.time() < deadline:
@@ -33,9 +38,10 @@ def start_lqsd(data):
     raise RuntimeError("lqsd did not start: " + proc.stderr.read())
 
 
-def run(endpoint, *args, stdin=None, json_out=False, expect=0):
+def run(endpoint, *args, stdin=None, json_out=False, expect=0, env=None):
     cmd = [LQS, "--endpoint", endpoint] + (["--json"] if json_out else []) + [str(a) for a in args]
-    p = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=60,
+                       env={**CLEAN_ENV, **(env or {})})
     assert p.returncode == expect, (
         f"{cmd} -> {p.returncode} (want {expect})\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
     return json.loads(p.stdout) if json_out else p
@@ -103,6 +109,45 @@ def scenario(url, local_db):
     p = subprocess.run([LQS, "--data", local_db, "queue", "list"], capture_output=True, text=True)
     assert p.returncode == 3 and "DatabaseLocked" in p.stderr and "--endpoint" in p.stderr
 
+    # --region without credentials signs with a placeholder key, which an lqsd
+    # without --auth-file accepts: the region's own queues.
+    eu = run(url, "--region", "eu-west-1", "queue", "create", "jobs", json_out=True)["url"]
+    assert "/queue/eu-west-1/123456789012/jobs" in eu, eu
+    assert run(url, "--region", "eu-west-1", "queue", "list", json_out=True)["queues"] == ["jobs"]
+    assert "imported" not in run(url, "queue", "list", json_out=True)["queues"]
+
+
+def signed_scenario(tmp):
+    """lqsd with --auth-file: the CLI signs with the environment's credentials,
+    for the region of --region or AWS_REGION."""
+    keys = os.path.join(tmp, "keys")
+    with open(keys, "w") as f:
+        f.write("AKIDCLI SECRETCLI\n")
+    proc, url = start_lqsd(os.path.join(tmp, "authdb"), "--auth-file", keys)
+    creds = {"AWS_ACCESS_KEY_ID": "AKIDCLI", "AWS_SECRET_ACCESS_KEY": "SECRETCLI"}
+    try:
+        p = run(url, "queue", "list", expect=2)
+        assert "MissingAuthenticationToken" in p.stderr, p.stderr
+        p = run(url, "--region", "eu-west-1", "queue", "list", expect=2)
+        assert "InvalidClientTokenId" in p.stderr, p.stderr
+        p = run(url, "queue", "list", expect=2, env={**creds, "AWS_SECRET_ACCESS_KEY": "nope"})
+        assert "SignatureDoesNotMatch" in p.stderr, p.stderr
+
+        home = run(url, "queue", "create", "jobs", json_out=True, env=creds)["url"]
+        assert home.endswith("/123456789012/jobs") and "/queue/" not in home, home
+        run(url, "send", "jobs", "from us-east-1", env=creds)
+        arn = {"AWS_REGION": "ap-south-1", **creds, "AWS_SESSION_TOKEN": "session"}
+        run(url, "queue", "create", "jobs", env=arn)
+        assert run(url, "queue", "get", "jobs", "QueueArn", json_out=True, env=arn)[
+            "attributes"] == {"QueueArn": "arn:aws:sqs:ap-south-1:123456789012:jobs"}
+        # --region wins over AWS_REGION; each region has its own messages.
+        assert run(url, "--region", "us-east-1", "receive", "jobs", json_out=True,
+                   env=arn)["messages"][0]["Body"] == "from us-east-1"
+        assert run(url, "receive", "jobs", json_out=True, env=arn)["messages"] == []
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
 
 def main():
     if not LQSD or not os.path.exists(LQSD):
@@ -119,8 +164,9 @@ def main():
             proc.wait(timeout=30)
         # Unreachable server: exit 3.
         p = subprocess.run([LQS, "--endpoint", url, "queue", "list"], capture_output=True,
-                           text=True)
+                           text=True, env=CLEAN_ENV)
         assert p.returncode == 3, p.stderr
+        signed_scenario(tmp)
     print("cli_remote: ok")
     return 0
 
