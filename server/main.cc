@@ -226,8 +226,12 @@ int main(int argc, char** argv) {
   endpoint_config.auth = verifier.has_value() ? &*verifier : nullptr;
   endpoint_config.max_body_bytes = flags.max_body_bytes;
   endpoint_config.single_region = flags.single_region;
-  endpoint_config.on_region_open = [&info](const std::string& region, const std::string& path) {
-    info("region " + region + ": database " + path);
+  // Clients signed for another region than --region used to share --data's
+  // queues: say where theirs are now, and how to share them again.
+  endpoint_config.on_region_open = [&info, default_region = flags.region](const std::string& region,
+                                                                          const std::string& path) {
+    info("region " + region + ": database " + path + " (its queues are apart from region " +
+         default_region + "'s in --data; --single-region serves every region from --data)");
   };
   std::string error;
   std::unique_ptr<lqsd::Endpoint> endpoint =
