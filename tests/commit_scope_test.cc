@@ -103,6 +103,49 @@ TEST_F(CommitScopeTest, TheEndOfTheScopeCommits) {
   EXPECT_GT(LogBytes(), after_scope);
 }
 
+// lqsd's I/O threads serve several regions, each a Broker of its own.
+TEST_F(CommitScopeTest, OneThreadDefersOnTwoBrokersEachCommittedOnItsOwn) {
+  Open(/*deferred_commits=*/true);
+  Options o = broker_->options();
+  o.path = dir_.path() + "/second";
+  auto second = Broker::Open(o);
+  ASSERT_OK(second);
+  auto other_queue = (*second)->CreateQueue("jobs", {}, {});
+  ASSERT_OK(other_queue);
+  auto second_log_bytes = [&] {
+    uintmax_t total = 0;
+    for (const auto& entry : fs::directory_iterator(o.path)) {
+      if (entry.path().extension() == ".log") total += entry.file_size();
+    }
+    return total;
+  };
+  {
+    CommitScope first_scope(broker_.get());
+    CommitScope second_scope(second->get());
+    const uintmax_t first_before = LogBytes();
+    const uintmax_t second_before = second_log_bytes();
+    Send("to the first");
+    SendMessageRequest r;
+    r.body = "to the second";
+    ASSERT_OK((*other_queue)->SendMessage(r));
+    EXPECT_EQ(LogBytes(), first_before);
+    EXPECT_EQ(second_log_bytes(), second_before) << "deferring on the second ended the first's";
+
+    ASSERT_OK(second_scope.Commit());
+    EXPECT_GT(second_log_bytes(), second_before);
+    EXPECT_EQ(LogBytes(), first_before);
+    ASSERT_OK(first_scope.Commit());
+    EXPECT_GT(LogBytes(), first_before);
+  }
+  // Both scopes ended: durable at return again, on both.
+  const uintmax_t second_after = second_log_bytes();
+  SendMessageRequest r;
+  r.body = "after";
+  ASSERT_OK((*other_queue)->SendMessage(r));
+  EXPECT_GT(second_log_bytes(), second_after);
+  EXPECT_OK((*second)->Close());
+}
+
 TEST_F(CommitScopeTest, OtherThreadsAreNotDeferred) {
   Open(/*deferred_commits=*/true);
   CommitScope scope(broker_.get());

@@ -27,8 +27,9 @@
 // changes nothing and Commit() returns OK at once.
 //
 // Thread safety: a CommitScope belongs to the thread that made it: make,
-// Commit() and destroy it there, one per thread at a time. The Broker must
-// outlive it.
+// Commit() and destroy it there, one per Broker and thread at a time (a
+// thread may hold scopes on several Brokers, each committed on its own).
+// The Broker must outlive it.
 
 #ifndef LQS_COMMIT_SCOPE_H_
 #define LQS_COMMIT_SCOPE_H_

@@ -1,5 +1,6 @@
 #include "lib/storage/database.h"
 
+#include <algorithm>
 #include <vector>
 
 #include <rocksdb/cache.h>
@@ -151,8 +152,13 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocks
 
 namespace {
 
-// The database the calling thread defers its commits on, if any.
-thread_local const Database* deferring_on = nullptr;
+// The databases the calling thread defers its commits on (few: one per
+// region an lqsd I/O thread serves).
+thread_local std::vector<const Database*> deferring_on;
+
+bool DefersHere(const Database* db) {
+  return std::find(deferring_on.begin(), deferring_on.end(), db) != deferring_on.end();
+}
 
 }  // namespace
 
@@ -169,7 +175,7 @@ Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
   rocksdb::Status s = db_->Write(plain_write_, batch);
   if (!s.ok()) return Noted(FromRocks(s, "writing to the database"));
   const bool sync = must_sync && options_.durability == Durability::kFsync;
-  if (deferring_on == this) {
+  if (DefersHere(this)) {
     if (sync) sync_requests_.fetch_add(1, std::memory_order_acq_rel);
     return Status::OK();
   }
@@ -182,10 +188,11 @@ Status Database::Noted(Status st) {
 }
 
 void Database::DeferCommits(bool defer) {
-  if (defer) {
-    deferring_on = this;
-  } else if (deferring_on == this) {
-    deferring_on = nullptr;
+  const bool deferring = DefersHere(this);
+  if (defer && !deferring) {
+    deferring_on.push_back(this);
+  } else if (!defer && deferring) {
+    deferring_on.erase(std::find(deferring_on.begin(), deferring_on.end(), this));
   }
 }
 

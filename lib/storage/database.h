@@ -62,8 +62,8 @@ class Database {
   // returning (sends, catalogue changes). Errors: kIOError.
   Status Write(rocksdb::WriteBatch* batch, bool must_sync);
 
-  // Deferral for the calling thread (see above). One database per thread
-  // at a time: deferring on a second one ends it on the first.
+  // Deferral for the calling thread (see above). A thread may defer on
+  // several databases at once (lqsd's I/O threads serve every region's).
   void DeferCommits(bool defer);
   // Makes every deferred write so far durable. Errors: kIOError, kClosed.
   Status Commit();
