@@ -17,8 +17,6 @@
 #include "server/regions.h"
 #include "server/router.h"
 
-#include "lqs/commit_scope.h"
-
 namespace lqsd {
 
 using WorkGuard = boost::asio::executor_work_guard<boost::asio::io_context::executor_type>;
@@ -93,10 +91,11 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
       [s, max_body = limits.max_body_bytes](const HttpRequest& head, int status) {
         return s->router->Reject(head, status, max_body);
       });
-  // Each I/O thread defers its commits (below) and makes the changes of a
-  // round of requests durable before their responses go out.
-  s->server->SetCommitter([broker] {
-    const lqs::Status st = broker->Commit();
+  // Each I/O thread defers its commits on every region it serves (below)
+  // and makes the changes of a round of requests durable before their
+  // responses go out.
+  s->server->SetCommitter([s] {
+    const lqs::Status st = s->regions.CommitThisThread();
     if (!st.ok()) std::fprintf(stderr, "lqsd: commit failed: %s\n", st.ToString().c_str());
     return st.ok();
   });
@@ -112,9 +111,10 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   for (auto& c : s->contexts) s->work.push_back(boost::asio::make_work_guard(*c));
   for (auto& c : s->contexts) {
     boost::asio::io_context* context = c.get();
-    s->threads.emplace_back([context, broker] {
-      lqs::CommitScope deferred(broker);
+    s->threads.emplace_back([context, s] {
+      s->regions.DeferCommitsOnThisThread();
       context->run();
+      s->regions.EndDeferralOnThisThread();
     });
   }
   return std::unique_ptr<Endpoint>(new Endpoint(std::move(state)));

@@ -2,12 +2,24 @@
 
 #include "server/regions.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
 #include "lqs/options.h"
 
 namespace lqsd {
+namespace {
+
+// The calling thread's group commit (regions.h): for which Regions, and the
+// Brokers it defers on (the default one first).
+struct ThreadDeferral {
+  const Regions* owner = nullptr;
+  std::vector<lqs::Broker*> brokers;
+};
+thread_local ThreadDeferral this_thread;
+
+}  // namespace
 
 Regions::Regions(lqs::Broker* default_broker, Config config)
     : default_broker_(default_broker),
@@ -38,7 +50,7 @@ lqs::StatusOr<lqs::Broker*> Regions::Get(std::string_view region) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return lqs::Status(lqs::ErrorCode::kClosed, "the server is shutting down");
-    if (auto it = others_.find(region); it != others_.end()) return it->second.get();
+    if (auto it = others_.find(region); it != others_.end()) return DeferredHere(it->second.get());
     if (others_.size() + 1 >= config_.max_regions) {
       return lqs::Status(lqs::ErrorCode::kOverLimit, "This server already serves " +
                                                          std::to_string(config_.max_regions) +
@@ -61,7 +73,43 @@ lqs::StatusOr<lqs::Broker*> Regions::Get(std::string_view region) {
     opened_path = options.path;
   }
   if (config_.on_open) config_.on_open(std::string(region), opened_path);
+  return DeferredHere(broker);
+}
+
+lqs::Broker* Regions::DeferredHere(lqs::Broker* broker) const {
+  if (this_thread.owner != this) return broker;
+  auto& mine = this_thread.brokers;
+  if (std::find(mine.begin(), mine.end(), broker) == mine.end()) {
+    broker->DeferCommits(true);
+    mine.push_back(broker);
+  }
   return broker;
+}
+
+void Regions::DeferCommitsOnThisThread() {
+  if (this_thread.owner == this) return;
+  this_thread = ThreadDeferral();
+  this_thread.owner = this;
+  DeferredHere(default_broker_);
+}
+
+lqs::Status Regions::CommitThisThread() {
+  if (this_thread.owner != this) return lqs::Status::OK();
+  lqs::Status first;
+  for (lqs::Broker* broker : this_thread.brokers) {
+    lqs::Status s = broker->Commit();
+    if (!s.ok() && first.ok()) first = std::move(s);
+  }
+  return first;
+}
+
+void Regions::EndDeferralOnThisThread() {
+  if (this_thread.owner != this) return;
+  for (lqs::Broker* broker : this_thread.brokers) {
+    broker->Commit().IgnoreError();
+    broker->DeferCommits(false);
+  }
+  this_thread = ThreadDeferral();
 }
 
 std::vector<std::pair<std::string, lqs::Broker*>> Regions::OpenRegions() const {

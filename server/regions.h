@@ -32,9 +32,18 @@
 // caller closes it); the other Brokers are owned, closed by CloseAll() (or
 // the destructor) and freed by the destructor, so a pointer from Get() or
 // OpenRegions() stays valid as long as Regions lives.
+// Group commit (lqs/commit_scope.h) over every region: a thread that called
+// DeferCommitsOnThisThread() defers its calls on the default Broker at once
+// and on each other region's Broker from its first Get() of it on;
+// CommitThisThread() makes all of them durable, one log write per region
+// it deferred on; EndDeferralOnThisThread() commits and ends the deferral.
+// lqsd's I/O threads do this, so that a round of requests is made durable
+// before it is answered whatever regions its requests went to.
+//
 // Thread safety: every method may be called from any thread. Get() for the
 // default region takes no lock; opening a region holds a mutex that other
-// non-default lookups wait on.
+// non-default lookups wait on. The deferral methods act on the calling
+// thread's own state; a thread defers for one Regions at a time.
 
 #ifndef LQS_SERVER_REGIONS_H_
 #define LQS_SERVER_REGIONS_H_
@@ -80,6 +89,12 @@ class Regions {
   // The Broker serving `region` (opened on first use). Never nullptr when OK.
   lqs::StatusOr<lqs::Broker*> Get(std::string_view region);
 
+  // See "Group commit" above. CommitThisThread() returns the first error
+  // (the other Brokers are still committed) and is OK without deferral.
+  void DeferCommitsOnThisThread();
+  lqs::Status CommitThisThread();
+  void EndDeferralOnThisThread();
+
   // The default region first, then the open ones by name.
   std::vector<std::pair<std::string, lqs::Broker*>> OpenRegions() const;
 
@@ -96,6 +111,9 @@ class Regions {
   mutable std::mutex mu_;
   bool closed_ = false;
   std::map<std::string, std::unique_ptr<lqs::Broker>, std::less<>> others_;
+
+  // `broker`, deferred on the calling thread first if it defers for this.
+  lqs::Broker* DeferredHere(lqs::Broker* broker) const;
 };
 
 }  // namespace lqsd

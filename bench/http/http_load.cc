@@ -6,7 +6,11 @@
 //
 //   lqs_http_load --endpoint http://127.0.0.1:PORT --pid SERVER_PID --name lqsd
 //       [--n1 10000] [--n10 20000] [--nmixed 20000] [--nlife 20000]
-//       [--concurrency 4] [--body 100] [--modes send1,recv10]
+//       [--concurrency 4] [--body 100] [--modes send1,recv10] [--region R]
+//
+// --region R (not in load.js): every request carries a SigV4 Authorization
+// header scoped to region R, with a dummy signature, so an lqsd without
+// --auth-file serves it from that region's database.
 //
 // Why: load.js costs ~40-50 us of client CPU per request, as much as lqsd on a
 // 2-core box, so the client was the bottleneck. This one is a single thread
@@ -116,6 +120,7 @@ struct Args {
   int64_t n1 = 10000, n10 = 20000, nmixed = 20000, nlife = 20000;
   int64_t concurrency = 4, body = 100;
   std::string modes;
+  std::string region;
 };
 
 int64_t ParseCount(const std::string& k, const std::string& v) {
@@ -155,6 +160,8 @@ Args ParseArgs(int argc, char** argv) {
       a.body = ParseCount(k, v);
     } else if (k == "modes") {
       a.modes = v;
+    } else if (k == "region") {
+      a.region = v;
     }  // load.js accepts (and ignores) any other key too
   }
   if (a.endpoint.empty() || !has_pid) Fail("need --endpoint and --pid");
@@ -377,7 +384,7 @@ struct Conn {
 
 class Client {
  public:
-  Client(const std::string& endpoint) {
+  Client(const std::string& endpoint, const std::string& region) {
     std::string_view u = endpoint;
     if (u.substr(0, 7) != "http://") Fail("endpoint must be http://HOST:PORT");
     u.remove_prefix(7);
@@ -392,10 +399,14 @@ class Client {
     host_ = std::string(host);
     if (host_.size() > 1 && host_.front() == '[') host_ = host_.substr(1, host_.size() - 2);
     port_ = std::string(port);
+    const std::string auth =
+        region.empty() ? std::string()
+                       : "Authorization: AWS4-HMAC-SHA256 Credential=bench/20260101/" + region +
+                             "/sqs/aws4_request, SignedHeaders=host, Signature=00\r\n";
     for (int a = 0; a < kActionCount; ++a) {
       prefix_[a] = "POST / HTTP/1.1\r\nHost: " + host_header_ +
                    "\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: AmazonSQS." +
-                   kActionNames[a] + "\r\nContent-Length: ";
+                   kActionNames[a] + "\r\n" + auth + "Content-Length: ";
     }
     ep_ = epoll_create1(EPOLL_CLOEXEC);
     if (ep_ < 0) Fail(std::string("epoll_create1: ") + std::strerror(errno));
@@ -717,7 +728,7 @@ class Client {
 struct Ctx {
   explicit Ctx(const Args& a)
       : args(a),
-        client(a.endpoint),
+        client(a.endpoint, a.region),
         filler(static_cast<size_t>(std::max<int64_t>(0, a.body - 20)), 'x') {}
   const Args& args;
   Client client;

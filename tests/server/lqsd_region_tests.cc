@@ -44,12 +44,31 @@ class TempDir {
   std::string path_;
 };
 
-std::unique_ptr<lqs::Broker> OpenBroker(const std::string& path) {
+std::unique_ptr<lqs::Broker> OpenBroker(const std::string& path, bool deferred_commits = false) {
   lqs::Options options;
   options.path = path;
   options.region = "us-east-1";
   options.background_maintenance = false;
+  options.deferred_commits = deferred_commits;
   return std::move(lqs::Broker::Open(options)).value();
+}
+
+// Bytes in the write-ahead log files of the database at `path`.
+uintmax_t LogBytes(const std::string& path) {
+  uintmax_t total = 0;
+  for (const auto& entry : fs::directory_iterator(path)) {
+    if (entry.path().extension() == ".log") total += entry.file_size();
+  }
+  return total;
+}
+
+void SendOne(lqs::Broker* broker) {
+  auto queue = broker->GetQueue("q");
+  if (!queue.ok()) queue = broker->CreateQueue("q", {}, {});
+  ASSERT_TRUE(queue.ok()) << queue.status().ToString();
+  lqs::SendMessageRequest r;
+  r.body = "m";
+  ASSERT_TRUE((*queue)->SendMessage(r).ok());
 }
 
 Regions::Config RootedAt(const std::string& root, size_t max_regions = 32) {
@@ -162,6 +181,44 @@ TEST(Regions, ConcurrentFirstUsesOpenARegionOnce) {
       EXPECT_EQ(seen[t][i], regions.Get(names[(t + i) % 3]).value());
     }
   }
+  ASSERT_TRUE(regions.CloseAll().ok());
+  ASSERT_TRUE(broker->Close().ok());
+}
+
+// An lqsd I/O thread's round of requests is made durable at one commit,
+// whichever regions the requests went to.
+TEST(Regions, AThreadDefersOnEveryRegionItUsesUntilItCommits) {
+  TempDir dir;
+  const std::string home = dir.path() + "/db";
+  auto broker = OpenBroker(home, /*deferred_commits=*/true);
+  Regions regions(broker.get(), RootedAt(home + "/regions"));
+  lqs::Broker* eu = regions.Get("eu-west-1").value();  // before deferring
+  SendOne(eu);
+  SendOne(broker.get());
+  const std::string eu_path = home + "/regions/eu-west-1";
+
+  regions.DeferCommitsOnThisThread();
+  const uintmax_t home_before = LogBytes(home);
+  const uintmax_t eu_before = LogBytes(eu_path);
+  SendOne(broker.get());
+  EXPECT_EQ(LogBytes(home), home_before);
+  SendOne(regions.Get("eu-west-1").value());
+  SendOne(regions.Get("ap-south-1").value());  // opened while deferring
+  EXPECT_EQ(LogBytes(eu_path), eu_before);
+  const uintmax_t ap_before = LogBytes(home + "/regions/ap-south-1");
+  std::thread([&] { SendOne(eu); }).join();  // other threads are not deferred
+  const uintmax_t eu_other_thread = LogBytes(eu_path);
+  EXPECT_GT(eu_other_thread, eu_before);
+
+  ASSERT_TRUE(regions.CommitThisThread().ok());
+  EXPECT_GT(LogBytes(home), home_before);
+  EXPECT_GT(LogBytes(home + "/regions/ap-south-1"), ap_before);
+
+  regions.EndDeferralOnThisThread();
+  const uintmax_t eu_after = LogBytes(eu_path);
+  SendOne(eu);
+  EXPECT_GT(LogBytes(eu_path), eu_after) << "still deferred after EndDeferralOnThisThread";
+  EXPECT_TRUE(regions.CommitThisThread().ok());
   ASSERT_TRUE(regions.CloseAll().ok());
   ASSERT_TRUE(broker->Close().ok());
 }

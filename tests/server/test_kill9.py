@@ -5,7 +5,8 @@ lqsd answers a round of requests only after one commit of their changes (group c
 server/http_server.h): a send it acknowledged is never lost, and a delete it acknowledged
 never comes back, whenever the kill lands. Three rounds on one database, each with four
 senders (single sends and batches) and one consumer on raw keep-alive connections, killed
-100-500 ms in.
+100-500 ms in. Once in the default region, once in another one (requests signed for
+eu-west-1, kept in a database of its own that the same commit covers).
 """
 
 import http.client
@@ -13,6 +14,8 @@ import json
 import random
 import threading
 import time
+
+import pytest
 
 from lqsd_harness import Lqsd
 
@@ -22,21 +25,25 @@ ROUNDS = 3
 class Client:
     """One keep-alive connection speaking the JSON protocol."""
 
-    def __init__(self, server):
+    def __init__(self, server, region=None):
         self.conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+        self.headers = {"X-Amz-Target": None, "Content-Type": "application/x-amz-json-1.0"}
+        if region:  # lqsd without --auth-file reads the scope's region, not the signature
+            self.headers["Authorization"] = (
+                "AWS4-HMAC-SHA256 Credential=k/20260101/%s/sqs/aws4_request, "
+                "SignedHeaders=host, Signature=0" % region)
 
     def call(self, action, payload):
-        self.conn.request("POST", "/", json.dumps(payload), {
-            "X-Amz-Target": "AmazonSQS." + action,
-            "Content-Type": "application/x-amz-json-1.0"})
+        self.conn.request("POST", "/", json.dumps(payload),
+                          {**self.headers, "X-Amz-Target": "AmazonSQS." + action})
         response = self.conn.getresponse()
         body = response.read()
         assert response.status == 200, (action, response.status, body)
         return json.loads(body) if body else {}
 
 
-def send_until_killed(server, url, prefix, acked, lock):
-    client, n = Client(server), 0
+def send_until_killed(server, region, url, prefix, acked, lock):
+    client, n = Client(server, region), 0
     try:
         while True:
             if n % 3 == 0:
@@ -56,10 +63,10 @@ def send_until_killed(server, url, prefix, acked, lock):
         return  # killed
 
 
-def consume_until_killed(server, url, deleting, deleted, lock):
+def consume_until_killed(server, region, url, deleting, deleted, lock):
     # Received with no lease (VisibilityTimeout 0: the handle still deletes), so that
     # after the kill nothing waits for a lease to end before it can be counted.
-    client = Client(server)
+    client = Client(server, region)
     try:
         while True:
             got = client.call("ReceiveMessage", {"QueueUrl": url, "MaxNumberOfMessages": 10,
@@ -78,9 +85,9 @@ def consume_until_killed(server, url, deleting, deleted, lock):
         return
 
 
-def stored_bodies(server, url):
+def stored_bodies(server, region, url):
     """Every message in the queue (received with a long lease, so each comes once)."""
-    client, bodies = Client(server), set()
+    client, bodies = Client(server, region), set()
     while True:
         got = client.call("ReceiveMessage", {"QueueUrl": url, "MaxNumberOfMessages": 10,
                                              "VisibilityTimeout": 600})
@@ -90,19 +97,20 @@ def stored_bodies(server, url):
         bodies.update(m["Body"] for m in messages)
 
 
-def test_acknowledged_changes_survive_kill_9(tmp_path):
+@pytest.mark.parametrize("region", [None, "eu-west-1"])
+def test_acknowledged_changes_survive_kill_9(tmp_path, region):
     data = str(tmp_path / "db")
     acked, deleting, deleted, lock = set(), set(), set(), threading.Lock()
     rng = random.Random()
     for round_ in range(ROUNDS):
         server = Lqsd("--data", data)
         try:
-            url = Client(server).call("CreateQueue", {"QueueName": "crash"})["QueueUrl"]
+            url = Client(server, region).call("CreateQueue", {"QueueName": "crash"})["QueueUrl"]
             threads = [threading.Thread(target=send_until_killed,
-                                        args=(server, url, f"r{round_}s{i}", acked, lock))
+                                        args=(server, region, url, f"r{round_}s{i}", acked, lock))
                        for i in range(4)]
             threads.append(threading.Thread(target=consume_until_killed,
-                                            args=(server, url, deleting, deleted, lock)))
+                                            args=(server, region, url, deleting, deleted, lock)))
             for t in threads:
                 t.start()
             time.sleep(0.1 + 0.4 * rng.random())
@@ -115,8 +123,10 @@ def test_acknowledged_changes_survive_kill_9(tmp_path):
 
     server = Lqsd("--data", data)
     try:
-        url = Client(server).call("GetQueueUrl", {"QueueName": "crash"})["QueueUrl"]
-        stored = stored_bodies(server, url)
+        url = Client(server, region).call("GetQueueUrl", {"QueueName": "crash"})["QueueUrl"]
+        if region:
+            assert "/queue/%s/" % region in url, url
+        stored = stored_bodies(server, region, url)
     finally:
         server.proc.kill()
         server.proc.wait()
