@@ -32,6 +32,7 @@
 // caller closes it); the other Brokers are owned, closed by CloseAll() (or
 // the destructor) and freed by the destructor, so a pointer from Get() or
 // OpenRegions() stays valid as long as Regions lives.
+//
 // Group commit (lqs/commit_scope.h) over every region: a thread that called
 // DeferCommitsOnThisThread() defers its calls on the default Broker at once
 // and on each other region's Broker from its first Get() of it on;
