@@ -47,6 +47,7 @@ struct Flags {
   int threads = 0;
   size_t max_body_bytes = 4 << 20;
   bool single_region = false;
+  int max_regions = 32;
   bool no_purge_interval = false;
   bool no_queue_reuse_delay = false;
 };
@@ -109,6 +110,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--single-region", flags.single_region,
                "Serve every region from --data (queues shared by all regions)");
+  app.add_option("--max-regions", flags.max_regions,
+                 "Regions served at most, the default one included (each is a database with "
+                 "its own memory and threads); more get OverLimit")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   app.add_option("--log-level", flags.log_level,
                  "error, warn, info or debug (one line per request)")
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
@@ -226,6 +232,7 @@ int main(int argc, char** argv) {
   endpoint_config.auth = verifier.has_value() ? &*verifier : nullptr;
   endpoint_config.max_body_bytes = flags.max_body_bytes;
   endpoint_config.single_region = flags.single_region;
+  endpoint_config.max_regions = static_cast<size_t>(flags.max_regions);
   // Clients signed for another region than --region used to share --data's
   // queues: say where theirs are now, and how to share them again.
   endpoint_config.on_region_open = [&info, default_region = flags.region](const std::string& region,

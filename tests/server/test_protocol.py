@@ -763,6 +763,14 @@ def test_regions_keep_their_queues_apart(tmp_path):
         r = c3.json("ListQueues", {}, headers=signed_for("EU-WEST-1"))
         assert r.status == 200, r.text
 
+    # --max-regions counts the default region: 2 serves one other region.
+    with Lqsd("--data", data, "--max-regions", "2") as s4:
+        c4 = Client(s4)
+        assert c4.json("ListQueues", {}, headers=signed_for("eu-west-1")).status == 200
+        r = c4.json("ListQueues", {}, headers=signed_for("ap-south-1"))
+        assert r.status == 403 and r.json()["__type"].endswith("OverLimit"), r.text
+        assert "serves 2 regions, its limit" in r.json()["message"]
+
 
 def test_shutdown_answers_long_polls_and_keeps_data(tmp_path):
     data = str(tmp_path / "db")
