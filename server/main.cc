@@ -30,6 +30,7 @@
 #include "server/sigv4.h"
 
 #include "lqs/lqs.h"
+#include "lqs/version.h"
 
 namespace {
 
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "lqsd: an Amazon SQS-compatible HTTP endpoint (JSON 1.0 and query protocols) "
       "over an lqs database"};
+  app.set_version_flag("--version", "lqsd " LQS_VERSION_STRING);
   app.add_option("--data", flags.data,
                  "Database directory (created if missing). Omitted: a temporary database, "
                  "removed at exit");
@@ -134,7 +136,13 @@ int main(int argc, char** argv) {
                "Allow PurgeQueue more than once per 60 s");
   app.add_flag("--no-queue-reuse-delay", flags.no_queue_reuse_delay,
                "Allow re-creating a deleted queue name at once");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; a bad command line exits 2, as the
+    // checks below do.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   const LogLevel level = flags.log_level == "debug"  ? LogLevel::kDebug
                          : flags.log_level == "info" ? LogLevel::kInfo

@@ -819,11 +819,18 @@ def test_cli_errors():
     r = subprocess.run([lqsd_binary(), "--region", "Not/A/Region"], capture_output=True)
     assert r.returncode == 2 and b"--region must be" in r.stderr
     r = subprocess.run([lqsd_binary(), "--listen", "nonsense"], capture_output=True)
-    assert r.returncode != 0 and b"--listen" in r.stderr
+    assert r.returncode == 2 and b"--listen" in r.stderr
     r = subprocess.run([lqsd_binary(), "--auth-file", "/nonexistent/keys"], capture_output=True)
-    assert r.returncode != 0
+    assert r.returncode == 2
+    # Every bad command line exits 2, CLI11's own checks too.
+    for bad in (["--max-regions", "0"], ["--durability", "sometimes"], ["--threads", "x"],
+                ["--no-such-flag"]):
+        r = subprocess.run([lqsd_binary()] + bad, capture_output=True)
+        assert r.returncode == 2 and r.stderr, (bad, r.returncode, r.stderr)
     r = subprocess.run([lqsd_binary(), "--help"], capture_output=True)
     assert r.returncode == 0 and b"--data" in r.stdout
+    r = subprocess.run([lqsd_binary(), "--version"], capture_output=True)
+    assert r.returncode == 0 and r.stdout.startswith(b"lqsd "), r
     # A port in use.
     with Lqsd() as s:
         r = subprocess.run([lqsd_binary(), "--listen", "127.0.0.1:%d" % s.port],
