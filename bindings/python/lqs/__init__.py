@@ -702,14 +702,17 @@ class Server:
     Regions, as lqsd's: ``database`` holds the queues of its ``region`` (and of
     unsigned requests); requests signed for another region are served from that
     region's own database under ``<path>/regions/<region>``, opened on first use.
-    ``single_region=True`` serves every region from ``database``.
+    ``single_region=True`` serves every region from ``database``. At most
+    ``max_regions`` regions, ``database``'s included, are served; a request for
+    one more gets 403 OverLimit.
     ``close()`` stops the database's workers (lqs.Worker), stops accepting
     connections, lets requests in progress finish (waiting long polls are answered
     with no messages) and closes the database.
     Raises ValueError when the address cannot be bound."""
 
     def __init__(self, path: Optional[str] = None, *, host: str = "127.0.0.1", port: int = 0,
-                 threads: int = 0, single_region: bool = False, **options: Any) -> None:
+                 threads: int = 0, single_region: bool = False, max_regions: int = 32,
+                 **options: Any) -> None:
         self._temp: Optional[str] = None
         self._rep: Any = None
         if path is None:
@@ -723,7 +726,7 @@ class Server:
             try:
                 self._rep = _lqs.Endpoint.start(self.database._rep, host, port,
                                                 self.database.account_id, threads,
-                                                single_region)
+                                                single_region, max_regions)
             except BaseException:
                 self.database.close()
                 raise

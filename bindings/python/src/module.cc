@@ -580,13 +580,16 @@ struct PyEndpoint {
 };
 
 PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16_t port,
-                         const std::string& account_id, int threads, bool single_region) {
+                         const std::string& account_id, int threads, bool single_region,
+                         int max_regions) {
   if (broker.closed) Check(lqs::Status(lqs::ErrorCode::kClosed, "the database is closed"));
   lqsd::EndpointConfig config;
   config.host = host;
   config.port = port;
   config.account_id = account_id;
   config.single_region = single_region;
+  if (max_regions < 1) throw py::value_error("max_regions must be at least 1");
+  config.max_regions = static_cast<size_t>(max_regions);
   config.threads = threads;
   std::string error;
   PyEndpoint out{broker.rep, broker.workers, nullptr};
@@ -845,7 +848,8 @@ PYBIND11_MODULE(_lqs, m) {
 
   py::class_<PyEndpoint>(m, "Endpoint")
       .def_static("start", &StartEndpoint, py::arg("broker"), py::arg("host"), py::arg("port"),
-                  py::arg("account_id"), py::arg("threads"), py::arg("single_region"))
+                  py::arg("account_id"), py::arg("threads"), py::arg("single_region"),
+                  py::arg("max_regions"))
       .def_property_readonly("host_port", [](const PyEndpoint& e) { return e.rep->host_port(); })
       .def("shutdown", [](PyEndpoint& e) {
         Check(Unlocked([&] {

@@ -120,6 +120,20 @@ def test_regions_are_apart_unless_single_region(tmp_path):
         url = away.create_queue(QueueName="shared")["QueueUrl"]
         assert url == server.url + "/123456789012/shared"
         assert home.get_queue_url(QueueName="shared")["QueueUrl"] == url
+    with lqs.Server(max_regions=2) as server, sqs_client(server.url, "eu-west-1") as second, \
+            sqs_client(server.url, "ap-south-1") as third:
+        second.create_queue(QueueName="q")
+        try:
+            third.create_queue(QueueName="q")
+            raise AssertionError("a third region was served")
+        except ClientError as refused:
+            assert refused.response["Error"]["Code"] == "OverLimit"
+            assert refused.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+    try:
+        lqs.Server(max_regions=0)
+        raise AssertionError("max_regions=0 was taken")
+    except ValueError as e:
+        assert "max_regions" in str(e)
 
 
 def test_port_in_use_is_a_clear_error():
