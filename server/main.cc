@@ -26,8 +26,8 @@
 #include <sys/resource.h>
 
 #include "server/endpoint.h"
-#include "server/regions.h"
 #include "server/sigv4.h"
+#include "wire/region_name.h"
 
 #include "lqs/lqs.h"
 #include "lqs/version.h"
@@ -162,11 +162,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "lqsd: --listen must be HOST:PORT, got '%s'\n", flags.listen.c_str());
     return 2;
   }
-  if (!lqsd::Regions::IsValidName(flags.region)) {
-    std::fprintf(stderr,
-                 "lqsd: --region must be 1 to 50 lower-case letters, digits, '-' and '_', got "
-                 "'%s'\n",
-                 flags.region.c_str());
+  if (!lqs::wire::IsRegionName(flags.region)) {
+    std::fprintf(stderr, "lqsd: --region must be %s, got '%s'\n",
+                 std::string(lqs::wire::kRegionNameRule).c_str(), flags.region.c_str());
     return 2;
   }
   if (flags.account_id.empty() || flags.account_id.find('/') != std::string::npos) {

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "wire/region_name.h"
+
 #include "lqs/options.h"
 
 namespace lqsd {
@@ -28,22 +30,12 @@ Regions::Regions(lqs::Broker* default_broker, Config config)
 
 Regions::~Regions() { CloseAll().IgnoreError(); }
 
-bool Regions::IsValidName(std::string_view name) {
-  if (name.empty() || name.size() > 50) return false;
-  for (const char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 lqs::StatusOr<lqs::Broker*> Regions::Get(std::string_view region) {
   if (region == default_region_ || !multi_region()) return default_broker_;
-  if (!IsValidName(region)) {
+  if (!lqs::wire::IsRegionName(region)) {
     return lqs::Status(lqs::ErrorCode::kInvalidParameterValue,
-                       "'" + std::string(region.substr(0, 64)) +
-                           "' is not a region name (1 to 50 lower-case letters, digits, '-' "
-                           "and '_').");
+                       "'" + std::string(region.substr(0, 64)) + "' is not a region name (" +
+                           std::string(lqs::wire::kRegionNameRule) + ").");
   }
   std::string opened_path;
   lqs::Broker* broker = nullptr;

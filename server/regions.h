@@ -18,9 +18,8 @@
 // by the default Broker, as if every request named the default region.
 //
 // Region names are what a client puts into its credential scope, so they are
-// checked before they become a directory name: 1 to 50 characters, lower-case
-// ASCII letters, digits, '-' and '_' (every AWS region, and names such as
-// "local" or "elasticmq" that emulator users configure). At most
+// checked (lqs::wire::IsRegionName, wire/region_name.h) before they become a
+// directory name. At most
 // Config::max_regions regions are open at once (the default one included):
 // each is a RocksDB instance with its own memtables, cache and threads.
 //
@@ -79,9 +78,6 @@ class Regions {
   ~Regions();
   Regions(const Regions&) = delete;
   Regions& operator=(const Regions&) = delete;
-
-  // True when `name` may be a region (see above).
-  static bool IsValidName(std::string_view name);
 
   const std::string& default_region() const { return default_region_; }
   lqs::Broker* default_broker() const { return default_broker_; }

@@ -13,6 +13,7 @@
 #include "server/sqs_json.h"
 #include "server/sqs_query.h"
 #include "server/text_util.h"
+#include "wire/region_name.h"
 
 namespace lqsd {
 namespace {
@@ -71,7 +72,7 @@ Router::QueueRef OurQueue(const PathTail& tail, std::string_view account_id) {
   Router::QueueRef ref;
   if (tail.count >= 4 && tail.last[3] == "queue") {
     ref.region = PercentDecode(tail.last[2], false);
-    if (!Regions::IsValidName(ref.region)) return {};
+    if (!lqs::wire::IsRegionName(ref.region)) return {};
   }
   ref.name = PercentDecode(tail.last[0], false);
   return ref;
@@ -276,11 +277,11 @@ std::optional<SqsError> Router::ChooseRegion(const HttpRequest& request, std::st
   Regions& regions = *config_.regions;
   if (region.empty() && regions.multi_region()) {
     if (std::optional<std::string> signed_for = SigningRegion(request)) {
-      if (!Regions::IsValidName(*signed_for)) {
+      if (!lqs::wire::IsRegionName(*signed_for)) {
         return IncompleteSignature("Credential should be scoped to a valid region: '" +
                                    SanitizeUtf8(signed_for->substr(0, 64)) +
-                                   "' is not a region name (1 to 50 lower-case letters, digits, "
-                                   "'-' and '_').");
+                                   "' is not a region name (" +
+                                   std::string(lqs::wire::kRegionNameRule) + ").");
       }
       region = std::move(*signed_for);
     }

@@ -18,7 +18,7 @@
 // names (http://HOST/queue/<region>/<account>/<name>), else the region of the
 // credential scope it is signed for (SigV4, whether verified or not), else
 // the default region (an unsigned request). A credential scope whose region
-// is not a region name (Regions::IsValidName) gets IncompleteSignature; a
+// is not a region name (lqs::wire::IsRegionName) gets IncompleteSignature; a
 // queue URL whose region is not one names no queue of this server.
 //
 // Queue URLs in responses are http://<Host header>/<account-id>/<name> in

@@ -9,6 +9,7 @@
 
 #include "tools/commands.h"
 #include "tools/sqs_codec.h"
+#include "wire/region_name.h"
 
 #include "lqs/clock.h"
 
@@ -18,12 +19,6 @@ using lqs::ErrorCode;
 using lqs::Status;
 
 namespace {
-
-// What lqsd accepts as a region name (server/regions.h).
-bool IsRegionName(const std::string& name) {
-  return !name.empty() && name.size() <= 50 &&
-         name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") == std::string::npos;
-}
 
 std::string EnvOr(const char* name, const std::string& fallback) {
   const char* value = std::getenv(name);
@@ -37,7 +32,7 @@ std::string RegionOfPath(const std::string& path) {
   if (!p.has_filename()) p = p.parent_path();  // "db/regions/eu-west-1/"
   const std::string name = p.filename().string();
   const bool in_regions = p.parent_path().filename() == "regions";
-  return in_regions && IsRegionName(name) ? name : std::string();
+  return in_regions && lqs::wire::IsRegionName(name) ? name : std::string();
 }
 
 std::optional<lqs::wire::SigningCredentials> RemoteSigning(const std::string& region_flag,
@@ -57,9 +52,9 @@ std::optional<lqs::wire::SigningCredentials> RemoteSigning(const std::string& re
   }
   c.region = !region_flag.empty() ? region_flag
                                   : EnvOr("AWS_REGION", EnvOr("AWS_DEFAULT_REGION", "us-east-1"));
-  if (!IsRegionName(c.region)) {
-    *error = "region \"" + c.region +
-             "\" is not a region name (1-50 of a-z, 0-9, '-' and '_', as lqsd requires)";
+  if (!lqs::wire::IsRegionName(c.region)) {
+    *error = "region \"" + c.region + "\" is not a region name (" +
+             std::string(lqs::wire::kRegionNameRule) + ", as lqsd requires)";
     return std::nullopt;
   }
   return c;

@@ -20,6 +20,7 @@
 #include "server/router.h"
 #include "server/sigv4.h"
 #include "tests/server/json_request.h"
+#include "wire/region_name.h"
 
 #include "lqs/broker.h"
 
@@ -80,13 +81,13 @@ Regions::Config RootedAt(const std::string& root, size_t max_regions = 32) {
 
 TEST(Regions, NamesAreCheckedBeforeTheyBecomeDirectories) {
   for (const char* ok : {"us-east-1", "eu-north-1", "us-gov-west-1", "local", "elasticmq", "a_b"}) {
-    EXPECT_TRUE(Regions::IsValidName(ok)) << ok;
+    EXPECT_TRUE(lqs::wire::IsRegionName(ok)) << ok;
   }
   for (const char* bad : {"", "US-EAST-1", "..", "a/b", "a.b", "eu west", "\xc3\xa9"}) {
-    EXPECT_FALSE(Regions::IsValidName(bad)) << bad;
+    EXPECT_FALSE(lqs::wire::IsRegionName(bad)) << bad;
   }
-  EXPECT_TRUE(Regions::IsValidName(std::string(50, 'a')));
-  EXPECT_FALSE(Regions::IsValidName(std::string(51, 'a')));
+  EXPECT_TRUE(lqs::wire::IsRegionName(std::string(50, 'a')));
+  EXPECT_FALSE(lqs::wire::IsRegionName(std::string(51, 'a')));
 }
 
 TEST(Regions, EachRegionHasItsOwnDatabase) {
