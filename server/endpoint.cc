@@ -33,10 +33,9 @@ Regions::Config RegionsConfigFor(const lqs::Broker* broker, const EndpointConfig
 
 struct Endpoint::State {
   State(lqs::Broker* b, const EndpointConfig& config)
-      : broker(b), regions(b, RegionsConfigFor(b, config)), actions(config.account_id) {}
+      : regions(b, RegionsConfigFor(b, config)), actions(config.account_id) {}
 
-  lqs::Broker* broker;  // the default region's
-  Regions regions;
+  Regions regions;  // regions.default_broker(): the Broker the Endpoint was given
   Actions actions;
   // One io_context per I/O thread (see http_server.h): a connection is
   // served start to end on one thread.
@@ -136,7 +135,7 @@ lqs::Status Endpoint::Shutdown() {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   // Wakes parked long polls (they answer with no messages) and flushes.
-  lqs::Status closed = s->broker->Close();
+  lqs::Status closed = s->regions.default_broker()->Close();
   lqs::Status others = s->regions.CloseAll();
   if (closed.ok()) closed = others;
   const auto drain = std::chrono::steady_clock::now() + std::chrono::seconds(10);
