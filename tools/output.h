@@ -32,8 +32,9 @@ enum Exit : int {
 int ExitCodeFor(const lqs::Status& status);
 
 // The code of a server's 4xx error that lqs::ErrorCode has no enumerator for
-// (lqsd's SigV4 refusals: MissingAuthenticationToken, SignatureDoesNotMatch,
-// ...; or a newer SQS code). Such a Status's message is "<Code>: <text>";
+// (lqsd's SigV4 refusals MissingAuthenticationToken, IncompleteSignature,
+// InvalidClientTokenId and SignatureDoesNotMatch, or a code of a newer SQS).
+// Such a Status's message is "<Code>: <text>";
 // Output::Error prints <Code> as the error's code, and it exits 2 as SQS
 // errors do.
 inline constexpr lqs::ErrorCode kServerErrorCode = static_cast<lqs::ErrorCode>(1000);
