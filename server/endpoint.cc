@@ -14,6 +14,7 @@
 
 #include "server/actions.h"
 #include "server/http_server.h"
+#include "server/io_loop.h"
 #include "server/regions.h"
 #include "server/router.h"
 
@@ -49,6 +50,7 @@ struct Endpoint::State {
   std::vector<WorkGuard> work;
   std::vector<std::thread> threads;
   std::string host_port;
+  int busy_poll_us = 0;
   std::mutex shutdown_mu;
   bool shut_down = false;
 };
@@ -56,6 +58,10 @@ struct Endpoint::State {
 int DefaultIoThreads(unsigned cores) {
   const int n = static_cast<int>(std::min(cores, 1024U));  // 0: unknown
   return std::max(1, n / 2);
+}
+
+int DefaultBusyPollMicros(unsigned cores, int io_threads) {
+  return cores > static_cast<unsigned>(std::max(io_threads, 0)) ? kDefaultBusyPollMicros : 0;
 }
 
 Endpoint::Endpoint(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -68,6 +74,11 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   State* s = state.get();
   const int threads =
       config.threads > 0 ? config.threads : DefaultIoThreads(std::thread::hardware_concurrency());
+  const int busy_poll_us =
+      config.busy_poll_us >= 0
+          ? config.busy_poll_us
+          : DefaultBusyPollMicros(std::thread::hardware_concurrency(), threads);
+  s->busy_poll_us = busy_poll_us;
   std::vector<boost::asio::io_context*> context_ptrs;
   for (int i = 0; i < threads; ++i) {
     s->contexts.push_back(std::make_unique<boost::asio::io_context>(1));
@@ -110,9 +121,9 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   for (auto& c : s->contexts) s->work.push_back(boost::asio::make_work_guard(*c));
   for (auto& c : s->contexts) {
     boost::asio::io_context* context = c.get();
-    s->threads.emplace_back([context, s] {
+    s->threads.emplace_back([context, s, busy_poll_us] {
       s->regions.DeferCommitsOnThisThread();
-      context->run();
+      RunIoLoop(*context, std::chrono::microseconds(busy_poll_us));
       s->regions.EndDeferralOnThisThread();
     });
   }
@@ -122,6 +133,8 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
 const std::string& Endpoint::host_port() const { return state_->host_port; }
 
 int Endpoint::threads() const { return static_cast<int>(state_->contexts.size()); }
+
+int Endpoint::busy_poll_us() const { return state_->busy_poll_us; }
 
 lqs::Status Endpoint::Shutdown() {
   State* s = state_.get();

@@ -32,6 +32,10 @@ struct EndpointConfig {
   std::string host = "127.0.0.1";
   uint16_t port = 9324;  // 0: any free port
   int threads = 0;       // I/O threads; 0: DefaultIoThreads(cores)
+  // Each I/O thread polls for up to this long after its work runs out
+  // before it sleeps, adapting to the gaps between requests (io_loop.h);
+  // 0: never polls; negative: DefaultBusyPollMicros(cores, threads).
+  int busy_poll_us = -1;
   std::string account_id = "123456789012";
   // Base of the queue URLs handed out; empty: "http://" + the Host header.
   std::string public_url;
@@ -60,6 +64,17 @@ struct EndpointConfig {
 // share an fsync better than several threads' (tenth session).
 int DefaultIoThreads(unsigned cores);
 
+// The busy-polling limit when none is given: kDefaultBusyPollMicros when the
+// machine has a core for each I/O thread and at least one more, so that a
+// polling thread never takes the only core its clients could run on; else
+// 0. On the 2-core development VM (a KVM guest whose own halt polling is
+// off), polling up to 100 us raised one connection's lifecycle 1.37x and the
+// producer+consumer 1.5x at the same CPU per request (docs/performance.md,
+// fourteenth session); 50 us was too short for a one-connection client's
+// turnaround there.
+inline constexpr int kDefaultBusyPollMicros = 100;
+int DefaultBusyPollMicros(unsigned cores, int io_threads);
+
 class Endpoint {
  public:
   // Binds host:port and starts serving on the endpoint's own threads.
@@ -75,6 +90,8 @@ class Endpoint {
   // number of I/O threads.
   const std::string& host_port() const;
   int threads() const;
+  // The busy-polling limit in use (io_loop.h); 0: off.
+  int busy_poll_us() const;
 
   // Stops accepting connections, lets the requests in progress finish (up
   // to 30 s), closes the broker and the other regions' databases (parked

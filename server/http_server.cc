@@ -22,6 +22,7 @@
 #include <boost/beast/http.hpp>
 #include <sys/socket.h>
 
+#include "server/io_loop.h"
 #include "server/text_util.h"
 
 namespace lqsd {
@@ -384,6 +385,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // and a 3 KB batch would take six receives: the room doubles (up to
   // kMaxReceive) instead.
   void OnRead(beast::error_code ec, std::size_t n, bool filled) {
+    NoteWorkArrived();
     buffer_.commit(n);
     if (filled && buffer_.capacity() < kMaxReceive) {
       buffer_.reserve(std::min(2 * buffer_.capacity(), kMaxReceive));

@@ -46,6 +46,7 @@ struct Flags {
   std::string durability;
   std::string public_url;
   int threads = 0;
+  int busy_poll_us = -1;  // -1: lqsd::DefaultBusyPollMicros
   size_t max_body_bytes = 4 << 20;
   bool single_region = false;
   int max_regions = 32;
@@ -130,6 +131,12 @@ int main(int argc, char** argv) {
   app.add_option("--public-url", flags.public_url,
                  "Base of the queue URLs handed out (default: http://<Host header>)");
   app.add_option("--threads", flags.threads, "I/O threads (default: cores / 2, at least 1)");
+  app.add_option("--busy-poll-us", flags.busy_poll_us,
+                 "Each I/O thread polls for up to this long after its work runs out before it "
+                 "sleeps, adapting to the gaps between requests; 0: never (default: " +
+                     std::to_string(lqsd::kDefaultBusyPollMicros) +
+                     " when the cores outnumber the I/O threads, else 0)")
+      ->check(CLI::Range(0, 10000));
   app.add_option("--max-body-bytes", flags.max_body_bytes, "Largest accepted request body")
       ->capture_default_str();
   app.add_flag("--no-purge-interval", flags.no_purge_interval,
@@ -232,6 +239,7 @@ int main(int argc, char** argv) {
   endpoint_config.host = host;
   endpoint_config.port = port;
   endpoint_config.threads = flags.threads;
+  endpoint_config.busy_poll_us = flags.busy_poll_us;
   endpoint_config.account_id = flags.account_id;
   endpoint_config.public_url = flags.public_url;
   endpoint_config.log_requests = level >= LogLevel::kDebug;
@@ -289,8 +297,11 @@ int main(int argc, char** argv) {
   info("database " + options.path + (temp_dir.empty() ? "" : " (temporary)") +
        (verifier.has_value() ? ", SigV4 authentication on" : ", no authentication") + ", " +
        std::to_string(endpoint->threads()) +
-       (endpoint->threads() == 1 ? " I/O thread" : " I/O threads") + ", default region " +
-       flags.region + (flags.single_region ? " (serves every region)" : ""));
+       (endpoint->threads() == 1 ? " I/O thread" : " I/O threads") +
+       (endpoint->busy_poll_us() > 0
+            ? " (busy polling up to " + std::to_string(endpoint->busy_poll_us()) + " us)"
+            : "") +
+       ", default region " + flags.region + (flags.single_region ? " (serves every region)" : ""));
   std::printf("lqsd listening on http://%s\n", endpoint->host_port().c_str());
   std::fflush(stdout);
 

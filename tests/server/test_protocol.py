@@ -772,6 +772,35 @@ def test_regions_keep_their_queues_apart(tmp_path):
         assert "serves 2 regions, its limit" in r.json()["message"]
 
 
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def test_busy_polling_stops_when_requests_stop():
+    """With the longest window lqsd takes (10 ms), a burst of back-to-back
+    requests makes the I/O thread poll between them; once they stop, it goes
+    to sleep: an idle lqsd uses no CPU."""
+    with Lqsd("--busy-poll-us", "10000", "--threads", "1", stderr=subprocess.PIPE) as s:
+        c = Client(s)
+        url = create(c, "burst")
+        for i in range(300):
+            assert c.json("SendMessage", {"QueueUrl": url, "MessageBody": str(i)}).status == 200
+        time.sleep(0.2)  # past the window: the thread sleeps
+        before = cpu_seconds(s.proc.pid)
+        time.sleep(1.0)
+        idle = cpu_seconds(s.proc.pid) - before
+        assert idle < 0.2, "idle lqsd used %.2f s of CPU in 1 s" % idle
+        r = c.json("ReceiveMessage", {"QueueUrl": url, "MaxNumberOfMessages": 10})
+        assert len(r.json()["Messages"]) == 10
+    log = s.proc.stderr.read().decode()
+    assert "1 I/O thread (busy polling up to 10000 us)" in log, log
+    with Lqsd("--busy-poll-us", "0", stderr=subprocess.PIPE) as s:
+        assert Client(s).json("ListQueues", {}).status == 200
+    assert "busy polling" not in s.proc.stderr.read().decode()
+
+
 def test_shutdown_answers_long_polls_and_keeps_data(tmp_path):
     data = str(tmp_path / "db")
     s = Lqsd("--data", data)
@@ -824,7 +853,7 @@ def test_cli_errors():
     assert r.returncode == 2
     # Every bad command line exits 2, CLI11's own checks too.
     for bad in (["--max-regions", "0"], ["--durability", "sometimes"], ["--threads", "x"],
-                ["--no-such-flag"]):
+                ["--busy-poll-us", "-1"], ["--busy-poll-us", "10001"], ["--no-such-flag"]):
         r = subprocess.run([lqsd_binary()] + bad, capture_output=True)
         assert r.returncode == 2 and r.stderr, (bad, r.returncode, r.stderr)
     r = subprocess.run([lqsd_binary(), "--help"], capture_output=True)
