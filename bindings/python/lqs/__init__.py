@@ -698,7 +698,10 @@ class Server:
     ``close()``. ``port=0``: any free port. The other keywords are those of
     :func:`open` (``region``, ``account_id``, ``enforce_purge_interval``, ...).
     ``threads=0``: lqsd's default number of I/O threads (half the cores, at least
-    one).
+    one). ``busy_poll_us``: as lqsd's ``--busy-poll-us``, how long an I/O thread
+    may poll for the next request before it sleeps (adapting to the gaps between
+    requests); ``0`` never polls; ``None``, lqsd's default (100 when the cores
+    outnumber the I/O threads, else 0).
     Regions, as lqsd's: ``database`` holds the queues of its ``region`` (and of
     unsigned requests); requests signed for another region are served from that
     region's own database under ``<path>/regions/<region>``, opened on first use.
@@ -712,9 +715,11 @@ class Server:
 
     def __init__(self, path: Optional[str] = None, *, host: str = "127.0.0.1", port: int = 0,
                  threads: int = 0, single_region: bool = False, max_regions: int = 32,
-                 **options: Any) -> None:
+                 busy_poll_us: Optional[int] = None, **options: Any) -> None:
         self._temp: Optional[str] = None
         self._rep: Any = None
+        if busy_poll_us is not None and not 0 <= busy_poll_us <= 10000:
+            raise ValueError(f"busy_poll_us must be None or 0 to 10000, not {busy_poll_us}")
         if path is None:
             self._temp = tempfile.mkdtemp(prefix="lqs-server-")
             path = self._temp
@@ -726,7 +731,8 @@ class Server:
             try:
                 self._rep = _lqs.Endpoint.start(self.database._rep, host, port,
                                                 self.database.account_id, threads,
-                                                single_region, max_regions)
+                                                single_region, max_regions,
+                                                -1 if busy_poll_us is None else busy_poll_us)
             except BaseException:
                 self.database.close()
                 raise

@@ -581,7 +581,7 @@ struct PyEndpoint {
 
 PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16_t port,
                          const std::string& account_id, int threads, bool single_region,
-                         int max_regions) {
+                         int max_regions, int busy_poll_us) {
   if (broker.closed) Check(lqs::Status(lqs::ErrorCode::kClosed, "the database is closed"));
   lqsd::EndpointConfig config;
   config.host = host;
@@ -591,6 +591,11 @@ PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16
   if (max_regions < 1) throw py::value_error("max_regions must be at least 1");
   config.max_regions = static_cast<size_t>(max_regions);
   config.threads = threads;
+  // -1: lqsd's default (None in Python).
+  if (busy_poll_us < -1 || busy_poll_us > 10000) {
+    throw py::value_error("busy_poll_us must be None or 0 to 10000");
+  }
+  config.busy_poll_us = busy_poll_us;
   std::string error;
   PyEndpoint out{broker.rep, broker.workers, nullptr};
   out.rep = Unlocked([&] { return lqsd::Endpoint::Start(broker.rep.get(), config, &error); });
@@ -849,7 +854,7 @@ PYBIND11_MODULE(_lqs, m) {
   py::class_<PyEndpoint>(m, "Endpoint")
       .def_static("start", &StartEndpoint, py::arg("broker"), py::arg("host"), py::arg("port"),
                   py::arg("account_id"), py::arg("threads"), py::arg("single_region"),
-                  py::arg("max_regions"))
+                  py::arg("max_regions"), py::arg("busy_poll_us"))
       .def_property_readonly("host_port", [](const PyEndpoint& e) { return e.rep->host_port(); })
       .def("shutdown", [](PyEndpoint& e) {
         Check(Unlocked([&] {

@@ -136,6 +136,22 @@ def test_regions_are_apart_unless_single_region(tmp_path):
         assert "max_regions" in str(e)
 
 
+def test_busy_polling_on_or_off_serves_the_same():
+    for busy_poll_us in (0, 10000, None):
+        with lqs.Server(busy_poll_us=busy_poll_us) as server, sqs_client(server.url) as sqs:
+            url = sqs.create_queue(QueueName="polled")["QueueUrl"]
+            for i in range(20):  # requests close together, then far apart
+                sqs.send_message(QueueUrl=url, MessageBody=str(i))
+            got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+            assert len(got) == 10
+    for bad in (-1, 10001):
+        try:
+            lqs.Server(busy_poll_us=bad)
+            raise AssertionError(f"busy_poll_us={bad} was taken")
+        except ValueError as e:
+            assert "busy_poll_us" in str(e)
+
+
 def test_port_in_use_is_a_clear_error():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
