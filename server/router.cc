@@ -273,10 +273,13 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
 }
 
 std::optional<SqsError> Router::ChooseRegion(const HttpRequest& request, std::string region,
+                                             std::optional<std::string> verified_region,
                                              ActionRequest* action) const {
   Regions& regions = *config_.regions;
   if (region.empty() && regions.multi_region()) {
-    if (std::optional<std::string> signed_for = SigningRegion(request)) {
+    std::optional<std::string> signed_for =
+        verified_region.has_value() ? std::move(verified_region) : SigningRegion(request);
+    if (signed_for.has_value()) {
       if (!lqs::wire::IsRegionName(*signed_for)) {
         return IncompleteSignature("Credential should be scoped to a valid region: '" +
                                    SanitizeUtf8(signed_for->substr(0, 64)) +
@@ -306,10 +309,14 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
     Reply(*call, EncodeError(protocol, call->rendering, error, request_id));
   };
 
+  std::optional<std::string> verified_region;  // the credential scope's, once verified
   if (config_.auth != nullptr) {
-    if (auto error = config_.auth->Verify(request, static_cast<int64_t>(std::time(nullptr)))) {
+    std::string signed_region;
+    if (auto error = config_.auth->Verify(request, static_cast<int64_t>(std::time(nullptr)),
+                                          &signed_region)) {
       return fail(*error);
     }
+    verified_region = std::move(signed_region);
   }
 
   ActionRequest action;
@@ -385,7 +392,10 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
       url_region = path_queue->region;
     }
   }
-  if (auto error = ChooseRegion(request, std::move(url_region), &action)) return fail(*error);
+  if (auto error =
+          ChooseRegion(request, std::move(url_region), std::move(verified_region), &action)) {
+    return fail(*error);
+  }
 
   actions_->Run(std::move(action), [this, call](ActionResult result) {
     const std::string& id = call->request_id;

@@ -126,9 +126,11 @@ class Router {
   void Reply(Call& call, HttpResponse response);
   std::string BaseUrl(const HttpRequest& request) const;
   // Sets action->broker and action->queue_url_prefix for the request's region
-  // (see above; `region`: the one its queue URL names, or empty); the error
-  // to answer when there is none.
+  // (see above; `region`: the one its queue URL names, or empty;
+  // `verified_region`: the credential scope's, when --auth-file verified it,
+  // else read from the request here); the error to answer when there is none.
   std::optional<SqsError> ChooseRegion(const HttpRequest& request, std::string region,
+                                       std::optional<std::string> verified_region,
                                        ActionRequest* action) const;
   // GET /metrics or GET /health (see above).
   bool IsOpsRequest(const HttpRequest& request) const;

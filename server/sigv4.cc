@@ -246,7 +246,8 @@ std::optional<SigV4Verifier> SigV4Verifier::LoadFile(const std::string& path, st
   return SigV4Verifier(std::move(secrets));
 }
 
-std::optional<SqsError> SigV4Verifier::Verify(const HttpRequest& request, int64_t now_unix) const {
+std::optional<SqsError> SigV4Verifier::Verify(const HttpRequest& request, int64_t now_unix,
+                                              std::string* signed_region) const {
   std::string access_key;
   std::string amz_date;
   std::string signed_headers;
@@ -360,7 +361,10 @@ std::optional<SqsError> SigV4Verifier::Verify(const HttpRequest& request, int64_
     const std::string to_sign = lqs::wire::StringToSign(amz_date, scope, canonical);
     const std::string expected = SignatureFor(secret->second, credential->date, credential->region,
                                               credential->service, to_sign);
-    if (SameSignature(expected, signature)) return std::nullopt;
+    if (SameSignature(expected, signature)) {
+      if (signed_region != nullptr) *signed_region = std::move(credential->region);
+      return std::nullopt;
+    }
   }
   return SignatureDoesNotMatch(std::string(kMismatchText));
 }

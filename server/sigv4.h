@@ -39,8 +39,11 @@ class SigV4Verifier {
       : secrets_(std::move(secrets)) {}
 
   // nullopt when `request` is signed by a known key; else the error to send.
-  // `now_unix` is the current time in seconds since the epoch.
-  std::optional<SqsError> Verify(const HttpRequest& request, int64_t now_unix) const;
+  // `now_unix` is the current time in seconds since the epoch. On success,
+  // `*signed_region` (when given) is the region of the verified credential
+  // scope, as SigningRegion() would read it, without parsing it again.
+  std::optional<SqsError> Verify(const HttpRequest& request, int64_t now_unix,
+                                 std::string* signed_region = nullptr) const;
 
   size_t key_count() const { return secrets_.size(); }
 

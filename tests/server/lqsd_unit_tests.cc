@@ -358,6 +358,12 @@ TEST(SigV4, SignRequestVerifies) {
   EXPECT_EQ(plain.Header("x-amz-security-token"), nullptr);
   EXPECT_FALSE(verifier.Verify(plain, now).has_value());
   EXPECT_EQ(SigningRegion(plain), "eu-west-1");
+  std::string verified_region = "unset";
+  EXPECT_FALSE(verifier.Verify(plain, now, &verified_region).has_value());
+  EXPECT_EQ(verified_region, "eu-west-1");
+  verified_region = "unset";
+  EXPECT_TRUE(verifier.Verify(plain, now + 3600, &verified_region).has_value());
+  EXPECT_EQ(verified_region, "unset");  // only a verified scope is handed out
 
   who.session_token = "TOKEN";
   const HttpRequest with_token = sign(who);
