@@ -72,12 +72,10 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
                                           std::string* error) {
   auto state = std::make_unique<State>(broker, config);
   State* s = state.get();
-  const int threads =
-      config.threads > 0 ? config.threads : DefaultIoThreads(std::thread::hardware_concurrency());
+  const unsigned cores = std::thread::hardware_concurrency();
+  const int threads = config.threads > 0 ? config.threads : DefaultIoThreads(cores);
   const int busy_poll_us =
-      config.busy_poll_us >= 0
-          ? config.busy_poll_us
-          : DefaultBusyPollMicros(std::thread::hardware_concurrency(), threads);
+      config.busy_poll_us >= 0 ? config.busy_poll_us : DefaultBusyPollMicros(cores, threads);
   s->busy_poll_us = busy_poll_us;
   std::vector<boost::asio::io_context*> context_ptrs;
   for (int i = 0; i < threads; ++i) {

@@ -73,6 +73,8 @@ int DefaultIoThreads(unsigned cores);
 // fourteenth session); 50 us was too short for a one-connection client's
 // turnaround there.
 inline constexpr int kDefaultBusyPollMicros = 100;
+// The longest limit lqsd's front ends (--busy-poll-us, lqs.Server) accept.
+inline constexpr int kMaxBusyPollMicros = 10000;
 int DefaultBusyPollMicros(unsigned cores, int io_threads);
 
 class Endpoint {

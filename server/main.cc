@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
                  "sleeps, adapting to the gaps between requests; 0: never (default: " +
                      std::to_string(lqsd::kDefaultBusyPollMicros) +
                      " when the cores outnumber the I/O threads, else 0)")
-      ->check(CLI::Range(0, 10000));
+      ->check(CLI::Range(0, lqsd::kMaxBusyPollMicros));
   app.add_option("--max-body-bytes", flags.max_body_bytes, "Largest accepted request body")
       ->capture_default_str();
   app.add_flag("--no-purge-interval", flags.no_purge_interval,

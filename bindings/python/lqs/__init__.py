@@ -718,8 +718,6 @@ class Server:
                  busy_poll_us: Optional[int] = None, **options: Any) -> None:
         self._temp: Optional[str] = None
         self._rep: Any = None
-        if busy_poll_us is not None and not 0 <= busy_poll_us <= 10000:
-            raise ValueError(f"busy_poll_us must be None or 0 to 10000, not {busy_poll_us}")
         if path is None:
             self._temp = tempfile.mkdtemp(prefix="lqs-server-")
             path = self._temp
@@ -731,8 +729,7 @@ class Server:
             try:
                 self._rep = _lqs.Endpoint.start(self.database._rep, host, port,
                                                 self.database.account_id, threads,
-                                                single_region, max_regions,
-                                                -1 if busy_poll_us is None else busy_poll_us)
+                                                single_region, max_regions, busy_poll_us)
             except BaseException:
                 self.database.close()
                 raise

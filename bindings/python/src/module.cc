@@ -581,7 +581,7 @@ struct PyEndpoint {
 
 PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16_t port,
                          const std::string& account_id, int threads, bool single_region,
-                         int max_regions, int busy_poll_us) {
+                         int max_regions, std::optional<int> busy_poll_us) {
   if (broker.closed) Check(lqs::Status(lqs::ErrorCode::kClosed, "the database is closed"));
   lqsd::EndpointConfig config;
   config.host = host;
@@ -591,11 +591,12 @@ PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16
   if (max_regions < 1) throw py::value_error("max_regions must be at least 1");
   config.max_regions = static_cast<size_t>(max_regions);
   config.threads = threads;
-  // -1: lqsd's default (None in Python).
-  if (busy_poll_us < -1 || busy_poll_us > 10000) {
-    throw py::value_error("busy_poll_us must be None or 0 to 10000");
+  if (busy_poll_us.has_value() && (*busy_poll_us < 0 || *busy_poll_us > lqsd::kMaxBusyPollMicros)) {
+    throw py::value_error("busy_poll_us must be None or 0 to " +
+                          std::to_string(lqsd::kMaxBusyPollMicros) + ", not " +
+                          std::to_string(*busy_poll_us));
   }
-  config.busy_poll_us = busy_poll_us;
+  config.busy_poll_us = busy_poll_us.value_or(-1);  // -1: lqsd's default
   std::string error;
   PyEndpoint out{broker.rep, broker.workers, nullptr};
   out.rep = Unlocked([&] { return lqsd::Endpoint::Start(broker.rep.get(), config, &error); });
