@@ -6,7 +6,6 @@
 // proves that part with real crashes).
 
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -21,7 +20,6 @@
 namespace lqs {
 namespace {
 
-namespace fs = std::filesystem;
 using testing::TempDir;
 
 class CommitScopeTest : public ::testing::Test {
@@ -46,13 +44,7 @@ class CommitScopeTest : public ::testing::Test {
   }
 
   // Bytes in the database's write-ahead log files, as the kernel has them.
-  uintmax_t LogBytes() const {
-    uintmax_t total = 0;
-    for (const auto& entry : fs::directory_iterator(dir_.path() + "/db")) {
-      if (entry.path().extension() == ".log") total += entry.file_size();
-    }
-    return total;
-  }
+  uintmax_t LogBytes() const { return testing::WalBytes(dir_.path() + "/db"); }
 
   void Send(const std::string& body) {
     SendMessageRequest r;
@@ -112,13 +104,7 @@ TEST_F(CommitScopeTest, OneThreadDefersOnTwoBrokersEachCommittedOnItsOwn) {
   ASSERT_OK(second);
   auto other_queue = (*second)->CreateQueue("jobs", {}, {});
   ASSERT_OK(other_queue);
-  auto second_log_bytes = [&] {
-    uintmax_t total = 0;
-    for (const auto& entry : fs::directory_iterator(o.path)) {
-      if (entry.path().extension() == ".log") total += entry.file_size();
-    }
-    return total;
-  };
+  auto second_log_bytes = [&] { return testing::WalBytes(o.path); };
   {
     CommitScope first_scope(broker_.get());
     CommitScope second_scope(second->get());

@@ -4,11 +4,13 @@
 #ifndef LQS_TESTS_TESTUTIL_H_
 #define LQS_TESTS_TESTUTIL_H_
 
-#include <gtest/gtest.h>
-
+#include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "lqs/lqs.h"
 
@@ -84,6 +86,17 @@ class BrokerTest : public ::testing::Test {
   Durability durability_ = Durability::kProcess;
   std::unique_ptr<Broker> broker_;
 };
+
+// Bytes in the write-ahead log files (*.log) of the database at `db_path`:
+// they grow when a write reaches the log, so a test sees whether a deferred
+// write was committed. Header-only, for test binaries without testutil.cc.
+inline uintmax_t WalBytes(const std::string& db_path) {
+  uintmax_t total = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(db_path)) {
+    if (entry.path().extension() == ".log") total += entry.file_size();
+  }
+  return total;
+}
 
 }  // namespace lqs::testing
 

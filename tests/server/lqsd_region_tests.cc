@@ -20,6 +20,7 @@
 #include "server/router.h"
 #include "server/sigv4.h"
 #include "tests/server/json_request.h"
+#include "tests/testutil.h"
 #include "wire/region_name.h"
 
 #include "lqs/broker.h"
@@ -54,14 +55,7 @@ std::unique_ptr<lqs::Broker> OpenBroker(const std::string& path, bool deferred_c
   return std::move(lqs::Broker::Open(options)).value();
 }
 
-// Bytes in the write-ahead log files of the database at `path`.
-uintmax_t LogBytes(const std::string& path) {
-  uintmax_t total = 0;
-  for (const auto& entry : fs::directory_iterator(path)) {
-    if (entry.path().extension() == ".log") total += entry.file_size();
-  }
-  return total;
-}
+using lqs::testing::WalBytes;
 
 void SendOne(lqs::Broker* broker) {
   auto queue = broker->GetQueue("q");
@@ -199,26 +193,26 @@ TEST(Regions, AThreadDefersOnEveryRegionItUsesUntilItCommits) {
   const std::string eu_path = home + "/regions/eu-west-1";
 
   regions.DeferCommitsOnThisThread();
-  const uintmax_t home_before = LogBytes(home);
-  const uintmax_t eu_before = LogBytes(eu_path);
+  const uintmax_t home_before = WalBytes(home);
+  const uintmax_t eu_before = WalBytes(eu_path);
   SendOne(broker.get());
-  EXPECT_EQ(LogBytes(home), home_before);
+  EXPECT_EQ(WalBytes(home), home_before);
   SendOne(regions.Get("eu-west-1").value());
   SendOne(regions.Get("ap-south-1").value());  // opened while deferring
-  EXPECT_EQ(LogBytes(eu_path), eu_before);
-  const uintmax_t ap_before = LogBytes(home + "/regions/ap-south-1");
+  EXPECT_EQ(WalBytes(eu_path), eu_before);
+  const uintmax_t ap_before = WalBytes(home + "/regions/ap-south-1");
   std::thread([&] { SendOne(eu); }).join();  // other threads are not deferred
-  const uintmax_t eu_other_thread = LogBytes(eu_path);
+  const uintmax_t eu_other_thread = WalBytes(eu_path);
   EXPECT_GT(eu_other_thread, eu_before);
 
   ASSERT_TRUE(regions.CommitThisThread().ok());
-  EXPECT_GT(LogBytes(home), home_before);
-  EXPECT_GT(LogBytes(home + "/regions/ap-south-1"), ap_before);
+  EXPECT_GT(WalBytes(home), home_before);
+  EXPECT_GT(WalBytes(home + "/regions/ap-south-1"), ap_before);
 
   regions.EndDeferralOnThisThread();
-  const uintmax_t eu_after = LogBytes(eu_path);
+  const uintmax_t eu_after = WalBytes(eu_path);
   SendOne(eu);
-  EXPECT_GT(LogBytes(eu_path), eu_after) << "still deferred after EndDeferralOnThisThread";
+  EXPECT_GT(WalBytes(eu_path), eu_after) << "still deferred after EndDeferralOnThisThread";
   EXPECT_TRUE(regions.CommitThisThread().ok());
   ASSERT_TRUE(regions.CloseAll().ok());
   ASSERT_TRUE(broker->Close().ok());
