@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from lqsd_harness import Lqsd
+from lqsd_harness import Lqsd, signed_for
 
 ROUNDS = 3
 
@@ -27,11 +27,8 @@ class Client:
 
     def __init__(self, server, region=None):
         self.conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
-        self.headers = {"X-Amz-Target": None, "Content-Type": "application/x-amz-json-1.0"}
-        if region:  # lqsd without --auth-file reads the scope's region, not the signature
-            self.headers["Authorization"] = (
-                "AWS4-HMAC-SHA256 Credential=k/20260101/%s/sqs/aws4_request, "
-                "SignedHeaders=host, Signature=0" % region)
+        self.headers = {"Content-Type": "application/x-amz-json-1.0",
+                        **(signed_for(region) if region else {})}
 
     def call(self, action, payload):
         self.conn.request("POST", "/", json.dumps(payload),

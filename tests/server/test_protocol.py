@@ -22,7 +22,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lqsd_harness import Lqsd  # noqa: E402
+from lqsd_harness import Lqsd, signed_for  # noqa: E402
 
 ACCOUNT = "123456789012"
 NS = "http://queue.amazonaws.com/doc/2012-11-05/"
@@ -711,13 +711,6 @@ def test_account_id_flag():
         assert url == "http://%s:%d/000000000000/acct" % (s.host, s.port)
         arn = c.json("GetQueueAttributes", {"QueueUrl": url, "AttributeNames": ["QueueArn"]})
         assert arn.json()["Attributes"]["QueueArn"] == "arn:aws:sqs:eu-west-1:000000000000:acct"
-
-
-def signed_for(region):
-    """An Authorization header scoped to `region` (lqsd without --auth-file
-    reads the scope and verifies nothing)."""
-    return {"Authorization": "AWS4-HMAC-SHA256 Credential=AKID/20261201/%s/sqs/aws4_request, "
-                             "SignedHeaders=host, Signature=00" % region}
 
 
 def test_regions_keep_their_queues_apart(tmp_path):
