@@ -14,6 +14,13 @@ PACKAGES=(
   awscli
   clang libclang-rt-14-dev
 )
+# The clients lqsd's tests drive (under CI a missing one fails the run,
+# tests/missing_client.py): aws-cli and Debian's boto3 above; Node.js and npm
+# for tests/server/node, from Debian unless a node is installed already (a
+# NodeSource node brings its own npm, which Debian's npm would conflict with).
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+  PACKAGES+=(nodejs npm)
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -22,5 +29,23 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# The first python3 on PATH, when it is not Debian's (pyenv here), runs lqsd's
+# boto3 scenario with the JSON protocol (server/CMakeLists.txt) and needs a
+# boto3 of its own: CI installs it with that interpreter's pip; elsewhere the
+# tests that need it skip, and this says so.
+path_python=$(command -v python3 || true)
+if [ -n "$path_python" ]; then
+  path_exe=$("$path_python" -c 'import sys; print(sys.executable)')
+  if [ "$(readlink -f "$path_exe")" != "$(readlink -f /usr/bin/python3)" ] \
+     && ! "$path_python" -c 'import boto3' 2> /dev/null; then
+    if [ "${CI:-}" = true ]; then
+      echo "installing boto3 for $path_exe"
+      "$path_python" -m pip install --quiet boto3
+    else
+      echo "note: $path_exe has no boto3: lqsd_boto3_json will be skipped" \
+           "($path_python -m pip install boto3)"
+    fi
+  fi
 fi
 echo "dependencies: ok"

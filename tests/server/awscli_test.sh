@@ -5,7 +5,8 @@
 #   bash awscli_test.sh [AWS_CLI]     (default /usr/bin/aws: Debian's aws-cli v2)
 #
 # Starts its own lqsd ($LQSD, else build-server/server/lqsd) on a free port.
-# Exit 77 (skipped) when the CLI is missing.
+# Exit 77 (skipped) when the CLI is missing; under CI (CI=true) that fails
+# instead (tests/missing_client.sh).
 set -euo pipefail
 
 AWS=${1:-/usr/bin/aws}
@@ -14,10 +15,9 @@ ROOT=$(cd "$HERE/../.." && pwd)
 LQSD=${LQSD:-$ROOT/build-server/server/lqsd}
 PY=/usr/bin/python3
 
-if [ ! -x "$AWS" ]; then
-  echo "aws-cli not found at $AWS: skipped"
-  exit 77
-fi
+# shellcheck source=../missing_client.sh
+. "$ROOT/tests/missing_client.sh"
+if [ ! -x "$AWS" ]; then missing_client "aws-cli not found at $AWS"; fi
 export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-lqsdtest}
 export AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-lqsdtest}
 export AWS_DEFAULT_REGION=us-east-1 AWS_PAGER="" AWS_CONFIG_FILE=/dev/null

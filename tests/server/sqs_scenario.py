@@ -12,7 +12,8 @@ the way application code reads them: e.response["Error"]["Code"].
 Without --endpoint it starts its own lqsd (tests/server/lqsd_harness.py).
 test_sqs_scenario.py runs the same STEPS under pytest.
 Exit codes: 0 all passed, 1 a step failed, 77 skipped (boto3 missing, or its
-protocol is not the one --expect-protocol asks for).
+protocol is not the one --expect-protocol asks for; under CI, CI=true, those
+fail with 1 instead: tests/missing_client.py).
 """
 
 import hashlib
@@ -27,6 +28,9 @@ import traceback
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import missing_client  # noqa: E402  (tests/)
 
 try:
     import boto3
@@ -632,8 +636,7 @@ def main(argv):
     parser.add_argument("--expect-protocol", choices=["json", "query"])
     args = parser.parse_args(argv)
     if boto3 is None:
-        print("boto3 is not installed for %s: skipped" % sys.executable)
-        return 77
+        return missing_client.script_exit("boto3 is not installed for %s" % sys.executable)
     server = None
     if not args.endpoint:
         from lqsd_harness import Lqsd
@@ -645,11 +648,10 @@ def main(argv):
     passed = failed = 0
     if args.expect_protocol and ctx.protocol != args.expect_protocol:
         # E.g. no pyenv python3 with a current boto3 on PATH at configure time.
-        print("botocore %s of %s speaks %s, not %s: skipped" % (
-            botocore.__version__, sys.executable, ctx.protocol, args.expect_protocol))
         if server is not None:
             server.stop()
-        return 77
+        return missing_client.script_exit("botocore %s of %s speaks %s, not %s" % (
+            botocore.__version__, sys.executable, ctx.protocol, args.expect_protocol))
     for step in STEPS:
         start = time.time()
         try:
