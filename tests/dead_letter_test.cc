@@ -1,8 +1,13 @@
-// Dead-letter queues: maxReceiveCount moves, RedriveAllowPolicy, and
-// ListDeadLetterSourceQueues.
+// Dead-letter queues: maxReceiveCount moves, RedriveAllowPolicy,
+// ListDeadLetterSourceQueues, a DLQ's MaximumMessageSize, and moves that
+// meet a DLQ being purged or deleted.
+
+#include <future>
+#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "lib/engine/queue_impl.h"
 #include "tests/testutil.h"
 
 namespace lqs::testing {
@@ -14,6 +19,35 @@ class DeadLetterTest : public BrokerTest {
     return "{\"deadLetterTargetArn\":\"" + broker_->ArnFor(dlq) +
            "\",\"maxReceiveCount\":" + std::to_string(max) + "}";
   }
+};
+
+engine::QueueImpl& Impl(Queue& q) { return static_cast<engine::QueueImpl&>(q); }
+
+// Holds a queue's gate exclusively, as a purge or DeleteQueue in progress
+// does, on a thread of its own (a thread that holds a shared_mutex must not
+// lock it again) from construction until Release().
+class GateHolder {
+ public:
+  explicit GateHolder(Queue& q) {
+    std::future<void> held = held_.get_future();
+    thread_ = std::thread([this, &q, release = release_.get_future()] {
+      auto gate = Impl(q).LockGateForTest();
+      held_.set_value();
+      release.wait();
+    });
+    held.wait();
+  }
+  ~GateHolder() { Release(); }
+  void Release() {
+    if (!thread_.joinable()) return;
+    release_.set_value();
+    thread_.join();
+  }
+
+ private:
+  std::promise<void> held_;
+  std::promise<void> release_;
+  std::thread thread_;
 };
 
 TEST_F(DeadLetterTest, MovedAfterMaxReceiveCount) {
@@ -120,6 +154,127 @@ TEST_F(DeadLetterTest, MovesSurviveReopenAndStayConsistent) {
   Reopen();
   auto dlq = *broker_->GetQueue("dlq");
   EXPECT_EQ(Counts(*dlq)[0], 50);
+}
+
+// ---- A DLQ's MaximumMessageSize ----------------------------------------------------
+// MaximumMessageSize is the limit SendMessage enforces. A message that reaches
+// a DLQ was accepted by its source's SendMessage already: it moves whole, and
+// so does a redrive back to a source whose limit was lowered meanwhile.
+
+TEST_F(DeadLetterTest, ReceiveMovesAMessageLargerThanTheDlqsLimit) {
+  auto dlq = MakeQueue("dlq", {{"MaximumMessageSize", "1024"}});
+  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 1)}});
+  SendMessageRequest s;
+  s.body = std::string(4000, 'b');
+  s.message_attributes["k"] = {"String", std::string(500, 'v'), ""};
+  auto sent = q->SendMessage(s);
+  ASSERT_OK(sent);
+  EXPECT_CODE(dlq->SendMessage(s), kInvalidParameterValue);  // too large to send there
+  ASSERT_EQ(Receive(*q, 1, 0).size(), 1u);
+  EXPECT_TRUE(Receive(*q).empty());  // moved, not dropped
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 0, 0}));
+  auto got = Receive(*dlq);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].message_id, sent->message_id);
+  EXPECT_EQ(got[0].body, s.body);
+  EXPECT_EQ(got[0].message_attributes.at("k").string_value, std::string(500, 'v'));
+  ExpectConsistent();
+}
+
+TEST_F(DeadLetterTest, MoveToDeadLetterQueueIgnoresTheDlqsLimit) {
+  auto dlq = MakeQueue("dlq", {{"MaximumMessageSize", "1024"}});
+  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 5)}});
+  const std::string body(2000, 'x');
+  Send(*q, body);
+  auto got = Receive(*q, 1, 30);
+  ASSERT_EQ(got.size(), 1u);
+  MessageAttributeMap extra;
+  extra["lqs.Error"] = {"String", std::string(800, 'e'), ""};
+  ASSERT_OK(q->MoveToDeadLetterQueue(got[0].receipt_handle, extra));
+  auto moved = Receive(*dlq);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0].body, body);
+  EXPECT_EQ(moved[0].message_attributes.at("lqs.Error").string_value, std::string(800, 'e'));
+}
+
+TEST_F(DeadLetterTest, RedriveIgnoresTheSourcesLoweredLimit) {
+  auto dlq = MakeQueue("dlq");
+  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 1)}});
+  const std::string body(3000, 'r');
+  Send(*q, body);
+  ASSERT_EQ(Receive(*q, 1, 0).size(), 1u);
+  EXPECT_TRUE(Receive(*q).empty());
+  ASSERT_EQ(Counts(*dlq)[0], 1);
+  ASSERT_OK(q->SetAttributes({{"MaximumMessageSize", "1024"}}));
+  StartMessageMoveTaskRequest r;
+  r.source_arn = dlq->arn();
+  r.max_number_of_messages_per_second = 10;
+  ASSERT_OK(broker_->StartMessageMoveTask(r));
+  clock_->AdvanceSeconds(1);
+  ASSERT_OK(broker_->RunMaintenance());
+  EXPECT_EQ(Counts(*dlq)[0], 0);
+  auto back = Receive(*q);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].body, body);
+  ExpectConsistent();
+}
+
+// ---- Moves that meet a DLQ being purged or deleted -----------------------------------
+
+// A receive never waits for another queue: the message due for the DLQ stays
+// where it is (and is not delivered); the first receive after the purge or
+// delete moves it.
+TEST_F(DeadLetterTest, ReceiveLeavesTheMessageWhileTheDlqIsBusy) {
+  auto dlq = MakeQueue("dlq");
+  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 1)}});
+  const std::string id = Send(*q, "poison");
+  Send(*q, "fine");
+  ASSERT_EQ(Receive(*q, 1, 0).size(), 1u);  // "poison": its next receive moves it
+  {
+    GateHolder busy(*dlq);
+    auto got = Receive(*q);
+    ASSERT_EQ(got.size(), 1u);  // only the other message
+    EXPECT_EQ(got[0].body, "fine");
+    EXPECT_TRUE(Receive(*q).empty());
+    EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 1, 0}));
+  }
+  EXPECT_EQ(Counts(*dlq)[0], 0);
+  EXPECT_TRUE(Receive(*q).empty());  // moves it now
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 0}));
+  auto moved = Receive(*dlq);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0].message_id, id);
+  ExpectConsistent();
+}
+
+// MoveToDeadLetterQueue waits for the purge or delete instead of failing,
+// and its retry holds the gate it waited for, so it waits once.
+TEST_F(DeadLetterTest, MoveToDeadLetterQueueWaitsOnceForABusyDlq) {
+  auto dlq = MakeQueue("dlq");
+  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 5)}});
+  const std::string id = Send(*q, "poison");
+  auto got = Receive(*q, 1, 30);
+  ASSERT_EQ(got.size(), 1u);
+
+  GateHolder busy(*dlq);
+  int waits = 0;
+  std::promise<void> waiting;
+  Impl(*q).SetDeadLetterWaitHookForTest([&] {
+    if (++waits == 1) waiting.set_value();
+  });
+  Status moved = Status(ErrorCode::kInternal, "not run");
+  std::thread mover([&] { moved = q->MoveToDeadLetterQueue(got[0].receipt_handle, {}); });
+  waiting.get_future().wait();  // it found the gate taken and waits for it
+  busy.Release();
+  mover.join();
+  Impl(*q).SetDeadLetterWaitHookForTest(nullptr);
+  EXPECT_OK(moved);
+  EXPECT_EQ(waits, 1);
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 0, 0}));
+  auto in_dlq = Receive(*dlq);
+  ASSERT_EQ(in_dlq.size(), 1u);
+  EXPECT_EQ(in_dlq[0].message_id, id);
+  ExpectConsistent();
 }
 
 }  // namespace

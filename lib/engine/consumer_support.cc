@@ -33,9 +33,6 @@ namespace {
 
 constexpr size_t kMaxIdempotencyKeyBytes = 512;
 constexpr int64_t kMaxInboxTtlSeconds = 1209600;  // 14 days
-// How often MoveToDeadLetterQueue tries again after finding its dead-letter
-// queue's gate taken (a purge or delete of the DLQ in progress).
-constexpr int kMaxBusyAttempts = 8;
 
 Status ValidateIdempotencyKey(const std::string& key) {
   if (key.empty() || key.size() > kMaxIdempotencyKeyBytes) {
@@ -170,8 +167,17 @@ Status QueueImpl::MoveToDeadLetterQueue(const std::string& receipt_handle,
   if (h.queue_id != id_) return ForeignHandle(receipt_handle);
 
   std::shared_ptr<QueueImpl> wake_dlq;
-  for (int attempt = 1;; ++attempt) {
-    // The DLQ whose gate was busy (a purge or delete in progress there).
+  // After finding the DLQ's gate taken (a purge or DeleteQueue of the DLQ in
+  // progress), the call waits for that gate holding no lock of ours, and
+  // keeps it (shared) while it takes mu_ again and retries: the retry cannot
+  // find that DLQ busy, so the call ends once the purge or delete has. It
+  // waits again only if the RedrivePolicy meanwhile named another DLQ and
+  // that one is busy. Holding a gate while waiting for a mu_ is safe because
+  // no thread that holds a mu_ ever waits for a gate (queue_impl.h).
+  std::shared_ptr<QueueImpl> waited_dlq;
+  std::shared_lock<std::shared_mutex> waited_gate;
+  while (true) {
+    // The DLQ whose gate was busy.
     std::shared_ptr<QueueImpl> busy;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -202,10 +208,17 @@ Status QueueImpl::MoveToDeadLetterQueue(const std::string& receipt_handle,
 
       DeadLetterMove dm = PrepareDeadLetterLocked();
       if (!dm.dlq) return dlq_gone();
+      if (waited_gate.owns_lock() && dm.dlq == waited_dlq) {
+        // The gate we waited for: the DLQ was deleted meanwhile, or it takes
+        // the message now.
+        if (!dm.dlq->CheckLive().ok()) return dlq_gone();
+        dm.gate = std::move(waited_gate);
+      }
+      if (waited_gate.owns_lock()) waited_gate.unlock();  // another DLQ now
       storage::Database* db = core_->db();
       rocksdb::WriteBatch batch;
       CounterDelta delta;
-      // Try-locks the DLQ's gate, as a receive's move does (lock order).
+      // Try-locks the DLQ's gate unless it is held already (lock order).
       StatusOr<bool> moved =
           MoveToDeadLetter(&dm, h.seq, lease.receive_count, lease.first_receive_ms, lease.sent_ms,
                            now, &batch, &delta, &extra_attributes);
@@ -230,14 +243,9 @@ Status QueueImpl::MoveToDeadLetterQueue(const std::string& receipt_handle,
       }
     }
     if (!busy) break;
-    // The DLQ is being purged or deleted: wait for that to finish holding
-    // no lock of ours (a thread that holds a mu_ never waits for a gate),
-    // then try again from the start.
-    if (attempt >= kMaxBusyAttempts) {
-      return Status(ErrorCode::kInternal,
-                    "the dead-letter queue stayed busy (purged or deleted); try again");
-    }
-    std::shared_lock<std::shared_mutex> wait(busy->gate_);
+    if (dead_letter_wait_hook_) dead_letter_wait_hook_();
+    waited_gate = std::shared_lock<std::shared_mutex>(busy->gate_);
+    waited_dlq = std::move(busy);
   }
   if (wake_dlq) wake_dlq->Notify();
   // A FIFO group may have become receivable.

@@ -17,13 +17,18 @@
 //   pending_mu_  the keys of sends not yet written and the delayed buckets;
 //          a leaf lock.
 // A dead-letter move holds the source's mu_ and try-locks the DLQ's gate_
-// (shared): when it cannot, the message simply stays for the next receive.
+// (shared): when it cannot, a receive leaves the message where it is for the
+// next receive. MoveToDeadLetterQueue instead waits for the DLQ's gate
+// holding nothing, then takes the source's mu_ while holding that gate: the
+// one place where a gate is held while a mu_ is waited for, which cannot
+// deadlock because no thread that holds a mu_ ever waits for a gate.
 
 #ifndef LQS_LIB_ENGINE_QUEUE_IMPL_H_
 #define LQS_LIB_ENGINE_QUEUE_IMPL_H_
 
 #include <array>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,6 +50,7 @@
 #include "lib/notify/waiters.h"
 #include "lib/storage/counters.h"
 #include "lib/storage/records.h"
+
 #include "lqs/queue.h"
 
 namespace rocksdb {
@@ -157,6 +163,20 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
 
   // Whether this queue's RedrivePolicy names `arn` as its DLQ.
   bool HasDeadLetterTarget(const std::string& arn) const;
+
+  // ---- Test seams (tests/dead_letter_test.cc) ----
+  // Takes this queue's gate exclusively, as a purge or DeleteQueue in
+  // progress holds it.
+  std::unique_lock<std::shared_mutex> LockGateForTest() {
+    return std::unique_lock<std::shared_mutex>(gate_);
+  }
+  // `hook` runs on the calling thread, holding no lock, each time this
+  // queue's MoveToDeadLetterQueue found its DLQ's gate taken, right before it
+  // waits for that gate. Not synchronised: set it before the calls it
+  // observes start.
+  void SetDeadLetterWaitHookForTest(std::function<void()> hook) {
+    dead_letter_wait_hook_ = std::move(hook);
+  }
 
  private:
   struct Taken {
@@ -318,6 +338,7 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   const bool fifo_;
 
   mutable std::shared_mutex gate_;
+  std::function<void()> dead_letter_wait_hook_;  // SetDeadLetterWaitHookForTest
   std::atomic<bool> deleted_{false};
   // Whether any message with a MessageGroupId was ever queued here (fair
   // queues); until then standard receives skip the group machinery.
