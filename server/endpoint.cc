@@ -42,6 +42,7 @@ struct Endpoint::State {
   // served start to end on one thread.
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts;
   std::unique_ptr<HttpServer> server;
+  std::unique_ptr<HttpServer> metrics_server;  // --metrics-listen; null: none
   // Built once the port is bound (port 0); no request arrives before the
   // threads run.
   std::unique_ptr<Router> router;
@@ -50,6 +51,7 @@ struct Endpoint::State {
   std::vector<WorkGuard> work;
   std::vector<std::thread> threads;
   std::string host_port;
+  std::string metrics_host_port;
   int busy_poll_us = 0;
   std::mutex shutdown_mu;
   bool shut_down = false;
@@ -113,6 +115,31 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   const std::string shown_host =
       config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host;
   s->host_port = shown_host + ":" + std::to_string(s->server->port());
+  if (!config.metrics_host.empty()) {
+    // A GET has no body; the operational paths read no header beyond what
+    // an unauthenticated router reads.
+    HttpServer::Limits metrics_limits;
+    metrics_limits.max_body_bytes = 64 << 10;
+    s->metrics_server = std::make_unique<HttpServer>(
+        std::vector<boost::asio::io_context*>{context_ptrs.front()}, metrics_limits,
+        [s](const HttpRequest& request, Poster, Responder respond, AbandonHook) {
+          s->router->HandleOps(request, respond);
+        },
+        [s, max_body = metrics_limits.max_body_bytes](const HttpRequest& head, int status) {
+          return s->router->Reject(head, status, max_body);
+        });
+    RouterConfig unauthenticated = router_config;
+    unauthenticated.auth = nullptr;
+    s->metrics_server->KeepHeaders(Router::HeadersRead(unauthenticated));
+    if (!s->metrics_server->Listen(config.metrics_host, config.metrics_port, error)) {
+      *error = "--metrics-listen: " + *error;
+      return nullptr;
+    }
+    const std::string metrics_host = config.metrics_host.find(':') != std::string::npos
+                                         ? "[" + config.metrics_host + "]"
+                                         : config.metrics_host;
+    s->metrics_host_port = metrics_host + ":" + std::to_string(s->metrics_server->port());
+  }
   router_config.default_host = s->host_port;
   s->router = std::make_unique<Router>(&s->actions, router_config);
 
@@ -130,6 +157,8 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
 
 const std::string& Endpoint::host_port() const { return state_->host_port; }
 
+const std::string& Endpoint::metrics_host_port() const { return state_->metrics_host_port; }
+
 int Endpoint::threads() const { return static_cast<int>(state_->contexts.size()); }
 
 int Endpoint::busy_poll_us() const { return state_->busy_poll_us; }
@@ -140,6 +169,7 @@ lqs::Status Endpoint::Shutdown() {
   if (s->shut_down) return lqs::Status::OK();
   s->shut_down = true;
   s->server->Stop();
+  if (s->metrics_server) s->metrics_server->Stop();
   s->router->BeginShutdown();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (s->router->active_calls() > 0 && std::chrono::steady_clock::now() < deadline) {
@@ -150,7 +180,11 @@ lqs::Status Endpoint::Shutdown() {
   lqs::Status others = s->regions.CloseAll();
   if (closed.ok()) closed = others;
   const auto drain = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (s->server->open_connections() > 0 && std::chrono::steady_clock::now() < drain) {
+  const auto open_connections = [s] {
+    return s->server->open_connections() +
+           (s->metrics_server ? s->metrics_server->open_connections() : 0);
+  };
+  while (open_connections() > 0 && std::chrono::steady_clock::now() < drain) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   for (auto& w : s->work) w.reset();

@@ -41,6 +41,11 @@ struct EndpointConfig {
   std::string public_url;
   bool log_requests = false;  // one line per request on stderr
   const SigV4Verifier* auth = nullptr;  // borrowed; nullptr: no authentication
+  // A second listener that serves only GET /metrics and GET /health, without
+  // authentication (Router::HandleOps), for scrapers and health checks that
+  // cannot sign; it runs on the first I/O thread. Empty metrics_host: none.
+  std::string metrics_host;
+  uint16_t metrics_port = 0;  // 0: any free port
   size_t max_body_bytes = 4 << 20;
   // Regions (regions.h): the Broker serves its own region (Options::region);
   // every other region a request names is served by a database of its own
@@ -79,8 +84,9 @@ int DefaultBusyPollMicros(unsigned cores, int io_threads);
 
 class Endpoint {
  public:
-  // Binds host:port and starts serving on the endpoint's own threads.
-  // nullptr with *error set when the address cannot be bound.
+  // Binds host:port (and metrics_host:metrics_port, if given) and starts
+  // serving on the endpoint's own threads. nullptr with *error set when an
+  // address cannot be bound.
   static std::unique_ptr<Endpoint> Start(lqs::Broker* broker, const EndpointConfig& config,
                                          std::string* error);
   // Shuts down first if Shutdown() has not run.
@@ -91,15 +97,17 @@ class Endpoint {
   // "127.0.0.1:9324" (an IPv6 host in brackets), the port as bound; the
   // number of I/O threads.
   const std::string& host_port() const;
+  // The metrics listener's "HOST:PORT" as bound; empty when there is none.
+  const std::string& metrics_host_port() const;
   int threads() const;
   // The busy-polling limit in use (io_loop.h); 0: off.
   int busy_poll_us() const;
 
-  // Stops accepting connections, lets the requests in progress finish (up
-  // to 30 s), closes the broker and the other regions' databases (parked
-  // long polls are answered with no messages), lets the connections drain
-  // (up to 10 s) and stops the threads. Returns the first error of closing
-  // the databases. Later calls return OK.
+  // Stops accepting connections (on both listeners), lets the requests in
+  // progress finish (up to 30 s), closes the broker and the other regions'
+  // databases (parked long polls are answered with no messages), lets the
+  // connections drain (up to 10 s) and stops the threads. Returns the first
+  // error of closing the databases. Later calls return OK.
   lqs::Status Shutdown();
 
  private:

@@ -4,7 +4,8 @@
 //
 //   lqsd --data DIR --listen 127.0.0.1:9324
 //
-// Prints "lqsd listening on http://HOST:PORT" on stdout when ready. On
+// Prints "lqsd listening on http://HOST:PORT" on stdout when ready (then,
+// with --metrics-listen, "lqsd metrics on http://HOST:PORT/metrics"). On
 // SIGTERM or SIGINT: stops accepting connections, finishes the requests in
 // progress (waiting long polls are answered with no messages), closes the
 // databases cleanly and exits 0. Without --data the databases live in a
@@ -26,6 +27,7 @@
 #include <sys/resource.h>
 
 #include "server/endpoint.h"
+#include "server/listen_address.h"
 #include "server/sigv4.h"
 #include "wire/region_name.h"
 
@@ -39,6 +41,7 @@ enum class LogLevel { kError, kWarn, kInfo, kDebug };
 struct Flags {
   std::string data;
   std::string listen = "127.0.0.1:9324";
+  std::string metrics_listen;  // empty: /metrics and /health on --listen only
   std::string account_id = "123456789012";
   std::string region = "us-east-1";
   std::string log_level = "info";
@@ -53,35 +56,6 @@ struct Flags {
   bool no_purge_interval = false;
   bool no_queue_reuse_delay = false;
 };
-
-// "127.0.0.1:9324", "[::1]:9324", "localhost:0", ":9324" (loopback).
-bool ParseListen(const std::string& text, std::string* host, uint16_t* port) {
-  std::string h;
-  std::string p;
-  if (!text.empty() && text[0] == '[') {
-    const size_t close = text.find(']');
-    if (close == std::string::npos || close + 1 >= text.size() || text[close + 1] != ':') {
-      return false;
-    }
-    h = text.substr(1, close - 1);
-    p = text.substr(close + 2);
-  } else {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string::npos) return false;
-    h = text.substr(0, colon);
-    p = text.substr(colon + 1);
-  }
-  if (h.empty()) h = "127.0.0.1";
-  if (h == "localhost") h = "127.0.0.1";
-  if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
-  }
-  const int value = std::stoi(p);
-  if (value > 65535) return false;
-  *host = h;
-  *port = static_cast<uint16_t>(value);
-  return true;
-}
 
 void RaiseFileLimit() {
   rlimit limit{};
@@ -104,6 +78,10 @@ int main(int argc, char** argv) {
                  "removed at exit");
   app.add_option("--listen", flags.listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
+  app.add_option("--metrics-listen", flags.metrics_listen,
+                 "HOST:PORT of a second listener that serves only GET /metrics and GET /health, "
+                 "without authentication (for scrapers and health checks that cannot sign; "
+                 "with --auth-file, the --listen port answers them only when signed)");
   app.add_option("--account-id", flags.account_id, "Account id in queue URLs and ARNs")
       ->capture_default_str();
   app.add_option("--region", flags.region,
@@ -165,8 +143,16 @@ int main(int argc, char** argv) {
 
   std::string host;
   uint16_t port = 0;
-  if (!ParseListen(flags.listen, &host, &port)) {
+  if (!lqsd::ParseListenAddress(flags.listen, &host, &port)) {
     std::fprintf(stderr, "lqsd: --listen must be HOST:PORT, got '%s'\n", flags.listen.c_str());
+    return 2;
+  }
+  std::string metrics_host;
+  uint16_t metrics_port = 0;
+  if (!flags.metrics_listen.empty() &&
+      !lqsd::ParseListenAddress(flags.metrics_listen, &metrics_host, &metrics_port)) {
+    std::fprintf(stderr, "lqsd: --metrics-listen must be HOST:PORT, got '%s'\n",
+                 flags.metrics_listen.c_str());
     return 2;
   }
   if (!lqs::wire::IsRegionName(flags.region)) {
@@ -244,6 +230,8 @@ int main(int argc, char** argv) {
   endpoint_config.public_url = flags.public_url;
   endpoint_config.log_requests = level >= LogLevel::kDebug;
   endpoint_config.auth = verifier.has_value() ? &*verifier : nullptr;
+  endpoint_config.metrics_host = metrics_host;
+  endpoint_config.metrics_port = metrics_port;
   endpoint_config.max_body_bytes = flags.max_body_bytes;
   endpoint_config.single_region = flags.single_region;
   endpoint_config.max_regions = static_cast<size_t>(flags.max_regions);
@@ -294,6 +282,15 @@ int main(int argc, char** argv) {
   };
   signals.async_wait(on_signal);
 
+  // Where an operator's scraper finds /metrics and /health.
+  std::string metrics_where = "metrics and health on the API port";
+  if (!endpoint->metrics_host_port().empty()) {
+    metrics_where =
+        "metrics and health on http://" + endpoint->metrics_host_port() + " (no authentication)";
+    if (verifier.has_value()) metrics_where += ", on the API port only when signed";
+  } else if (verifier.has_value()) {
+    metrics_where += ", signed requests only";
+  }
   info("database " + options.path + (temp_dir.empty() ? "" : " (temporary)") +
        (verifier.has_value() ? ", SigV4 authentication on" : ", no authentication") + ", " +
        std::to_string(endpoint->threads()) +
@@ -301,8 +298,12 @@ int main(int argc, char** argv) {
        (endpoint->busy_poll_us() > 0
             ? " (busy polling up to " + std::to_string(endpoint->busy_poll_us()) + " us)"
             : "") +
-       ", default region " + flags.region + (flags.single_region ? " (serves every region)" : ""));
+       ", default region " + flags.region + (flags.single_region ? " (serves every region)" : "") +
+       ", " + metrics_where);
   std::printf("lqsd listening on http://%s\n", endpoint->host_port().c_str());
+  if (!endpoint->metrics_host_port().empty()) {
+    std::printf("lqsd metrics on http://%s/metrics\n", endpoint->metrics_host_port().c_str());
+  }
   std::fflush(stdout);
 
   signal_context.run();

@@ -184,10 +184,17 @@ void Router::Handle(const HttpRequest& request, Poster post, Responder respond,
   call->request_id = NewRequestId();
   active_calls_.fetch_add(1);
   try {
+    // With a key file, /metrics and /health need a signature like any request.
+    std::optional<SqsError> ops_refused;
     if (IsOpsRequest(request)) {
-      Answer(*call, ServeOps(request));
-      active_calls_.fetch_sub(1);
-      return;
+      if (config_.auth != nullptr) {
+        ops_refused = config_.auth->Verify(request, static_cast<int64_t>(std::time(nullptr)));
+      }
+      if (!ops_refused.has_value()) {
+        Answer(*call, ServeOps(request));
+        active_calls_.fetch_sub(1);
+        return;
+      }
     }
     call->protocol = DetectProtocol(request);
     call->rendering = sqs_query::RenderingFor(request);
@@ -197,7 +204,9 @@ void Router::Handle(const HttpRequest& request, Poster post, Responder respond,
                        SanitizeUtf8(request.RawPath().substr(0, 200)) +
                        (call->protocol == Protocol::kJson ? " json " : " query ");
     }
-    if (stopping_.load()) {
+    if (ops_refused.has_value()) {
+      Reply(*call, EncodeError(call->protocol, call->rendering, *ops_refused, call->request_id));
+    } else if (stopping_.load()) {
       HttpResponse r =
           EncodeError(call->protocol, call->rendering,
                       ServiceUnavailable("The server is shutting down."), call->request_id);
@@ -243,6 +252,35 @@ bool Router::IsOpsRequest(const HttpRequest& request) const {
     if (name == "Action") return false;
   }
   return true;
+}
+
+void Router::HandleOps(const HttpRequest& request, const Responder& respond) {
+  active_calls_.fetch_add(1);  // Shutdown waits for it, as for Handle()
+  HttpResponse r;
+  try {
+    const std::string_view path = request.RawPath();
+    if (IsOpsRequest(request)) {
+      r = ServeOps(request);
+    } else {
+      r.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+      const bool ops_path = path == "/metrics" || path == "/health";
+      r.status = ops_path && request.method != "GET" ? 405 : 404;
+      if (r.status == 405) r.headers.emplace_back("Allow", "GET");
+      r.body = "this listener serves only GET /metrics and GET /health\n";
+    }
+  } catch (const std::exception& e) {
+    r = HttpResponse();
+    r.status = 500;
+    r.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+    r.body = std::string("internal error: ") + e.what() + "\n";
+  }
+  if (config_.log_requests) {
+    std::fprintf(stderr, "lqsd: %s %s %s (metrics listener) -> %d\n", request.remote.c_str(),
+                 request.method.c_str(), SanitizeUtf8(request.target.substr(0, 200)).c_str(),
+                 r.status);
+  }
+  active_calls_.fetch_sub(1);
+  respond(std::move(r));
 }
 
 HttpResponse Router::ServeOps(const HttpRequest& request) {

@@ -31,7 +31,11 @@
 // the default region's Broker is open, 503 otherwise). They are matched before SQS routing and
 // only when the request cannot be an SQS request: method GET, path exactly
 // "/metrics" or "/health" (SQS queue paths have two or four segments), no Action
-// query parameter and no X-Amz-Target header. They are not authenticated.
+// query parameter and no X-Amz-Target header. Through Handle() they need a
+// valid signature when a key file was given (else the SigV4 error an SQS
+// request would get, counted in the metrics as action "unknown");
+// HandleOps() (lqsd's --metrics-listen listener) serves them without
+// authentication and nothing else.
 // Every SQS request is counted in the metrics when its response is sent.
 //
 // Thread safety: Handle() may be called concurrently from any thread.
@@ -86,6 +90,12 @@ class Router {
   // that its client went away (see AbandonHook). Never throws.
   void Handle(const HttpRequest& request, Poster post, Responder respond,
               AbandonHook abandon = nullptr);
+
+  // The operational endpoints alone, unauthenticated (see above): GET
+  // /metrics and GET /health are served, any other request gets 404 (405
+  // for another method on those paths). `respond` is called before the call
+  // returns. Never throws.
+  void HandleOps(const HttpRequest& request, const Responder& respond);
 
   // The answer to a request the HTTP layer refused before reading it whole:
   // 413 (body too large), 431 (header too large) or 400 (malformed). The

@@ -2,11 +2,14 @@
 
 The binary is $LQSD, else build-server/server/lqsd or build/server/lqsd of
 this checkout. lqsd is started on 127.0.0.1:0; the URL it prints ("lqsd
-listening on http://127.0.0.1:PORT") tells the port. stop() sends SIGTERM and
-returns the exit code (a clean shutdown is 0).
+listening on http://127.0.0.1:PORT") tells the port. With --metrics-listen
+among the arguments, the line after it ("lqsd metrics on
+http://HOST:PORT/metrics") sets metrics_host and metrics_port (else None).
+stop() sends SIGTERM and returns the exit code (a clean shutdown is 0).
 """
 
 import os
+import re
 import select
 import signal
 import subprocess
@@ -40,6 +43,14 @@ class Lqsd:
         self.url = line[len(prefix):].decode().strip()
         self.host, port = self.url[len("http://"):].rsplit(":", 1)
         self.port = int(port)
+        self.metrics_host = self.metrics_port = None
+        if "--metrics-listen" in args:
+            line = self._read_line(timeout=30)
+            m = re.match(rb"lqsd metrics on http://(.+):(\d+)/metrics\n$", line)
+            if not m:
+                self.proc.kill()
+                raise RuntimeError("lqsd printed no metrics address: %r" % line)
+            self.metrics_host, self.metrics_port = m.group(1).decode(), int(m.group(2))
 
     def _read_line(self, timeout):
         deadline = time.time() + timeout

@@ -3,25 +3,30 @@
 Run with /usr/bin/python3 (Debian's boto3). Sends messages with boto3, scrapes
 /metrics with a small parser written here (no prometheus_client), and checks
 the queue gauges against GetQueueAttributes and the request counters against
-the requests sent.
+the requests sent. With --auth-file both paths need a signature on the API
+port; --metrics-listen serves them (and nothing else) without one.
 """
 
 import http.client
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from lqsd_harness import Lqsd  # noqa: E402
+import missing_client  # noqa: E402  (tests/)
+from lqsd_harness import Lqsd, lqsd_binary  # noqa: E402
 
 try:
     import boto3
     from botocore.config import Config
 except ImportError:  # pragma: no cover
-    pytest.skip("boto3 is not installed", allow_module_level=True)
+    missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
 
 
 # ---- A tiny parser of the text format -----------------------------------------------
@@ -105,14 +110,23 @@ def sqs(server):
         config=Config(retries={"max_attempts": 1, "mode": "standard"}))
 
 
-def http_get(server, target, headers=None):
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+def http_request(host, port, method, target, body=None, headers=None):
+    conn = http.client.HTTPConnection(host, port, timeout=30)
     try:
-        conn.request("GET", target, headers=headers or {})
+        conn.request(method, target, body=body, headers=headers or {})
         r = conn.getresponse()
         return r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read().decode()
     finally:
         conn.close()
+
+
+def http_get(server, target, headers=None):
+    return http_request(server.host, server.port, "GET", target, headers=headers)
+
+
+def metrics_get(server, target, method="GET", body=None, headers=None):
+    """A request to the --metrics-listen listener."""
+    return http_request(server.metrics_host, server.metrics_port, method, target, body, headers)
 
 
 def scrape(server):
@@ -271,6 +285,131 @@ def test_sqs_routing_unchanged(server, sqs):
     sqs.send_message(QueueUrl=url, MessageBody="q")
     attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
     assert attrs["Attributes"]["ApproximateNumberOfMessages"] == "1"
+
+
+# ---- --auth-file and --metrics-listen ---------------------------------------------------
+
+KEY, SECRET = "AKIDMETRICS", "metrics-test-secret"
+
+
+@pytest.fixture(scope="module")
+def keys_file():
+    with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as f:
+        f.write("%s %s\n" % (KEY, SECRET))
+    yield f.name
+    os.unlink(f.name)
+
+
+@pytest.fixture(scope="module")
+def auth_server(keys_file):
+    s = Lqsd("--auth-file", keys_file, "--metrics-listen", "127.0.0.1:0")
+    try:
+        yield s
+    finally:
+        assert s.stop() == 0, "lqsd did not shut down cleanly"
+
+
+def signed_get(server, target, secret=SECRET):
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+    req = AWSRequest(method="GET", url=server.url + target)
+    SigV4Auth(Credentials(KEY, secret), "sqs", "us-east-1").add_auth(req)
+    return http_get(server, target, headers=dict(req.headers.items()))
+
+
+def test_auth_file_refuses_unsigned_metrics_and_health(auth_server):
+    # The answer an unsigned SQS request gets (query protocol: XML).
+    sqs_status, _, sqs_body = http_get(auth_server, "/?Action=ListQueues&Version=2012-11-05")
+    assert sqs_status == 403 and "<Code>MissingAuthenticationToken</Code>" in sqs_body
+    for target in ("/metrics", "/health"):
+        status, headers, body = http_get(auth_server, target)
+        assert status == sqs_status, (target, body)
+        assert "<Code>MissingAuthenticationToken</Code>" in body, body
+        assert "lqs_queue" not in body and "ok" != body.strip()
+        assert "x-amzn-requestid" in headers
+    # A bad signature is refused as on any request.
+    status, _, body = signed_get(auth_server, "/metrics", secret="wrong")
+    assert status == 403 and "<Code>SignatureDoesNotMatch</Code>" in body, body
+
+
+def test_auth_file_serves_signed_metrics_and_health(auth_server):
+    status, headers, body = signed_get(auth_server, "/metrics")
+    assert status == 200, body
+    assert headers["content-type"].startswith("text/plain; version=0.0.4")
+    samples, types, _ = parse(body)
+    assert types["lqsd_requests_total"] == "counter"
+    status, _, body = signed_get(auth_server, "/health")
+    assert (status, body) == (200, "ok\n")
+
+
+def test_metrics_listener_serves_both_without_auth(auth_server):
+    http_get(auth_server, "/metrics")  # one more refused request, counted below
+    status, headers, body = metrics_get(auth_server, "/metrics")
+    assert status == 200, body
+    assert headers["content-type"].startswith("text/plain; version=0.0.4")
+    samples, _, _ = parse(body)
+    # The API port's requests (here the refused ones) are in the same metrics.
+    assert value(samples, "lqsd_requests_total", action="unknown", status="403") >= 1
+    status, headers, body = metrics_get(auth_server, "/health")
+    assert (status, body) == (200, "ok\n")
+    assert headers["content-type"].startswith("text/plain")
+
+
+def test_metrics_listener_serves_no_sqs_api(auth_server):
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    json_headers = {"X-Amz-Target": "AmazonSQS.ListQueues",
+                    "Content-Type": "application/x-amz-json-1.0"}
+    for method, target, body, headers in (
+            ("POST", "/", "Action=ListQueues&Version=2012-11-05", form),
+            ("GET", "/?Action=ListQueues&Version=2012-11-05", None, None),
+            ("POST", "/", "{}", json_headers),
+            ("GET", "/metrics?Action=ListQueues&Version=2012-11-05", None, None),
+            ("POST", "/health", "{}", json_headers),
+            ("GET", "/123456789012/some-queue", None, None)):
+        status, _, text = metrics_get(auth_server, target, method, body, headers)
+        assert status in (404, 405), (method, target, status, text)
+        assert "ListQueues" not in text and "QueueUrls" not in text
+    status, headers, _ = metrics_get(auth_server, "/metrics", "POST", "")
+    assert status == 405 and headers["allow"] == "GET"
+
+
+def test_metrics_listener_without_auth_file():
+    with Lqsd("--metrics-listen", "127.0.0.1:0") as s:
+        assert s.metrics_port != s.port
+        status, _, body = metrics_get(s, "/metrics")
+        assert status == 200 and "lqs_queues" in body
+        status, _, body = metrics_get(s, "/health")
+        assert (status, body) == (200, "ok\n")
+        # The API port keeps serving them unsigned, as without the flag.
+        assert http_get(s, "/metrics")[0] == 200
+        assert http_get(s, "/health")[2] == "ok\n"
+
+
+def test_startup_line_says_where_metrics_are(keys_file):
+    s = Lqsd("--auth-file", keys_file, "--metrics-listen", "127.0.0.1:0", stderr=subprocess.PIPE)
+    assert s.stop() == 0
+    err = s.proc.stderr.read().decode()
+    assert "metrics and health on http://127.0.0.1:%d (no authentication), on the API port " \
+           "only when signed" % s.metrics_port in err, err
+    s = Lqsd("--auth-file", keys_file, stderr=subprocess.PIPE)
+    assert s.stop() == 0
+    assert "metrics and health on the API port, signed requests only" in \
+        s.proc.stderr.read().decode()
+
+
+def test_bad_metrics_listen_exits_2():
+    for bad in ("nonsense", "127.0.0.1:65536", "127.0.0.1:", "[::1]9000", "127.0.0.1:x"):
+        r = subprocess.run([lqsd_binary(), "--metrics-listen", bad], capture_output=True,
+                           timeout=30)
+        assert r.returncode == 2, (bad, r)
+        assert b"--metrics-listen must be HOST:PORT, got '%s'" % bad.encode() in r.stderr, r
+    # An address that cannot be bound (the API port itself) fails like --listen's.
+    with Lqsd() as s:
+        r = subprocess.run([lqsd_binary(), "--listen", "127.0.0.1:0",
+                            "--metrics-listen", "127.0.0.1:%d" % s.port],
+                           capture_output=True, timeout=30)
+        assert r.returncode == 1 and b"--metrics-listen: cannot listen" in r.stderr, r
 
 
 def test_parser_unescapes_labels():

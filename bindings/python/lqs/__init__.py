@@ -701,7 +701,10 @@ class Server:
     one). ``busy_poll_us``: as lqsd's ``--busy-poll-us``, how long an I/O thread
     may poll for the next request before it sleeps (adapting to the gaps between
     requests); ``0`` never polls; ``None``, lqsd's default (100 when the cores
-    outnumber the I/O threads, else 0).
+    outnumber the I/O threads, else 0). ``metrics_listen``: as lqsd's
+    ``--metrics-listen``, ``"HOST:PORT"`` of a second listener that serves only
+    ``GET /metrics`` and ``GET /health`` (port 0: any free port); ``metrics_url``
+    is then its ``http://HOST:PORT`` (else None).
     Regions, as lqsd's: ``database`` holds the queues of its ``region`` (and of
     unsigned requests); requests signed for another region are served from that
     region's own database under ``<path>/regions/<region>``, opened on first use.
@@ -715,7 +718,8 @@ class Server:
 
     def __init__(self, path: Optional[str] = None, *, host: str = "127.0.0.1", port: int = 0,
                  threads: int = 0, single_region: bool = False, max_regions: int = 32,
-                 busy_poll_us: Optional[int] = None, **options: Any) -> None:
+                 busy_poll_us: Optional[int] = None, metrics_listen: Optional[str] = None,
+                 **options: Any) -> None:
         self._temp: Optional[str] = None
         self._rep: Any = None
         if path is None:
@@ -729,7 +733,8 @@ class Server:
             try:
                 self._rep = _lqs.Endpoint.start(self.database._rep, host, port,
                                                 self.database.account_id, threads,
-                                                single_region, max_regions, busy_poll_us)
+                                                single_region, max_regions, busy_poll_us,
+                                                metrics_listen)
             except BaseException:
                 self.database.close()
                 raise
@@ -737,6 +742,8 @@ class Server:
             self._remove_temp()
             raise
         self.url = "http://" + self._rep.host_port
+        metrics = self._rep.metrics_host_port
+        self.metrics_url: Optional[str] = "http://" + metrics if metrics else None
 
     def close(self) -> None:
         """Stops the endpoint and closes its database (idempotent)."""

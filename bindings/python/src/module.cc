@@ -34,6 +34,7 @@
 #include "lqs/lqs.h"
 #include "lqs/worker.h"
 #include "server/endpoint.h"
+#include "server/listen_address.h"
 
 namespace py = pybind11;
 
@@ -581,7 +582,8 @@ struct PyEndpoint {
 
 PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16_t port,
                          const std::string& account_id, int threads, bool single_region,
-                         int max_regions, std::optional<int> busy_poll_us) {
+                         int max_regions, std::optional<int> busy_poll_us,
+                         const std::optional<std::string>& metrics_listen) {
   if (broker.closed) Check(lqs::Status(lqs::ErrorCode::kClosed, "the database is closed"));
   lqsd::EndpointConfig config;
   config.host = host;
@@ -597,6 +599,11 @@ PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16
                           std::to_string(*busy_poll_us));
   }
   config.busy_poll_us = busy_poll_us.value_or(-1);  // -1: lqsd's default
+  if (metrics_listen.has_value() &&
+      !lqsd::ParseListenAddress(*metrics_listen, &config.metrics_host, &config.metrics_port)) {
+    throw py::value_error("metrics_listen must be None or \"HOST:PORT\", not '" + *metrics_listen +
+                          "'");
+  }
   std::string error;
   PyEndpoint out{broker.rep, broker.workers, nullptr};
   out.rep = Unlocked([&] { return lqsd::Endpoint::Start(broker.rep.get(), config, &error); });
@@ -855,8 +862,10 @@ PYBIND11_MODULE(_lqs, m) {
   py::class_<PyEndpoint>(m, "Endpoint")
       .def_static("start", &StartEndpoint, py::arg("broker"), py::arg("host"), py::arg("port"),
                   py::arg("account_id"), py::arg("threads"), py::arg("single_region"),
-                  py::arg("max_regions"), py::arg("busy_poll_us"))
+                  py::arg("max_regions"), py::arg("busy_poll_us"), py::arg("metrics_listen"))
       .def_property_readonly("host_port", [](const PyEndpoint& e) { return e.rep->host_port(); })
+      .def_property_readonly("metrics_host_port",
+                             [](const PyEndpoint& e) { return e.rep->metrics_host_port(); })
       .def("shutdown", [](PyEndpoint& e) {
         Check(Unlocked([&] {
           // The endpoint's shutdown closes the database: its workers stop first,

@@ -13,6 +13,8 @@ import socket
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 
 import boto3
 from botocore.config import Config
@@ -150,6 +152,30 @@ def test_busy_polling_on_or_off_serves_the_same():
             raise AssertionError(f"busy_poll_us={bad} was taken")
         except ValueError as e:
             assert "busy_poll_us" in str(e)
+
+
+def test_metrics_listen_serves_metrics_and_health_alone():
+    with lqs.Server(metrics_listen="127.0.0.1:0") as server, sqs_client(server.url) as sqs:
+        sqs.create_queue(QueueName="scraped")
+        assert server.metrics_url.startswith("http://127.0.0.1:")
+        assert server.metrics_url != server.url
+        with urllib.request.urlopen(server.metrics_url + "/metrics") as r:
+            assert 'lqs_queue_messages_visible{queue="scraped"' in r.read().decode()
+        with urllib.request.urlopen(server.metrics_url + "/health") as r:
+            assert r.read() == b"ok\n"
+        try:
+            urllib.request.urlopen(server.metrics_url + "/?Action=ListQueues")
+            raise AssertionError("the metrics listener served the SQS API")
+        except urllib.error.HTTPError as e:
+            assert e.code == 404
+    with lqs.Server() as server:
+        assert server.metrics_url is None
+    for bad in ("nonsense", "127.0.0.1:65536"):
+        try:
+            lqs.Server(metrics_listen=bad)
+            raise AssertionError(f"metrics_listen={bad!r} was taken")
+        except ValueError as e:
+            assert "metrics_listen" in str(e)
 
 
 def test_port_in_use_is_a_clear_error():
