@@ -95,6 +95,25 @@ add_dependencies(lqs_worker_crash_test lqs_worker_crash_child)
 gtest_discover_tests(lqs_worker_crash_test DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300 LABELS crash)
 
+# Fault injection under RocksDB (tests/fault_fs.h): the power-loss journal
+# and its power cut (tests/power_cut.h), and full or failing disks.
+add_library(lqs_fault_fs STATIC tests/fault_fs.cc tests/power_cut.cc)
+target_include_directories(lqs_fault_fs PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(lqs_fault_fs PUBLIC RocksDB::rocksdb)
+target_compile_options(lqs_fault_fs PRIVATE ${LQS_WARNINGS})
+
+# The power-loss model: CTest names power_loss.*.
+list(APPEND LQS_EXTRA_TESTS tests/power_cut_test.cc)
+add_executable(lqs_fault_test tests/power_cut_test.cc tests/testutil.cc)
+target_include_directories(lqs_fault_test PRIVATE ${PROJECT_SOURCE_DIR}
+                           ${PROJECT_BINARY_DIR}/generated)
+add_dependencies(lqs_fault_test lqs_generated)
+target_link_libraries(lqs_fault_test PRIVATE lqs lqs_api lqs_fault_fs lqs_crash_harness
+                      RocksDB::rocksdb flatbuffers::flatbuffers GTest::gtest_main)
+target_compile_options(lqs_fault_test PRIVATE ${LQS_WARNINGS})
+gtest_discover_tests(lqs_fault_test DISCOVERY_TIMEOUT 60 TEST_PREFIX "power_loss."
+                     TEST_FILTER "PowerLoss*" PROPERTIES TIMEOUT 120 LABELS fault)
+
 # Fuzz corpus replay: every fuzzer (fuzz/fuzz_*.cc) built without libFuzzer
 # and run over its seed and regression inputs in fuzz/corpus/<name>/.
 include(${PROJECT_SOURCE_DIR}/fuzz/fuzzers.cmake)

@@ -1,11 +1,11 @@
 #include "tests/testutil.h"
 
-#include <rocksdb/db.h>
-#include <rocksdb/merge_operator.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+
+#include <rocksdb/db.h>
+#include <rocksdb/merge_operator.h>
 
 #include "lib/storage/counters.h"
 
@@ -22,6 +22,24 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+}
+
+namespace {
+constexpr const char* kDeathTestDirEnv = "LQS_DEATH_TEST_DIR";
+}  // namespace
+
+DeathTestDir::DeathTestDir() {
+  if (const char* inherited = std::getenv(kDeathTestDirEnv)) {
+    path_ = inherited;
+    return;
+  }
+  own_ = std::make_unique<TempDir>();
+  path_ = own_->path();
+  ::setenv(kDeathTestDirEnv, path_.c_str(), 1);
+}
+
+DeathTestDir::~DeathTestDir() {
+  if (own_) ::unsetenv(kDeathTestDirEnv);
 }
 
 Options BrokerTest::MakeOptions() {
@@ -108,7 +126,8 @@ void BrokerTest::WithRawDb(
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const auto& n : names) {
     descriptors.emplace_back(n, cf_options);
-    if (n == "counters") descriptors.back().options.merge_operator = storage::NewCounterMergeOperator();
+    if (n == "counters")
+      descriptors.back().options.merge_operator = storage::NewCounterMergeOperator();
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;

@@ -14,19 +14,19 @@
 
 #include "lqs/lqs.h"
 
-#define ASSERT_OK(expr)                                          \
-  do {                                                           \
-    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr);    \
-    ASSERT_TRUE(_st.ok()) << _st.ToString();                     \
+#define ASSERT_OK(expr)                                       \
+  do {                                                        \
+    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr); \
+    ASSERT_TRUE(_st.ok()) << _st.ToString();                  \
   } while (0)
-#define EXPECT_OK(expr)                                          \
-  do {                                                           \
-    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr);    \
-    EXPECT_TRUE(_st.ok()) << _st.ToString();                     \
+#define EXPECT_OK(expr)                                       \
+  do {                                                        \
+    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr); \
+    EXPECT_TRUE(_st.ok()) << _st.ToString();                  \
   } while (0)
-#define EXPECT_CODE(expr, expected_code)                                   \
-  do {                                                                     \
-    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr);              \
+#define EXPECT_CODE(expr, expected_code)                                      \
+  do {                                                                        \
+    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr);                 \
     EXPECT_EQ(_st.code(), ::lqs::ErrorCode::expected_code) << _st.ToString(); \
   } while (0)
 
@@ -51,6 +51,24 @@ class TempDir {
   const std::string& path() const { return path_; }
 
  private:
+  std::string path_;
+};
+
+// A temporary directory that a test shares with its death-test subprocess.
+// gtest's "threadsafe" death tests re-execute the binary and run the test
+// body again up to the EXPECT_EXIT; the first construction (in the test
+// process) makes the directory and names it in the environment, and the one
+// in the subprocess finds it there instead of making its own. One at a time.
+class DeathTestDir {
+ public:
+  DeathTestDir();
+  ~DeathTestDir();
+  DeathTestDir(const DeathTestDir&) = delete;
+  DeathTestDir& operator=(const DeathTestDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::unique_ptr<TempDir> own_;
   std::string path_;
 };
 
