@@ -102,15 +102,21 @@ target_include_directories(lqs_fault_fs PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(lqs_fault_fs PUBLIC RocksDB::rocksdb)
 target_compile_options(lqs_fault_fs PRIVATE ${LQS_WARNINGS})
 
-# The power-loss model: CTest names power_loss.*.
-list(APPEND LQS_EXTRA_TESTS tests/power_cut_test.cc)
-add_executable(lqs_fault_test tests/power_cut_test.cc tests/testutil.cc)
+# Full disks, failing disks and the power-loss model: CTest names
+# disk_full.*, io_error.* and power_loss.*, so that
+# `ctest -R 'power_loss|disk_full|io_error'` runs every fault test.
+list(APPEND LQS_EXTRA_TESTS tests/disk_fault_test.cc tests/power_cut_test.cc)
+add_executable(lqs_fault_test tests/disk_fault_test.cc tests/power_cut_test.cc tests/testutil.cc)
 target_include_directories(lqs_fault_test PRIVATE ${PROJECT_SOURCE_DIR}
                            ${PROJECT_BINARY_DIR}/generated)
 add_dependencies(lqs_fault_test lqs_generated)
 target_link_libraries(lqs_fault_test PRIVATE lqs lqs_api lqs_fault_fs lqs_crash_harness
                       RocksDB::rocksdb flatbuffers::flatbuffers GTest::gtest_main)
 target_compile_options(lqs_fault_test PRIVATE ${LQS_WARNINGS})
+gtest_discover_tests(lqs_fault_test DISCOVERY_TIMEOUT 60 TEST_PREFIX "disk_full."
+                     TEST_FILTER "DiskFull.*" PROPERTIES TIMEOUT 120 LABELS fault)
+gtest_discover_tests(lqs_fault_test DISCOVERY_TIMEOUT 60 TEST_PREFIX "io_error."
+                     TEST_FILTER "IoError.*" PROPERTIES TIMEOUT 120 LABELS fault)
 gtest_discover_tests(lqs_fault_test DISCOVERY_TIMEOUT 60 TEST_PREFIX "power_loss."
                      TEST_FILTER "PowerLoss*" PROPERTIES TIMEOUT 120 LABELS fault)
 

@@ -5,6 +5,7 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/table_properties_collectors.h>
 
@@ -23,6 +24,47 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
 }
 
 namespace {
+
+// A catalog key no record uses ("M" is the meta prefix, keys.h): its
+// tombstone, written without the log, keeps the catalog's memtable from
+// being empty (see KeepMemtableNonEmpty).
+constexpr std::string_view kResumeMarkerKey = "M\xffresume";
+
+// Writes the marker tombstone into the catalog column family ("default")
+// without the log; never waits (fails instead while writes are stopped).
+rocksdb::Status WriteResumeMarker(rocksdb::DB* db) {
+  rocksdb::WriteOptions no_log;
+  no_log.disableWAL = true;
+  no_log.no_slowdown = true;
+  rocksdb::WriteBatch marker;
+  rocksdb::Status s = marker.Delete(db->DefaultColumnFamily(), kResumeMarkerKey);
+  return s.ok() ? db->Write(no_log, &marker) : s;
+}
+
+// How lqs recovers from write errors (see database.h, "Write errors"):
+// - RocksDB's own recovery is off (for a full disk it is a thread that polls
+//   the free space every few seconds, and a DB::Resume during it only
+//   answers Busy): Database resumes at the next write instead, at once.
+// - The catalog's memtable always holds the marker. DB::Resume flushes the
+//   memtables, and its flush is what moves writes to a new log, retiring the
+//   log writer that failed (RocksDB 7.8 aborts on a later write to it); with
+//   every memtable empty it would flush nothing and keep that writer. With
+//   the log on, the marker is written at open and again after each flush of
+//   the catalog.
+class WriteErrorRecovery : public rocksdb::EventListener {
+ public:
+  explicit WriteErrorRecovery(bool keep_marker) : keep_marker_(keep_marker) {}
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason /*reason*/, rocksdb::Status /*bg_error*/,
+                            bool* auto_recovery) override {
+    *auto_recovery = false;
+  }
+  void OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo& info) override {
+    if (keep_marker_ && info.cf_id == 0) WriteResumeMarker(db).PermitUncheckedError();
+  }
+
+ private:
+  const bool keep_marker_;
+};
 
 bool IsLockError(const rocksdb::Status& s) {
   const std::string text = s.ToString();
@@ -119,6 +161,8 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocks
 
   rocksdb::DBOptions db_options = DatabaseOptionsFor(options);
   if (env != nullptr) db_options.env = env;
+  const bool logged = options.durability != Durability::kNone;
+  db_options.listeners.push_back(std::make_shared<WriteErrorRecovery>(logged));
 
   auto cache = rocksdb::NewLRUCache(static_cast<size_t>(options.block_cache_bytes));
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
@@ -141,6 +185,10 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocks
   }
   d->db_.reset(raw);
   for (size_t i = 0; i < handles.size(); ++i) d->handles_[i] = handles[i];
+  if (logged) {
+    s = WriteResumeMarker(raw);
+    if (!s.ok()) return FromRocks(s, "opening the database at " + options.path);
+  }
 
   d->plain_write_.sync = false;
   d->plain_write_.disableWAL = options.durability == Durability::kNone;
@@ -153,11 +201,25 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocks
 namespace {
 
 // The databases the calling thread defers its commits on (few: one per
-// region an lqsd I/O thread serves).
+// region an lqsd I/O thread serves), and those it wrote to since its last
+// Commit() on them.
 thread_local std::vector<const Database*> deferring_on;
+thread_local std::vector<const Database*> wrote_on;
 
 bool DefersHere(const Database* db) {
   return std::find(deferring_on.begin(), deferring_on.end(), db) != deferring_on.end();
+}
+
+void NoteDeferredWrite(const Database* db) {
+  if (std::find(wrote_on.begin(), wrote_on.end(), db) == wrote_on.end()) wrote_on.push_back(db);
+}
+
+// Whether the thread wrote to `db` since its last Commit(); forgets it.
+bool TakeDeferredWrite(const Database* db) {
+  auto it = std::find(wrote_on.begin(), wrote_on.end(), db);
+  if (it == wrote_on.end()) return false;
+  wrote_on.erase(it);
+  return true;
 }
 
 }  // namespace
@@ -166,25 +228,113 @@ Database::~Database() { Close().IgnoreError(); }
 
 Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
   if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
-  if (!manual_log_flush_) {
-    return Noted(FromRocks(db_->Write(must_sync ? sync_write_ : plain_write_, batch),
-                           "writing to the database"));
+  if (Status st = ResumeIfNeeded(); !st.ok()) return st;
+  const rocksdb::WriteOptions& write_options =
+      must_sync && !manual_log_flush_ ? sync_write_ : plain_write_;
+  rocksdb::Status s = db_->Write(write_options, batch);
+  if (!s.ok()) {
+    // A failed write applied nothing. It may have been refused for an
+    // earlier background error (a flush that found the disk full) that
+    // resumes now: then it is tried once more.
+    Status failed = WriteFailed(s, "writing to the database");
+    if (!ResumeIfNeeded().ok()) return failed;
+    s = db_->Write(write_options, batch);
+    if (!s.ok()) return WriteFailed(s, "writing to the database");
   }
-  // The record goes to RocksDB's log buffer; the write-out (and sync) is
+  if (!manual_log_flush_) return Status::OK();
+  // The record went to RocksDB's log buffer; the write-out (and sync) is
   // ours, now or at the deferring thread's Commit().
-  rocksdb::Status s = db_->Write(plain_write_, batch);
-  if (!s.ok()) return Noted(FromRocks(s, "writing to the database"));
   const bool sync = must_sync && options_.durability == Durability::kFsync;
   if (DefersHere(this)) {
     if (sync) sync_requests_.fetch_add(1, std::memory_order_acq_rel);
+    NoteDeferredWrite(this);
     return Status::OK();
   }
-  return Noted(FromRocks(db_->FlushWAL(sync), "writing the log"));
+  s = db_->FlushWAL(sync);
+  return s.ok() ? Status::OK() : WriteFailed(s, "writing the log");
 }
 
-Status Database::Noted(Status st) {
-  if (!st.ok()) log_failed_.store(true, std::memory_order_release);
-  return st;
+namespace {
+
+// Free space beyond the memtables' size that a resume after a full disk
+// waits for (room for the flush's other files: MANIFEST, OPTIONS, a log).
+constexpr uint64_t kResumeMarginBytes = 4 << 20;
+// What the caller can do about a failed write, by its cause.
+std::string AdviceFor(const rocksdb::Status& s, bool no_space) {
+  if (s.severity() >= rocksdb::Status::Severity::kFatalError) {
+    return "; RocksDB cannot resume writing after this error: reopen the database (restart "
+           "lqsd); reads go on";
+  }
+  if (no_space) {
+    return "; the disk is full: writes resume by themselves once there is room (no reopen "
+           "needed); reads go on";
+  }
+  return "; the disk refused the write: writes resume by themselves if it recovers, else "
+         "reopen the database; reads go on";
+}
+
+}  // namespace
+
+Status Database::WriteFailed(const rocksdb::Status& s, std::string_view context) {
+  log_failed_.store(true, std::memory_order_release);
+  failed_no_space_.store(s.IsNoSpace(), std::memory_order_release);
+  needs_resume_.store(true, std::memory_order_release);
+  Status st = FromRocks(s, context);
+  return Status(st.code(), st.message() + AdviceFor(s, s.IsNoSpace()));
+}
+
+Status Database::ResumeIfNeeded() {
+  if (!needs_resume_.load(std::memory_order_acquire)) return Status::OK();
+  const uint64_t attempts_seen = resume_attempts_.load(std::memory_order_acquire);
+  std::lock_guard<std::mutex> lock(resume_mu_);
+  if (!needs_resume_.load(std::memory_order_acquire)) return Status::OK();
+  // Threads that waited for another's attempt take its answer: a full disk
+  // is not tried once per waiting caller.
+  if (resume_attempts_.load(std::memory_order_acquire) != attempts_seen) return last_resume_;
+  last_resume_ = TryResume();
+  if (last_resume_.ok()) needs_resume_.store(false, std::memory_order_release);
+  resume_attempts_.fetch_add(1, std::memory_order_acq_rel);
+  return last_resume_;
+}
+
+Status Database::TryResume() {
+  const bool no_space = failed_no_space_.load(std::memory_order_acquire);
+  if (no_space) {
+    // Resuming flushes the memtables. RocksDB 7.8 makes a full disk's error
+    // fatal (only a reopen clears it) when that flush finds the disk still
+    // full, so it is tried only once the file system reports room for the
+    // memtables and a margin, as RocksDB's own recovery waits for free space.
+    uint64_t free_bytes = 0, memtables = 0;
+    db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &memtables);
+    const uint64_t needed = memtables + kResumeMarginBytes;
+    if (db_->GetEnv()->GetFreeSpace(options_.path, &free_bytes).ok() && free_bytes < needed) {
+      return Status(ErrorCode::kIOError, "writing to the database: the disk is still full (" +
+                                             std::to_string(free_bytes) + " bytes free, " +
+                                             std::to_string(needed) + " needed to resume)" +
+                                             AdviceFor(rocksdb::Status::OK(), true));
+    }
+  }
+  if (options_.durability != Durability::kNone) {
+    // DB::Resume's flush retires the log writer that failed only if some
+    // memtable holds anything; the catalog's marker sees to that, except
+    // just after a catalog flush (see WriteErrorRecovery). Resuming then
+    // would leave writes going to that writer, which aborts the process.
+    uint64_t active = 0, immutable = 0;
+    db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kNumEntriesActiveMemTable, &active);
+    db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kNumEntriesImmMemTables, &immutable);
+    if (active + immutable == 0) {
+      return Status(ErrorCode::kIOError,
+                    "writing to the database: the write failed while every memtable was empty, "
+                    "and RocksDB can then not replace its log; reopen the database (restart "
+                    "lqsd); reads go on");
+    }
+  }
+  // DB::Resume flushes the memtables to new files (with a new log) and
+  // clears RocksDB's background error; OK when there is none.
+  rocksdb::Status s = db_->Resume();
+  if (s.ok()) return Status::OK();
+  Status st = FromRocks(s, "resuming writes after a failed write");
+  return Status(st.code(), st.message() + AdviceFor(s, s.IsNoSpace() || no_space));
 }
 
 void Database::DeferCommits(bool defer) {
@@ -201,9 +351,20 @@ Status Database::Commit() {
   if (!manual_log_flush_) return Status::OK();
   // Read before the write-out: every deferred sync counted here has its
   // record in the buffer that FlushWAL writes, so the sync covers it.
+  const bool wrote = TakeDeferredWrite(this);
   const uint64_t requests = sync_requests_.load(std::memory_order_acquire);
   const bool sync = requests != synced_requests_.load(std::memory_order_acquire);
-  Status st = Noted(FromRocks(db_->FlushWAL(sync), sync ? "syncing the log" : "writing the log"));
+  if (needs_resume_.load(std::memory_order_acquire)) {
+    // Writes are stopped: a thread that wrote nothing since its last commit
+    // has nothing of its own to make durable, and its reads go out. (While
+    // writes run, its commit writes the whole log buffer out as before, so
+    // that nothing it read from another thread's deferred write is answered
+    // before that write is durable.)
+    if (!wrote) return Status::OK();
+    if (Status st = ResumeIfNeeded(); !st.ok()) return st;
+  }
+  const rocksdb::Status s = db_->FlushWAL(sync);
+  Status st = s.ok() ? Status::OK() : WriteFailed(s, sync ? "syncing the log" : "writing the log");
   if (st.ok() && sync) {
     uint64_t done = synced_requests_.load(std::memory_order_acquire);
     while (done < requests &&

@@ -7,6 +7,18 @@
 // without fsync, kFsync fsyncs writes marked `must_sync` (group-committed by
 // RocksDB across concurrent writers).
 //
+// Write errors. A failed write (ENOSPC, EIO) makes RocksDB refuse every
+// later write (a background error) until it is resumed. After one, the next
+// Write() or Commit() first asks RocksDB to resume (DB::Resume: it flushes
+// the memtables to new files and clears the error); if that fails, the call
+// fails with kIOError saying why, and the next one tries again. So once a
+// full disk has room, writes succeed again without a reopen. Every write
+// error's message says which case applies: a full disk (resumes by itself
+// once there is room) or another error (resumes if the disk recovers, else
+// reopen the database). A failed Write() applied nothing; a failed Commit()
+// leaves its deferred writes applied in memory but not durable (a crash
+// loses them, a successful resume keeps them).
+//
 // Thread safety: all methods may be called concurrently, except Close().
 
 #ifndef LQS_LIB_STORAGE_DATABASE_H_
@@ -16,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -54,18 +67,20 @@ class Database {
   ~Database();
 
   rocksdb::DB* db() const { return db_.get(); }
-  rocksdb::ColumnFamilyHandle* cf(Cf which) const {
-    return handles_[static_cast<int>(which)];
-  }
+  rocksdb::ColumnFamilyHandle* cf(Cf which) const { return handles_[static_cast<int>(which)]; }
 
   // Applies `batch` atomically. `must_sync`: in kFsync mode, fsync before
-  // returning (sends, catalogue changes). Errors: kIOError.
+  // returning (sends, catalogue changes). Errors: kIOError (nothing was
+  // applied; see "Write errors" above).
   Status Write(rocksdb::WriteBatch* batch, bool must_sync);
 
   // Deferral for the calling thread (see above). A thread may defer on
   // several databases at once (lqsd's I/O threads serve every region's).
   void DeferCommits(bool defer);
-  // Makes every deferred write so far durable. Errors: kIOError, kClosed.
+  // Makes every deferred write so far durable. While writes are stopped by
+  // a failed write, a thread that made no deferred write since its last
+  // Commit() gets OK at once (its reads go out); others resume first (see
+  // "Write errors"). Errors: kIOError, kClosed.
   Status Commit();
 
   // Point read; NotFound is reported as ok() with *found = false.
@@ -95,7 +110,18 @@ class Database {
   // (by assertion, in this build) to be synced, even if RocksDB has resumed
   // meanwhile: Close() must not sync it.
   std::atomic<bool> log_failed_{false};
-  Status Noted(Status st);  // sets log_failed_ when st is not OK
+  // A write failed and RocksDB has not been resumed since.
+  std::atomic<bool> needs_resume_{false};
+  std::atomic<bool> failed_no_space_{false};  // the last failed write's cause
+  std::mutex resume_mu_;                      // one DB::Resume at a time
+  std::atomic<uint64_t> resume_attempts_{0};
+  Status last_resume_;  // guarded by resume_mu_
+  // The converted status of a failed write, with the advice for its case;
+  // marks the database as needing a resume.
+  Status WriteFailed(const rocksdb::Status& s, std::string_view context);
+  // OK, or why RocksDB still refuses writes (after trying to resume).
+  Status ResumeIfNeeded();
+  Status TryResume();  // with resume_mu_ held
 };
 
 }  // namespace lqs::storage
