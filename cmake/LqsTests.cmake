@@ -35,9 +35,11 @@ add_library(lqs_crash_child_support STATIC tests/crash_child_support.cc)
 target_include_directories(lqs_crash_child_support PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(lqs_crash_child_support PUBLIC lqs)
 target_compile_options(lqs_crash_child_support PRIVATE ${LQS_WARNINGS})
-add_library(lqs_crash_harness STATIC tests/crash_harness.cc)
+# crash_check: the check of a crashed database against its oracle, shared by
+# the kill -9 and the power-loss tests.
+add_library(lqs_crash_harness STATIC tests/crash_harness.cc tests/crash_check.cc)
 target_include_directories(lqs_crash_harness PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(lqs_crash_harness PUBLIC lqs GTest::gtest)
+target_link_libraries(lqs_crash_harness PUBLIC lqs GTest::gtest lqs_crash_child_support)
 target_compile_options(lqs_crash_harness PRIVATE ${LQS_WARNINGS})
 
 add_executable(lqs_engine_test ${LQS_ENGINE_TESTS} tests/testutil.cc)
@@ -52,9 +54,17 @@ target_compile_definitions(lqs_engine_test PRIVATE
   LQS_CRASH_CHILD="$<TARGET_FILE:lqs_crash_child>")
 gtest_discover_tests(lqs_engine_test DISCOVERY_TIMEOUT 60)
 
-# The child process that durability_test kills with SIGKILL.
+# Fault injection under RocksDB (tests/fault_fs.h): the power-loss journal
+# and its power cut (tests/power_cut.h), and full or failing disks.
+add_library(lqs_fault_fs STATIC tests/fault_fs.cc tests/power_cut.cc)
+target_include_directories(lqs_fault_fs PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(lqs_fault_fs PUBLIC RocksDB::rocksdb)
+target_compile_options(lqs_fault_fs PRIVATE ${LQS_WARNINGS})
+
+# The child process that durability_test kills with SIGKILL (and
+# lqs_power_loss, over the journaling file system).
 add_executable(lqs_crash_child tests/crash_child.cc)
-target_link_libraries(lqs_crash_child PRIVATE lqs lqs_crash_child_support)
+target_link_libraries(lqs_crash_child PRIVATE lqs lqs_crash_child_support lqs_fault_fs)
 target_compile_options(lqs_crash_child PRIVATE ${LQS_WARNINGS})
 add_dependencies(lqs_engine_test lqs_crash_child)
 
@@ -95,13 +105,6 @@ add_dependencies(lqs_worker_crash_test lqs_worker_crash_child)
 gtest_discover_tests(lqs_worker_crash_test DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300 LABELS crash)
 
-# Fault injection under RocksDB (tests/fault_fs.h): the power-loss journal
-# and its power cut (tests/power_cut.h), and full or failing disks.
-add_library(lqs_fault_fs STATIC tests/fault_fs.cc tests/power_cut.cc)
-target_include_directories(lqs_fault_fs PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(lqs_fault_fs PUBLIC RocksDB::rocksdb)
-target_compile_options(lqs_fault_fs PRIVATE ${LQS_WARNINGS})
-
 # Full disks, failing disks and the power-loss model: CTest names
 # disk_full.*, io_error.* and power_loss.*, so that
 # `ctest -R 'power_loss|disk_full|io_error'` runs every fault test.
@@ -119,6 +122,26 @@ gtest_discover_tests(lqs_fault_test DISCOVERY_TIMEOUT 60 TEST_PREFIX "io_error."
                      TEST_FILTER "IoError.*" PROPERTIES TIMEOUT 120 LABELS fault)
 gtest_discover_tests(lqs_fault_test DISCOVERY_TIMEOUT 60 TEST_PREFIX "power_loss."
                      TEST_FILTER "PowerLoss*" PROPERTIES TIMEOUT 120 LABELS fault)
+
+# The power-loss campaign (scripts/power-loss.sh; docs/reliability.md):
+# 50 cuts in mode fsync must lose nothing, and a few in mode process must
+# lose something (the proof that the simulation drops unsynced data).
+add_executable(lqs_power_loss tests/power_loss.cc tests/testutil.cc)
+target_include_directories(lqs_power_loss PRIVATE ${PROJECT_SOURCE_DIR}
+                           ${PROJECT_BINARY_DIR}/generated)
+add_dependencies(lqs_power_loss lqs_generated lqs_crash_child)
+target_link_libraries(lqs_power_loss PRIVATE lqs lqs_api lqs_fault_fs lqs_crash_harness
+                      RocksDB::rocksdb flatbuffers::flatbuffers GTest::gtest)
+target_compile_options(lqs_power_loss PRIVATE ${LQS_WARNINGS})
+target_compile_definitions(lqs_power_loss PRIVATE
+  LQS_CRASH_CHILD="$<TARGET_FILE:lqs_crash_child>")
+add_test(NAME power_loss_fsync
+         COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/power-loss.sh --rounds 50 --durability fsync)
+add_test(NAME power_loss_process_loses
+         COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/power-loss.sh --rounds 5 --durability process
+                 --expect-loss)
+set_tests_properties(power_loss_fsync power_loss_process_loses PROPERTIES
+  TIMEOUT 600 LABELS "fault;crash" ENVIRONMENT "LQS_BUILD_DIR=${PROJECT_BINARY_DIR}")
 
 # Fuzz corpus replay: every fuzzer (fuzz/fuzz_*.cc) built without libFuzzer
 # and run over its seed and regression inputs in fuzz/corpus/<name>/.

@@ -5,8 +5,9 @@
 //
 // Opens the database at <db_dir> (real clock, background maintenance on),
 // creates (or reuses) the queue "work" (VisibilityTimeout 2 s, RedrivePolicy
-// maxReceiveCount 3 to "work-dlq") and its DLQ, then runs producer and
-// consumer threads until it is killed. It never exits on its own.
+// maxReceiveCount 3 to "work-dlq") and its DLQ, and the FIFO queue
+// "work.fifo" (VisibilityTimeout 2 s), then runs producer and consumer
+// threads on all three until it is killed. It never exits on its own.
 //
 // The oracle: like RocksDB's db_stress, every thread appends what it did to
 // its own append-only file in <oracle_dir>, one line per event:
@@ -15,9 +16,12 @@
 //   deleting <id>     written BEFORE a DeleteMessage(Batch) of <id> (either queue)
 //   deleted <id>      written AFTER DeleteMessage on "work" returned OK
 //   dlq-deleted <id>  written AFTER DeleteMessage on "work-dlq" returned OK
+//   fifo-deleted <id> written AFTER DeleteMessage on "work.fifo" returned OK
 // Each event is one write(2) without fsync: the oracle needs to survive a
 // kill of this process, not a power loss, and the kernel keeps what was
-// written. Message bodies are the ids: "s<seed>p<thread>-<n>", unique across
+// written. Message bodies are the ids: "s<seed>p<thread>-<n>" on "work" and
+// "s<seed>g<group>-<n>" on "work.fifo" (n counts up within each of four
+// message groups, so a group's order is its ids' order), unique across
 // rounds because every round gets a different seed.
 //
 // Prints "ready" on stdout once all threads run.
@@ -28,7 +32,10 @@
 // Options::deferred_commits and runs every thread in a lqs::CommitScope, as
 // lqsd's I/O threads do: a thread makes one to three calls, commits, and
 // only then records their "acked" and "deleted" events (a server answers
-// only then).
+// only then). LQS_POWER_LOSS_JOURNAL=<path> opens the database over a
+// journaling FaultFileSystem (tests/fault_fs.h), so that the test can cut
+// the power after the kill (tests/power_loss.cc); keep <path> outside
+// <db_dir>.
 
 #include <chrono>
 #include <cstdio>
@@ -41,7 +48,9 @@
 #include <utility>
 #include <vector>
 
+#include "lib/engine/open.h"
 #include "tests/crash_child_support.h"
+#include "tests/fault_fs.h"
 
 #include "lqs/lqs.h"
 
@@ -57,6 +66,7 @@ constexpr int kConsumers = 2;
 // on it (unpaced, in-flight leases pile up into the tens of thousands).
 constexpr int64_t kMaxBacklog = 1000;
 constexpr auto kProducerPause = std::chrono::milliseconds(1);
+constexpr int kFifoGroups = 4;
 
 lqs::Durability ParseDurability(const std::string& s) {
   if (s == "none") return lqs::Durability::kNone;
@@ -141,8 +151,7 @@ void Produce(lqs::Queue& q, OracleLog& log, DurableRecords& durable, const std::
     }
     auto sent = q.SendMessageBatch(entries);
     if (!sent.ok()) {
-      std::fprintf(stderr, "lqs_crash_child: batch failed: %s\n",
-                   sent.status().ToString().c_str());
+      std::fprintf(stderr, "lqs_crash_child: batch failed: %s\n", sent.status().ToString().c_str());
       continue;
     }
     std::vector<std::string> acked;
@@ -204,6 +213,79 @@ void Consume(lqs::Queue& q, OracleLog& log, DurableRecords& durable, uint64_t se
   }
 }
 
+// Sends to the FIFO queue: singles and batches of 2..10, each message in one
+// of kFifoGroups groups and numbered within it, recording pending/acked.
+void ProduceFifo(lqs::Queue& q, OracleLog& log, DurableRecords& durable,
+                 const std::string& seed_text, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> next(kFifoGroups, 0);
+  for (int loop = 0;; ++loop) {
+    if (loop % 10 == 0) {
+      while (Backlog(q) > kMaxBacklog) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(kProducerPause);
+    const int batch = (rng() % 3 == 0) ? 2 + static_cast<int>(rng() % 9) : 1;
+    std::vector<lqs::SendMessageBatchEntry> entries;
+    std::vector<std::string> ids;
+    for (int i = 0; i < batch; ++i) {
+      const int g = static_cast<int>(rng() % kFifoGroups);
+      lqs::SendMessageBatchEntry e;
+      e.id = "e" + std::to_string(i);
+      e.request.body = "s" + seed_text + "g" + std::to_string(g) + "-" + std::to_string(next[g]++);
+      e.request.message_group_id = "g" + std::to_string(g);
+      e.request.message_deduplication_id = e.request.body;
+      ids.push_back(e.request.body);
+      entries.push_back(std::move(e));
+    }
+    log.Record("pending", ids);
+    if (batch == 1) {
+      auto sent = q.SendMessage(entries[0].request);
+      if (sent.ok()) {
+        durable.Record(log, "acked", ids);
+        durable.MaybeCommit(log, rng);
+      } else {
+        // The group's next message must not overtake this one: stop the group.
+        Die("fifo send failed: " + sent.status().ToString());
+      }
+      continue;
+    }
+    auto sent = q.SendMessageBatch(entries);
+    if (!sent.ok() || !sent->failed.empty()) {
+      Die("fifo batch failed: " + (sent.ok() ? sent->failed[0].message : sent.status().ToString()));
+    }
+    durable.Record(log, "acked", ids);
+    durable.MaybeCommit(log, rng);
+  }
+}
+
+// Receives from the FIFO queue and deletes in order; now and then gives a
+// message up (visibility 0), which locks nothing and redelivers it, and
+// leaves the rest of that receive to expire.
+void ConsumeFifo(lqs::Queue& q, OracleLog& log, DurableRecords& durable, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (;;) {
+    lqs::ReceiveMessageRequest r;
+    r.max_number_of_messages = 10;
+    r.wait_time_seconds = 1;
+    auto got = q.ReceiveMessage(r);
+    if (!got.ok()) {
+      std::fprintf(stderr, "lqs_crash_child: fifo receive failed: %s\n",
+                   got.status().ToString().c_str());
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    for (const auto& m : got->messages) {
+      if (rng() % 100 < 10) {
+        q.ChangeMessageVisibility(m.receipt_handle, 0).IgnoreError();
+        break;
+      }
+      log.Record("deleting", {m.body});
+      if (q.DeleteMessage(m.receipt_handle).ok()) durable.Record(log, "fifo-deleted", {m.body});
+    }
+    durable.MaybeCommit(log, rng);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -219,11 +301,25 @@ int main(int argc, char** argv) {
   const char* deferred_env = std::getenv("LQS_CRASH_DEFERRED_COMMITS");
   const bool deferred = deferred_env != nullptr && std::string(deferred_env) == "1";
   options.deferred_commits = deferred;
-  std::unique_ptr<lqs::Broker> broker = lqs::testing::OpenOrDie(options);
-  auto queues = lqs::testing::CreateQueueWithDlq(*broker, "work", "work-dlq", 2, 3);
-  if (!queues.ok()) Die("create work and work-dlq: " + queues.status().ToString());
-  lqs::Queue& work = *queues->queue;
+  // Simulated power loss: the file system and its Env live until the kill.
+  std::unique_ptr<lqs::testing::FaultFileSystem> fault_fs;
+  std::unique_ptr<rocksdb::Env> fault_env;
+  std::unique_ptr<lqs::Broker> broker;
+  if (const char* journal = std::getenv("LQS_POWER_LOSS_JOURNAL")) {
+    fault_fs =
+        std::make_unique<lqs::testing::FaultFileSystem>(rocksdb::FileSystem::Default(), journal);
+    fault_env = fault_fs->NewEnv();
+    auto opened = lqs::engine::OpenBroker(options, fault_env.get());
+    if (!opened.ok()) Die("open " + options.path + ": " + opened.status().ToString());
+    broker = std::move(opened).value();
+  } else {
+    broker = lqs::testing::OpenOrDie(options);
+  }
+  auto queues = lqs::testing::CreateCrashQueues(*broker);
+  if (!queues.ok()) Die("create the queues: " + queues.status().ToString());
+  lqs::Queue& work = *queues->work;
   lqs::Queue& dlq = *queues->dlq;
+  lqs::Queue& fifo = *queues->fifo;
   lqs::Broker* b = broker.get();
 
   std::vector<std::unique_ptr<OracleLog>> logs;
@@ -252,6 +348,21 @@ int main(int argc, char** argv) {
     threads.emplace_back([&q = dlq, &log, b, deferred, seed] {
       DurableRecords durable(b, deferred);
       Consume(q, log, durable, seed * 139, "dlq-deleted", 50);
+    });
+  }
+
+  {
+    OracleLog& log = new_log("fp");
+    threads.emplace_back([&q = fifo, &log, b, deferred, seed_text, seed] {
+      DurableRecords durable(b, deferred);
+      ProduceFifo(q, log, durable, seed_text, seed * 149);
+    });
+  }
+  {
+    OracleLog& log = new_log("fc");
+    threads.emplace_back([&q = fifo, &log, b, deferred, seed] {
+      DurableRecords durable(b, deferred);
+      ConsumeFifo(q, log, durable, seed * 151);
     });
   }
 

@@ -109,6 +109,15 @@ StatusOr<QueueWithDlq> CreateQueueWithDlq(Broker& broker, const std::string& nam
   return out;
 }
 
+StatusOr<CrashQueues> CreateCrashQueues(Broker& broker) {
+  auto queues = CreateQueueWithDlq(broker, kCrashWorkQueue, kCrashDeadLetterQueue, 2, 3);
+  if (!queues.ok()) return queues.status();
+  auto fifo =
+      broker.CreateQueue(kCrashFifoQueue, {{"FifoQueue", "true"}, {"VisibilityTimeout", "2"}}, {});
+  if (!fifo.ok()) return fifo.status();
+  return CrashQueues{queues->queue, queues->dlq, *fifo};
+}
+
 void SignalReady() {
   std::printf("ready\n");
   std::fflush(stdout);

@@ -79,6 +79,22 @@ StatusOr<QueueWithDlq> CreateQueueWithDlq(Broker& broker, const std::string& nam
                                           const std::string& dlq_name,
                                           int visibility_timeout_seconds, int max_receive_count);
 
+// The queues of tests/crash_child.cc: "work" (VisibilityTimeout 2 s,
+// RedrivePolicy maxReceiveCount 3 to "work-dlq"), its DLQ, and the FIFO
+// queue "work.fifo" (VisibilityTimeout 2 s).
+inline constexpr const char* kCrashWorkQueue = "work";
+inline constexpr const char* kCrashDeadLetterQueue = "work-dlq";
+inline constexpr const char* kCrashFifoQueue = "work.fifo";
+struct CrashQueues {
+  std::shared_ptr<Queue> work;
+  std::shared_ptr<Queue> dlq;
+  std::shared_ptr<Queue> fifo;
+};
+// Creates (or reuses) them; the child calls it, and so does a test whose
+// database must have them before any crash (kNone, power cuts in mode
+// process).
+StatusOr<CrashQueues> CreateCrashQueues(Broker& broker);
+
 // Prints "ready" on stdout (what the test waits for) and flushes it.
 void SignalReady();
 
