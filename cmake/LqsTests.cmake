@@ -108,7 +108,8 @@ gtest_discover_tests(lqs_worker_crash_test DISCOVERY_TIMEOUT 60
 # Full disks, failing disks and the power-loss model: CTest names
 # disk_full.*, io_error.* and power_loss.*, so that
 # `ctest -R 'power_loss|disk_full|io_error'` runs every fault test.
-list(APPEND LQS_EXTRA_TESTS tests/disk_fault_test.cc tests/power_cut_test.cc)
+list(APPEND LQS_EXTRA_TESTS tests/disk_fault_test.cc tests/power_cut_test.cc
+     tests/server/lqsd_disk_fault_test.cc)  # the last built in server/CMakeLists.txt
 add_executable(lqs_fault_test tests/disk_fault_test.cc tests/power_cut_test.cc tests/testutil.cc)
 target_include_directories(lqs_fault_test PRIVATE ${PROJECT_SOURCE_DIR}
                            ${PROJECT_BINARY_DIR}/generated)

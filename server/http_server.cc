@@ -479,12 +479,25 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // ---- Writing the response ----
   void Write(HttpResponse response) {
+    Format(std::move(response));
+    // The response waits for the commit of this thread's changes, which runs
+    // once the handlers already due on the thread have run.
+    outbox_->waiting.push_back(shared_from_this());
+    if (outbox_->waiting.size() == 1) {
+      asio::post(*outbox_->context,
+                 [state = state_, outbox = outbox_] { FlushOutbox(state, outbox); });
+    }
+  }
+
+  // Makes out_head_ and out_body_ of `response`.
+  void Format(HttpResponse response) {
     responded_ = true;
     ++request_gen_;  // a close watch still pending is stale from now on
     abandon_ = nullptr;
     const bool keep = keep_alive_ && !response.close && !stop_requested_ &&
                       !state_->stopping.load() && !peer_closed_ && !closed_;
     const unsigned status = static_cast<unsigned>(response.status);
+    out_status_ = response.status;
     std::string& head = out_head_;
     head.clear();
     head.append(version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
@@ -523,23 +536,19 @@ class Session : public std::enable_shared_from_this<Session> {
     out_body_ = std::move(response.body);
     keep_after_write_ = keep;
     SetDeadline(state_->limits.io_timeout);
-
-    // The response waits for the commit of this thread's changes, which runs
-    // once the handlers already due on the thread have run.
-    outbox_->waiting.push_back(shared_from_this());
-    if (outbox_->waiting.size() == 1) {
-      asio::post(*outbox_->context,
-                 [state = state_, outbox = outbox_] { FlushOutbox(state, outbox); });
-    }
   }
 
  public:
   // The response waited for the commit (FlushOutbox): send it, or, when the
-  // commit failed, drop it and close the connection.
+  // commit failed, send the Rejecter's answer for status 503 instead (the
+  // request's change is not durable: its outcome is unknown to the client)
+  // and close the connection after it.
   void Send(bool committed) {
-    if (!committed) {
-      written_ = Written::kFailed;
-      return AfterWrite();
+    if (!committed && out_status_ < 400) {
+      // (An error answer claims no change: it stands.)
+      HttpResponse failed = state_->rejecter(request_, 503);
+      failed.close = true;
+      Format(std::move(failed));
     }
     // Usually the socket takes the whole response at once: send it here
     // (what async_write's first attempt does too) and go on without a
@@ -652,6 +661,7 @@ class Session : public std::enable_shared_from_this<Session> {
   size_t drained_ = 0;
   beast::flat_buffer buffer_;
   HttpRequest request_;  // the request being read or handled (reused)
+  int out_status_ = 0;   // the status of the response in out_head_
   std::optional<RequestParser> parser_;
   std::string out_head_;  // the response being written
   std::string out_body_;

@@ -19,8 +19,11 @@
 // write (lqs/commit_scope.h), so a client never hears of a change that a
 // crash could still lose, and a loaded thread pays one log write, and wakes
 // its clients, once per round of requests instead of once per request. If
-// the Committer fails, the queued responses are dropped and their
-// connections closed: their outcome is unknown, as after a crash.
+// the Committer fails, each queued response that claims success (status
+// below 400) is replaced by the Rejecter's for status 503 (lqsd: SQS's
+// retryable ServiceUnavailable) and its connection closed after it: the
+// change may or may not be applied, as after a crash, and a client retries.
+// An error response stands: it claims no change.
 //
 // A session reads one request (header first: "Expect: 100-continue" is
 // answered, and the body limit is enforced before the body is read), hands it
@@ -81,10 +84,11 @@ class HttpServer {
   };
   // `request` is valid during the call only; see above.
   using Handler = std::function<void(const HttpRequest& request, Poster, Responder, AbandonHook)>;
-  // The response to a request refused with `status` (400, 413, 431).
+  // The response to a request refused with `status` (400, 413, 431), or
+  // whose change the Committer could not make durable (503).
   using Rejecter = std::function<HttpResponse(const HttpRequest& head, int status)>;
   // Runs on an I/O thread before the responses queued on it are written;
-  // false: drop them (see above).
+  // false: answer them with 503 instead (see above).
   using Committer = std::function<bool()>;
 
   // `contexts` (at least one) must outlive the server; see above.

@@ -162,6 +162,13 @@ HttpResponse Router::Reject(const HttpRequest& head, int http_status, size_t bod
   } else if (http_status == 431) {
     error = MalformedRequest("Request header fields too large.");
     error.http_status = 431;
+  } else if (http_status == 503) {
+    // The commit of the request's change failed (HttpServer's Committer):
+    // SQS's retryable server error, as the library's kIOError is.
+    error = ErrorFromStatus(lqs::Status(
+        lqs::ErrorCode::kIOError,
+        "lqsd could not make this request's change durable (the disk refused the write: "
+        "see lqsd's log); the change may or may not have been applied; retry"));
   } else {
     error = MalformedRequest("Malformed HTTP request.");
   }

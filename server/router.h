@@ -98,8 +98,10 @@ class Router {
   void HandleOps(const HttpRequest& request, const Responder& respond);
 
   // The answer to a request the HTTP layer refused before reading it whole:
-  // 413 (body too large), 431 (header too large) or 400 (malformed). The
-  // connection is then closed.
+  // 413 (body too large), 431 (header too large) or 400 (malformed); or, for
+  // 503, to a request whose change the commit could not make durable
+  // (ServiceUnavailable, the library's kIOError). The connection is then
+  // closed.
   HttpResponse Reject(const HttpRequest& head, int http_status, size_t body_limit) const;
 
   // After this, new requests get 503 ServiceUnavailable and long polls that
