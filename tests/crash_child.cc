@@ -167,6 +167,21 @@ void Produce(lqs::Queue& q, OracleLog& log, DurableRecords& durable, const std::
   }
 }
 
+// A long poll (1 s) for up to 10 messages; a failure is reported, and the
+// caller tries again after a pause.
+lqs::StatusOr<lqs::ReceiveMessageResult> ReceiveUpTo10(lqs::Queue& q) {
+  lqs::ReceiveMessageRequest r;
+  r.max_number_of_messages = 10;
+  r.wait_time_seconds = 1;
+  auto got = q.ReceiveMessage(r);
+  if (!got.ok()) {
+    std::fprintf(stderr, "lqs_crash_child: receive from %s failed: %s\n", q.name().c_str(),
+                 got.status().ToString().c_str());
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return got;
+}
+
 // Receives up to 10 and deletes most (singly or in a batch), extends or
 // shortens the lease of some, and leaves the rest to expire, so that
 // messages are redelivered and, after 3 receives, moved to the DLQ.
@@ -174,16 +189,8 @@ void Consume(lqs::Queue& q, OracleLog& log, DurableRecords& durable, uint64_t se
              const char* deleted_event, int delete_percent) {
   std::mt19937_64 rng(seed);
   for (;;) {
-    lqs::ReceiveMessageRequest r;
-    r.max_number_of_messages = 10;
-    r.wait_time_seconds = 1;
-    auto got = q.ReceiveMessage(r);
-    if (!got.ok()) {
-      std::fprintf(stderr, "lqs_crash_child: receive failed: %s\n",
-                   got.status().ToString().c_str());
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      continue;
-    }
+    auto got = ReceiveUpTo10(q);
+    if (!got.ok()) continue;
     std::vector<lqs::DeleteMessageBatchEntry> batch;
     std::vector<std::string> batch_bodies;
     for (const auto& m : got->messages) {
@@ -264,16 +271,8 @@ void ProduceFifo(lqs::Queue& q, OracleLog& log, DurableRecords& durable,
 void ConsumeFifo(lqs::Queue& q, OracleLog& log, DurableRecords& durable, uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (;;) {
-    lqs::ReceiveMessageRequest r;
-    r.max_number_of_messages = 10;
-    r.wait_time_seconds = 1;
-    auto got = q.ReceiveMessage(r);
-    if (!got.ok()) {
-      std::fprintf(stderr, "lqs_crash_child: fifo receive failed: %s\n",
-                   got.status().ToString().c_str());
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      continue;
-    }
+    auto got = ReceiveUpTo10(q);
+    if (!got.ok()) continue;
     for (const auto& m : got->messages) {
       if (rng() % 100 < 10) {
         q.ChangeMessageVisibility(m.receipt_handle, 0).IgnoreError();

@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -250,24 +251,25 @@ void CheckDatabase(const std::string& dir) {
   EXPECT_OK((*reopened)->Close());
 }
 
+// Runs `phase` on a shared directory in a subprocess, which must exit 0,
+// then checks the database it left (CheckDatabase).
+void RunPhaseAndCheck(const std::function<int(const std::string&)>& phase) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  DeathTestDir dir;
+  EXPECT_EXIT(std::_Exit(phase(dir.path())), ::testing::ExitedWithCode(0), "");
+  CheckDatabase(dir.path());
+}
+
 // Proves that on a full disk every call fails with kIOError saying so, and
 // that once there is room the same Broker takes writes again: no reopen.
 TEST(DiskFull, WritesResumeWithoutReopen) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  DeathTestDir dir;
-  EXPECT_EXIT(std::_Exit(RunDiskFullPhase(dir.path(), false, false)), ::testing::ExitedWithCode(0),
-              "");
-  CheckDatabase(dir.path());
+  RunPhaseAndCheck([](const std::string& dir) { return RunDiskFullPhase(dir, false, false); });
 }
 
 // The same with deferred commits (lqsd's I/O threads): the log write-out of
 // a Commit() fails, and once there is room the next Commit() succeeds.
 TEST(DiskFull, DeferredCommitsResumeWithoutReopen) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  DeathTestDir dir;
-  EXPECT_EXIT(std::_Exit(RunDiskFullPhase(dir.path(), true, false)), ::testing::ExitedWithCode(0),
-              "");
-  CheckDatabase(dir.path());
+  RunPhaseAndCheck([](const std::string& dir) { return RunDiskFullPhase(dir, true, false); });
 }
 
 // Proves that Broker::Close() after a full disk returns OK instead of
@@ -275,19 +277,11 @@ TEST(DiskFull, DeferredCommitsResumeWithoutReopen) {
 // (A regression test: Close() used to sync RocksDB's log writer after its
 // failed append, which this RocksDB build's assertions abort on.)
 TEST(DiskFull, CloseAfterTheDiskHadRoomAgain) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  DeathTestDir dir;
-  EXPECT_EXIT(std::_Exit(RunDiskFullPhase(dir.path(), false, true)), ::testing::ExitedWithCode(0),
-              "");
-  CheckDatabase(dir.path());
+  RunPhaseAndCheck([](const std::string& dir) { return RunDiskFullPhase(dir, false, true); });
 }
 
 TEST(DiskFull, DeferredCommitsCloseAfterTheDiskHadRoomAgain) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  DeathTestDir dir;
-  EXPECT_EXIT(std::_Exit(RunDiskFullPhase(dir.path(), true, true)), ::testing::ExitedWithCode(0),
-              "");
-  CheckDatabase(dir.path());
+  RunPhaseAndCheck([](const std::string& dir) { return RunDiskFullPhase(dir, true, true); });
 }
 
 // A disk that stays full until Close(): Close() returns (an error or OK)
@@ -313,12 +307,7 @@ int RunCloseWhileFullPhase(const std::string& dir) {
   return phase.ExitCode();
 }
 
-TEST(DiskFull, CloseWhileStillFull) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  DeathTestDir dir;
-  EXPECT_EXIT(std::_Exit(RunCloseWhileFullPhase(dir.path())), ::testing::ExitedWithCode(0), "");
-  CheckDatabase(dir.path());
-}
+TEST(DiskFull, CloseWhileStillFull) { RunPhaseAndCheck(RunCloseWhileFullPhase); }
 
 // The disk fills up right after every memtable was flushed, so that
 // resuming has nothing to flush: the log that failed must still be
@@ -351,12 +340,7 @@ int RunFullAfterFlushPhase(const std::string& dir) {
   return phase.ExitCode();
 }
 
-TEST(DiskFull, FullRightAfterAFlush) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  DeathTestDir dir;
-  EXPECT_EXIT(std::_Exit(RunFullAfterFlushPhase(dir.path())), ::testing::ExitedWithCode(0), "");
-  CheckDatabase(dir.path());
-}
+TEST(DiskFull, FullRightAfterAFlush) { RunPhaseAndCheck(RunFullAfterFlushPhase); }
 
 // EIO on writes: every write fails with kIOError naming the operation and
 // saying what to do; reads still work; nothing failed is applied. Whether
@@ -408,17 +392,11 @@ int RunWriteErrorPhase(const std::string& dir, bool deferred_commits) {
 }
 
 TEST(IoError, WriteFailsCleanly) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  DeathTestDir dir;
-  EXPECT_EXIT(std::_Exit(RunWriteErrorPhase(dir.path(), false)), ::testing::ExitedWithCode(0), "");
-  CheckDatabase(dir.path());
+  RunPhaseAndCheck([](const std::string& dir) { return RunWriteErrorPhase(dir, false); });
 }
 
 TEST(IoError, DeferredCommitWriteFailsCleanly) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  DeathTestDir dir;
-  EXPECT_EXIT(std::_Exit(RunWriteErrorPhase(dir.path(), true)), ::testing::ExitedWithCode(0), "");
-  CheckDatabase(dir.path());
+  RunPhaseAndCheck([](const std::string& dir) { return RunWriteErrorPhase(dir, true); });
 }
 
 // EIO on reads: a receive that must read a table file fails with kIOError
@@ -472,12 +450,7 @@ int RunReadErrorPhase(const std::string& dir) {
   return phase.ExitCode();
 }
 
-TEST(IoError, ReadFailsCleanly) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  DeathTestDir dir;
-  EXPECT_EXIT(std::_Exit(RunReadErrorPhase(dir.path())), ::testing::ExitedWithCode(0), "");
-  CheckDatabase(dir.path());
-}
+TEST(IoError, ReadFailsCleanly) { RunPhaseAndCheck(RunReadErrorPhase); }
 
 }  // namespace
 }  // namespace lqs::testing
