@@ -181,9 +181,9 @@ std::string Normalized(const std::string& path) {
 
 }  // namespace
 
-FaultFileSystem::FaultFileSystem(std::shared_ptr<rocksdb::FileSystem> base,
-                                 std::string journal_path)
-    : FileSystemWrapper(std::move(base)) {
+FaultFileSystem::FaultFileSystem(const std::shared_ptr<rocksdb::FileSystem>& base,
+                                 const std::string& journal_path)
+    : FileSystemWrapper(base) {
   if (journal_path.empty()) return;
   journal_fd_ = ::open(journal_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (journal_fd_ < 0) {

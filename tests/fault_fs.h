@@ -55,8 +55,8 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
 
   // Wraps `base`. A non-empty `journal_path` turns on the power-loss journal
   // (the file is created or appended to; keep it outside the database).
-  explicit FaultFileSystem(std::shared_ptr<rocksdb::FileSystem> base,
-                           std::string journal_path = "");
+  explicit FaultFileSystem(const std::shared_ptr<rocksdb::FileSystem>& base,
+                           const std::string& journal_path = "");
   ~FaultFileSystem() override;
 
   static const char* kClassName() { return "LqsFaultFileSystem"; }

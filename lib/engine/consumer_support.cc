@@ -208,13 +208,16 @@ Status QueueImpl::MoveToDeadLetterQueue(const std::string& receipt_handle,
 
       DeadLetterMove dm = PrepareDeadLetterLocked();
       if (!dm.dlq) return dlq_gone();
-      if (waited_gate.owns_lock() && dm.dlq == waited_dlq) {
-        // The gate we waited for: the DLQ was deleted meanwhile, or it takes
-        // the message now.
-        if (!dm.dlq->CheckLive().ok()) return dlq_gone();
-        dm.gate = std::move(waited_gate);
+      if (waited_gate.owns_lock()) {
+        if (dm.dlq == waited_dlq) {
+          // The gate we waited for: the DLQ was deleted meanwhile, or it
+          // takes the message now.
+          if (!dm.dlq->CheckLive().ok()) return dlq_gone();
+          dm.gate = std::move(waited_gate);
+        } else {
+          waited_gate.unlock();  // the RedrivePolicy names another DLQ now
+        }
       }
-      if (waited_gate.owns_lock()) waited_gate.unlock();  // another DLQ now
       storage::Database* db = core_->db();
       rocksdb::WriteBatch batch;
       CounterDelta delta;
