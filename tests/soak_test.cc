@@ -10,18 +10,27 @@
 //   * nothing is lost or duplicated: every message sent is deleted exactly
 //     once (count, sum and xor of sequence numbers agree between producers
 //     and consumers after a final drain), and the queue's totals agree;
-//   * memory is bounded: RSS growth from the end of warm-up (a quarter of the
-//     run, at least 2 s) to the end stays under LQS_SOAK_RSS_GROWTH_MB
-//     (default 128 MiB: the 32 MiB block cache plus memtables of 16 MiB for
-//     the four busy column families, plus slack). The library's own memory is
-//     O(in flight), which stays <= 40 messages here; anything that grew with
-//     the number of messages sent would show up as growth.
+//   * memory is bounded: resident memory (VmRSS) is sampled every 100 ms.
+//     The run is cut into quarters: the first is warm-up (at least 2 s),
+//     while the block cache (32 MiB), the memtables (16 MiB each, up to 3
+//     per column family) and the allocator's arenas fill. The median RSS of
+//     the last quarter may exceed the median of the second (the first after
+//     warm-up) by at most LQS_SOAK_RSS_GROWTH_MB (default 32 MiB, two
+//     memtables' worth). Medians of windows, not single samples: the steady
+//     state's sawtooth of memtables filling and being flushed spreads single
+//     samples over tens of MiB (76-125 MiB in the 31-minute run of
+//     2026-12-01, docs/reliability.md) but moves a window's median far less
+//     (that run: +9.3 MiB between the two medians, over 55 million
+//     messages). The library's own memory is O(in flight), which stays <= 40
+//     messages here; anything that grew with the number of messages sent
+//     would show: over 30 minutes (about 50 million messages on the 2-core
+//     machine) the bound catches a leak of under a byte per message, over
+//     the 10 s CI run (120,000-260,000 messages) one of 130-280 bytes.
+//     The samples are summarised on "soak rss:" lines, about 20 per run.
 //
-//   LQS_SOAK_SECONDS=120 build/lqs_soak_test     # the long mode
+//   LQS_SOAK_SECONDS=1800 build/lqs_soak_test    # the long mode: 30 minutes
 //
 // Figures are printed as one "soak:" line for docs/reliability.md.
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,6 +43,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "tests/testutil.h"
 
@@ -83,7 +94,7 @@ struct Tally {
 
 TEST(SoakTest, ProducersConsumersBoundedMemoryNothingLost) {
   const int64_t seconds = EnvInt("LQS_SOAK_SECONDS", 10);
-  const int64_t growth_limit_mb = EnvInt("LQS_SOAK_RSS_GROWTH_MB", 128);
+  const int64_t growth_limit_mb = EnvInt("LQS_SOAK_RSS_GROWTH_MB", 32);
   constexpr int kProducers = 4, kConsumers = 4;
   constexpr int64_t kMaxBacklog = 20000;
 
@@ -100,7 +111,8 @@ TEST(SoakTest, ProducersConsumersBoundedMemoryNothingLost) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::seconds(seconds);
-  const auto warm_end = start + std::chrono::milliseconds(std::max<int64_t>(2000, seconds * 250));
+  const int64_t run_ms = seconds * 1000;
+  const int64_t warm_ms = std::max<int64_t>(2000, run_ms / 4);
 
   std::atomic<uint64_t> next_seq{1};
   std::atomic<bool> producers_done{false}, stop_sampling{false};
@@ -114,13 +126,29 @@ TEST(SoakTest, ProducersConsumersBoundedMemoryNothingLost) {
   };
   Tally sent, deleted;
 
-  // RSS sampler: every 100 ms.
-  int64_t rss_start = ResidentKiB(), rss_warm = -1, rss_max = rss_start, rss_end = -1;
+  // RSS sampler: every 100 ms, with a "soak rss:" line about every
+  // twentieth of the run (at least every second).
+  struct Sample {
+    int64_t ms;   // since start
+    int64_t kib;  // VmRSS
+  };
+  std::vector<Sample> samples;  // written by the sampler, read after it joined
+  const int64_t rss_start = ResidentKiB();
+  const int64_t print_every_ms = std::max<int64_t>(1000, run_ms / 20);
   std::thread sampler([&] {
+    int64_t next_print_ms = print_every_ms;
     while (!stop_sampling.load()) {
-      const int64_t r = ResidentKiB();
-      rss_max = std::max(rss_max, r);
-      if (rss_warm < 0 && Clock::now() >= warm_end) rss_warm = r;
+      const int64_t ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+      samples.push_back({ms, ResidentKiB()});
+      if (ms >= next_print_ms) {
+        next_print_ms += print_every_ms;
+        std::printf("soak rss: %7.1f s  %lld KiB  %llu sent  %llu deleted\n", ms / 1000.0,
+                    static_cast<long long>(samples.back().kib),
+                    static_cast<unsigned long long>(sent.count.load()),
+                    static_cast<unsigned long long>(deleted.count.load()));
+        std::fflush(stdout);
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });
@@ -207,10 +235,29 @@ TEST(SoakTest, ProducersConsumersBoundedMemoryNothingLost) {
   producers_done.store(true);
   for (size_t i = kProducers; i < threads.size(); ++i) threads[i].join();
   const auto drained_at = Clock::now();
-  rss_end = ResidentKiB();
+  const int64_t rss_end = ResidentKiB();
   stop_sampling.store(true);
   sampler.join();
-  if (rss_warm < 0) rss_warm = rss_end;
+
+  // The median RSS of the samples taken in [from_ms, to_ms), or -1 if none.
+  auto median_kib = [&samples](int64_t from_ms, int64_t to_ms) -> int64_t {
+    std::vector<int64_t> v;
+    for (const Sample& x : samples) {
+      if (x.ms >= from_ms && x.ms < to_ms) v.push_back(x.kib);
+    }
+    if (v.empty()) return -1;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  const int64_t first_from = warm_ms, first_to = warm_ms + run_ms / 4;
+  const int64_t last_from = run_ms - run_ms / 4, last_to = run_ms;
+  const int64_t rss_first = first_to <= last_from ? median_kib(first_from, first_to) : -1;
+  const int64_t rss_last = first_to <= last_from ? median_kib(last_from, last_to) : -1;
+  int64_t rss_max = rss_start, rss_max_ms = 0;
+  for (const Sample& x : samples) {
+    if (x.kib > rss_max) rss_max = x.kib, rss_max_ms = x.ms;
+  }
+  const bool windows = rss_first >= 0 && rss_last >= 0;
 
   auto stats = queue->GetStats();
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
@@ -222,18 +269,24 @@ TEST(SoakTest, ProducersConsumersBoundedMemoryNothingLost) {
   const double drain_s = std::chrono::duration<double>(drained_at - produced_at).count();
   std::printf(
       "soak: %.1f s (+%.1f s drain), %llu sent (%.0f/s), %llu deleted, backlog at stop %lld, "
-      "errors %lld; RSS start %lld KiB, after warm-up %lld KiB, max %lld KiB, end %lld KiB "
-      "(growth %+lld KiB, limit %lld MiB%s)\n",
+      "errors %lld; RSS start %lld KiB, median %.1f-%.1f s %lld KiB, median %.1f-%.1f s "
+      "%lld KiB (growth %+lld KiB, limit %lld MiB%s), max %lld KiB at %.1f s, end %lld KiB, "
+      "%zu samples\n",
       run_s, drain_s, static_cast<unsigned long long>(sent.count.load()),
       sent.count.load() / std::max(run_s, 0.001),
       static_cast<unsigned long long>(deleted.count.load()),
       stats_before_drain.ok()
           ? static_cast<long long>(stats_before_drain->visible + stats_before_drain->in_flight)
           : -1LL,
-      static_cast<long long>(errors.load()), static_cast<long long>(rss_start),
-      static_cast<long long>(rss_warm), static_cast<long long>(rss_max),
-      static_cast<long long>(rss_end), static_cast<long long>(rss_end - rss_warm),
-      static_cast<long long>(growth_limit_mb), kSanitized ? ", not enforced under a sanitizer" : "");
+      static_cast<long long>(errors.load()), static_cast<long long>(rss_start), first_from / 1000.0,
+      first_to / 1000.0, static_cast<long long>(rss_first), last_from / 1000.0, last_to / 1000.0,
+      static_cast<long long>(rss_last), static_cast<long long>(rss_last - rss_first),
+      static_cast<long long>(growth_limit_mb),
+      kSanitized ? ", not enforced under a sanitizer"
+      : !windows ? ", not checked: run too short for the windows"
+                 : "",
+      static_cast<long long>(rss_max), rss_max_ms / 1000.0, static_cast<long long>(rss_end),
+      samples.size());
   std::fflush(stdout);
 
   EXPECT_EQ(errors.load(), 0) << first_error;
@@ -245,10 +298,11 @@ TEST(SoakTest, ProducersConsumersBoundedMemoryNothingLost) {
   EXPECT_EQ(stats->visible + stats->in_flight + stats->delayed, 0);
   EXPECT_EQ(stats->sent_total, static_cast<int64_t>(sent.count.load()));
   EXPECT_EQ(stats->deleted_total, static_cast<int64_t>(deleted.count.load()));
-  // Bounded memory.
-  if (!kSanitized) {
-    EXPECT_LT(rss_end - rss_warm, growth_limit_mb * 1024)
-        << "RSS grew from " << rss_warm << " KiB after warm-up to " << rss_end << " KiB";
+  // Bounded memory: the last quarter's median against the second's.
+  if (!kSanitized && windows) {
+    EXPECT_LT(rss_last - rss_first, growth_limit_mb * 1024)
+        << "median RSS grew from " << rss_first << " KiB (after warm-up) to " << rss_last
+        << " KiB (the last quarter of the run)";
   }
   EXPECT_TRUE(broker->Close().ok());
 }
