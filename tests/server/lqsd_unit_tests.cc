@@ -524,11 +524,17 @@ TEST(HttpServer, ConnectionsAnsweredInOneRoundWaitForItsCommit) {
   for (const auto& per_commit : probe.bytes_at_commit) EXPECT_EQ(per_commit.front(), 0);
 }
 
-TEST(HttpServer, AFailedCommitClosesTheConnectionUnanswered) {
+// A failed commit: the answer that claimed success is not sent; the
+// Rejecter's for 503 goes out instead (lqsd: ServiceUnavailable), and the
+// connection is closed after it.
+TEST(HttpServer, AFailedCommitAnswersTheRejecters503AndCloses) {
   CommitProbe probe(/*commit_succeeds=*/false);
   probe.Send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na");
   probe.Run();
-  EXPECT_EQ(ReadToEnd(probe.client), "");  // closed without an answer
+  const std::string answer = ReadToEnd(probe.client);  // ends: the server closed
+  EXPECT_EQ(answer.rfind("HTTP/1.1 503 ", 0), 0u) << answer;
+  EXPECT_EQ(answer.find("answer 1"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
   EXPECT_EQ(probe.commits.load(), 1);
   EXPECT_EQ(probe.handled.load(), 1);
 }
