@@ -12,7 +12,9 @@
 #   then lqs_worker_test (the consumer runtime) in two shards and the worker
 #   kill -9 crash test (lqs_worker_crash_test, LQS_WORKER_CRASH_ROUNDS=5),
 #   and the C API's tests (c_api_test, c_api_worker_test: the shim's
-#   ownership rules and the worker's callbacks).
+#   ownership rules and the worker's callbacks), then the disk-fault and
+#   power-loss model tests (lqs_fault_test) and 5 simulated power cuts
+#   (lqs_power_loss, the child instrumented too).
 # tsan: builds build-tsan with -DLQS_SANITIZE=thread and runs the tests that
 #   exercise concurrency (long polling, async receive, concurrent FIFO
 #   consumers, fair queues, the database lock, the consumer-support
@@ -75,7 +77,8 @@ if [[ $MODE == all || $MODE == asan ]]; then
   fi
   cmake -S . -B $B "${COMMON[@]}" "-DLQS_SANITIZE=$SAN" >/dev/null
   cmake --build $B -j"$JOBS" --target lqs lqs_api lqs_api_test lqs_engine_test lqs_crash_child \
-    lqs_worker_test lqs_worker_crash_test lqs_worker_crash_child c_api_test c_api_worker_test
+    lqs_worker_test lqs_worker_crash_test lqs_worker_crash_child c_api_test c_api_worker_test \
+    lqs_fault_test lqs_power_loss
   mkdir -p "$LOGDIR"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -90,6 +93,9 @@ if [[ $MODE == all || $MODE == asan ]]; then
   stamp "asan+ubsan: c_api_test, c_api_worker_test"
   $B/c_api_test
   $B/c_api_worker_test
+  stamp "asan+ubsan: lqs_fault_test, 5 power cuts"
+  $B/lqs_fault_test --gtest_brief=1
+  $B/lqs_power_loss --rounds 5 --durability fsync | tail -n 1
   stamp "asan+ubsan: done"
 fi
 
