@@ -2,6 +2,7 @@
 
 #include "server/http_server.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include <boost/asio/basic_socket_acceptor.hpp>
@@ -41,12 +43,6 @@ using Timer = asio::basic_waitable_timer<SteadyClock, asio::wait_traits<SteadyCl
 
 class Session;
 
-// A request header field the handler reads (HttpServer::KeepHeaders).
-struct KeptField {
-  http::field known;  // http::field::unknown: matched by name
-  std::string name;   // lower-case
-};
-
 // One I/O thread's context and the responses given on it since its last
 // commit (see http_server.h, "Responses wait for the commit"). A flush
 // (FlushOutbox) is posted exactly while `waiting` is not empty.
@@ -55,7 +51,7 @@ struct Outbox {
   asio::io_context* context;
   std::vector<std::shared_ptr<Session>> waiting;
   std::vector<std::shared_ptr<Session>> sending;  // spare, keeps its capacity
-  bool extended = false;  // the round was given one more turn of the loop
+  bool extended = false;                          // the round was given one more turn of the loop
 };
 
 struct HttpServer::State {
@@ -73,8 +69,7 @@ struct HttpServer::State {
   std::vector<std::unique_ptr<Outbox>> outboxes;  // one per context
   Committer commit;                               // see SetCommitter()
   Limits limits;
-  std::vector<KeptField> keep_headers;  // see KeepHeaders()
-  bool keep_all_headers = true;
+  HttpFieldFilter keep_headers;  // see KeepHeaders()
   Handler handler;
   Rejecter rejecter;
   Acceptor acceptor;
@@ -130,11 +125,13 @@ void AppendHeader(std::string* out, std::string_view name, std::string_view valu
 // method, target and the body as received, fields (trailers included) in
 // arrival order with lower-cased names, and the Expect and keep-alive
 // answers a message would give (the first Expect and Connection fields).
+// One difference: a request whose Transfer-Encoding does not end in chunked
+// is malformed (RFC 9112 §6.3: its body length cannot be determined), where
+// Beast would read it as having no body and the rest as the next request.
 class RequestParser final : public http::basic_parser<true> {
  public:
-  // `keep`: the fields to copy, unless `keep_all`.
-  RequestParser(HttpRequest* out, const std::vector<KeptField>* keep, bool keep_all)
-      : out_(out), keep_(keep), keep_all_(keep_all) {
+  // `keep`: the fields to copy.
+  RequestParser(HttpRequest* out, const HttpFieldFilter* keep) : out_(out), keep_(keep) {
     out_->method.clear();
     out_->target.clear();
     if (out_->body.capacity() > kKeepBodyCapacity) {
@@ -184,9 +181,11 @@ class RequestParser final : public http::basic_parser<true> {
     } else if (name == http::field::expect && !expect_seen_) {
       expect_seen_ = true;
       expect_continue_ = beast::iequals(value, "100-continue");
+    } else if (name == http::field::transfer_encoding) {
+      transfer_encoding_seen_ = true;
     }
     const std::string* kept_name = nullptr;
-    if (!keep_all_) {
+    if (!keep_->all()) {
       kept_name = Kept(name, name_string);
       if (kept_name == nullptr) return;
     }
@@ -206,9 +205,9 @@ class RequestParser final : public http::basic_parser<true> {
   // The lower-case name of a field to keep, or nullptr. (Beast's field enum
   // is matched case-insensitively, like the names.)
   const std::string* Kept(http::field name, beast::string_view name_string) const {
-    for (const KeptField& k : *keep_) {
-      if (k.known != http::field::unknown) {
-        if (name == k.known) return &k.name;
+    for (const HttpFieldFilter::Field& k : keep_->fields()) {
+      if (static_cast<http::field>(k.known) != http::field::unknown) {
+        if (name == static_cast<http::field>(k.known)) return &k.name;
       } else if (k.name.size() == name_string.size() &&
                  beast::iequals(name_string, beast::string_view(k.name.data(), k.name.size()))) {
         return &k.name;
@@ -217,7 +216,10 @@ class RequestParser final : public http::basic_parser<true> {
     return nullptr;
   }
 
-  void on_header_impl(beast::error_code& ec) override { ec = {}; }
+  void on_header_impl(beast::error_code& ec) override {
+    ec = transfer_encoding_seen_ && !chunked() ? http::error::bad_transfer_encoding
+                                               : beast::error_code{};
+  }
 
   // As string_body's reader.
   void on_body_init_impl(const boost::optional<std::uint64_t>& length,
@@ -252,8 +254,7 @@ class RequestParser final : public http::basic_parser<true> {
   void on_finish_impl(beast::error_code& ec) override { ec = {}; }
 
   HttpRequest* out_;
-  const std::vector<KeptField>* keep_;
-  bool keep_all_;
+  const HttpFieldFilter* keep_;
   size_t used_ = 0;  // header slots filled
   unsigned version_ = 11;
   bool connection_seen_ = false;
@@ -261,7 +262,169 @@ class RequestParser final : public http::basic_parser<true> {
   bool connection_keep_alive_ = false;
   bool expect_seen_ = false;
   bool expect_continue_ = false;
+  bool transfer_encoding_seen_ = false;
 };
+
+// ---- HttpRequestReader ----
+// What http::async_read_header and then http::async_read did, without their
+// composed-operation layers: parse what the buffer holds, read more while the
+// parser needs more; the header with eager(false), as async_read_header, and
+// the body with eager(true), as async_read.
+
+namespace {
+constexpr size_t kMaxReceive = 64 << 10;  // bytes asked of one receive
+}  // namespace
+
+HttpFieldFilter::HttpFieldFilter(std::vector<std::string> lower_names) : all_(lower_names.empty()) {
+  for (std::string& name : lower_names) {
+    const http::field known = http::string_to_field(beast::string_view(name.data(), name.size()));
+    fields_.push_back(Field{static_cast<int>(known), std::move(name)});
+  }
+}
+
+struct HttpRequestReader::Impl {
+  enum class Phase { kHeader, kBody };
+
+  Impl(const HttpServer::Limits* l, const HttpFieldFilter* f) : limits(l), filter(f) {}
+
+  bool PhaseDone() const {
+    return phase == Phase::kHeader ? parser->is_header_done() : parser->is_done();
+  }
+
+  const HttpServer::Limits* limits;
+  const HttpFieldFilter* filter;
+  beast::flat_buffer buffer;
+  std::optional<RequestParser> parser;
+  HttpRequest* request = nullptr;
+  Phase phase = Phase::kHeader;
+  size_t header_bytes = 0;  // of the request's header parsed so far
+  size_t offered = 0;       // the room Prepare() offered
+};
+
+HttpRequestReader::HttpRequestReader(const HttpServer::Limits* limits,
+                                     const HttpFieldFilter* filter)
+    : impl_(std::make_unique<Impl>(limits, filter)) {}
+
+HttpRequestReader::~HttpRequestReader() = default;
+
+void HttpRequestReader::Begin(HttpRequest* request) {
+  Impl& m = *impl_;
+  m.request = request;
+  m.parser.emplace(request, m.filter);
+  m.parser->header_limit(static_cast<std::uint32_t>(m.limits->max_header_bytes));
+  m.parser->body_limit(m.limits->max_body_bytes);
+  m.parser->eager(false);  // as async_read_header
+  m.phase = Impl::Phase::kHeader;
+  m.header_bytes = 0;
+  reject_status_ = 0;
+}
+
+// A parse or read error: the request is rejected (an HTTP error) or the
+// connection closed (end of stream, a message cut short).
+static HttpRequestReader::Step FailRead(const beast::error_code& ec, RequestParser* parser,
+                                        HttpRequest* request, int* reject_status) {
+  int status = 0;
+  if (ec == http::error::body_limit) {
+    status = 413;
+  } else if (ec == http::error::header_limit) {
+    status = 431;
+  } else if (IsHttpParseError(ec)) {
+    status = 400;
+  }
+  if (status == 0) return HttpRequestReader::Step::kClose;
+  // Fields parsed so far (a body_limit error comes before "header done");
+  // the body is not part of the head.
+  parser->FinishFields();
+  request->body.clear();
+  *reject_status = status;
+  return HttpRequestReader::Step::kReject;
+}
+
+HttpRequestReader::Step HttpRequestReader::Parse() {
+  Impl& m = *impl_;
+  beast::error_code ec;
+  while (!m.PhaseDone() && m.buffer.size() > 0) {
+    const size_t used = m.parser->put(m.buffer.data(), ec);
+    m.buffer.consume(used);
+    if (m.phase == Impl::Phase::kHeader) {
+      // Beast's header_limit leaves out the request line when the fields
+      // came with it in one put: a header of up to twice the limit would
+      // pass (or get a 413 for its Content-Length).
+      m.header_bytes += used;
+      if (m.header_bytes > m.limits->max_header_bytes) {
+        return FailRead(http::error::header_limit, &*m.parser, m.request, &reject_status_);
+      }
+    }
+    if (ec == http::error::need_more) {
+      ec = {};
+      break;
+    }
+    if (ec) return FailRead(ec, &*m.parser, m.request, &reject_status_);
+    if (used == 0) break;
+  }
+  if (!m.PhaseDone()) return Step::kRead;
+  if (m.phase == Impl::Phase::kHeader) return Step::kHeader;
+  m.parser->FinishFields();
+  return Step::kMessage;
+}
+
+HttpRequestReader::Step HttpRequestReader::ReadBody() {
+  impl_->parser->eager(true);  // as async_read
+  impl_->phase = Impl::Phase::kBody;
+  return Parse();
+}
+
+HttpRequestReader::Step HttpRequestReader::Prepare(char** data, size_t* size) {
+  Impl& m = *impl_;
+  const size_t room = beast::read_size(m.buffer, kMaxReceive);
+  if (room == 0) {
+    return FailRead(http::error::buffer_overflow, &*m.parser, m.request, &reject_status_);
+  }
+  try {
+    *data = static_cast<char*>(m.buffer.prepare(room).data());
+  } catch (const std::length_error&) {
+    return FailRead(http::error::buffer_overflow, &*m.parser, m.request, &reject_status_);
+  }
+  *size = room;
+  m.offered = room;
+  return Step::kRead;
+}
+
+// A receive that filled the room offered doubles it (up to kMaxReceive): the
+// parser consumes what it is given, so the buffer would otherwise stay at its
+// first 512 bytes and a 3 KB batch would take six receives.
+HttpRequestReader::Step HttpRequestReader::Received(size_t n) {
+  Impl& m = *impl_;
+  m.buffer.commit(n);
+  if (n == m.offered && m.buffer.capacity() < kMaxReceive) {
+    m.buffer.reserve(std::min(2 * m.buffer.capacity(), kMaxReceive));
+  }
+  return Parse();
+}
+
+HttpRequestReader::Step HttpRequestReader::EndOfStream() {
+  Impl& m = *impl_;
+  if (!m.parser->got_some()) return Step::kClose;
+  // The message ends with the stream (never a complete request: an error).
+  beast::error_code ec;
+  m.parser->put_eof(ec);
+  if (ec) return FailRead(ec, &*m.parser, m.request, &reject_status_);
+  if (m.phase == Impl::Phase::kHeader) return Step::kHeader;
+  m.parser->FinishFields();
+  return Step::kMessage;
+}
+
+size_t HttpRequestReader::buffered() const { return impl_->buffer.size(); }
+
+unsigned HttpRequestReader::version() const { return impl_->parser->version(); }
+
+bool HttpRequestReader::expect_continue() const {
+  return impl_->parser->expect_continue() && !impl_->parser->is_done();
+}
+
+bool HttpRequestReader::keep_alive() const { return impl_->parser->message_keep_alive(); }
+
+// ---- Sessions ----
 
 void FlushOutbox(const std::shared_ptr<HttpServer::State>& state, Outbox* outbox);
 
@@ -271,7 +434,8 @@ class Session : public std::enable_shared_from_this<Session> {
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         outbox_(outbox),
-        state_(std::move(state)) {
+        state_(std::move(state)),
+        reader_(&state_->limits, &state_->keep_headers) {
     beast::error_code ec;
     const tcp::endpoint remote = socket_.remote_endpoint(ec);
     if (!ec) request_.remote = remote.address().to_string() + ":" + std::to_string(remote.port());
@@ -298,115 +462,75 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
-  // ---- Reading a request ----
-  // What http::async_read_header and then http::async_read did, without
-  // their composed-operation layers: parse what the buffer holds, read more
-  // while the parser needs more. The body is parsed right after the header
-  // when it came with it (no posted completion in between); a header already
-  // buffered (pipelining) is parsed from a posted handler, as Beast did.
-  enum class Phase { kHeader, kBody };
-
+  // ---- Reading a request (through reader_) ----
+  // The body is parsed right after the header when it came with it (no
+  // posted completion in between); a header already buffered (pipelining)
+  // is parsed from a posted handler, as Beast's async_read_header did.
   void ReadHeader() {
     if (stop_requested_ || state_->stopping.load() || closed_) return Close();
     busy_ = false;
-    parser_.emplace(&request_, &state_->keep_headers, state_->keep_all_headers);
-    parser_->header_limit(static_cast<std::uint32_t>(state_->limits.max_header_bytes));
-    parser_->body_limit(state_->limits.max_body_bytes);
-    parser_->eager(false);  // as async_read_header
-    phase_ = Phase::kHeader;
+    reader_.Begin(&request_);
     SetDeadline(state_->limits.idle_timeout);
-    if (buffer_.size() == 0) return ReadMore();
-    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ParseOrRead(); });
+    if (reader_.buffered() == 0) return ReadMore();
+    asio::post(socket_.get_executor(),
+               [self = shared_from_this()] { self->Act(self->reader_.Parse()); });
+  }
+
+  void Act(HttpRequestReader::Step step) {
+    switch (step) {
+      case HttpRequestReader::Step::kRead:
+        return ReadMore();
+      case HttpRequestReader::Step::kHeader:
+        return OnHeader();
+      case HttpRequestReader::Step::kMessage:
+        return OnMessage();
+      case HttpRequestReader::Step::kReject:
+        return Reject(reader_.reject_status());
+      case HttpRequestReader::Step::kClose:
+        return Close();
+    }
   }
 
   void OnHeader() {
     busy_ = true;
     SetDeadline(state_->limits.io_timeout);
-    version_ = parser_->version();
-    if (parser_->expect_continue() && !parser_->is_done()) {
+    version_ = reader_.version();
+    if (reader_.expect_continue()) {
       static const std::string kContinue11 = "HTTP/1.1 100 Continue\r\n\r\n";
       static const std::string kContinue10 = "HTTP/1.0 100 Continue\r\n\r\n";
       asio::async_write(socket_, asio::buffer(version_ == 10 ? kContinue10 : kContinue11),
                         [self = shared_from_this()](beast::error_code wec, std::size_t) {
                           if (wec) return self->Close();
-                          self->ReadBody();
+                          self->Act(self->reader_.ReadBody());
                         });
       return;
     }
-    ReadBody();
-  }
-
-  void ReadBody() {
-    parser_->eager(true);  // as async_read
-    phase_ = Phase::kBody;
-    ParseOrRead();
-  }
-
-  bool PhaseDone() const {
-    return phase_ == Phase::kHeader ? parser_->is_header_done() : parser_->is_done();
-  }
-
-  // Feeds the buffered bytes to the parser (as Beast's read_some_op) and
-  // ends the phase, or reads more.
-  void ParseOrRead() {
-    beast::error_code ec;
-    while (!PhaseDone() && buffer_.size() > 0) {
-      const size_t used = parser_->put(buffer_.data(), ec);
-      buffer_.consume(used);
-      if (ec == http::error::need_more) {
-        ec = {};
-        break;
-      }
-      if (ec) return OnReadError(ec);
-      if (used == 0) break;
-    }
-    if (!PhaseDone()) return ReadMore();
-    if (phase_ == Phase::kHeader) return OnHeader();
-    OnMessage();
+    Act(reader_.ReadBody());
   }
 
   void ReadMore() {
-    const size_t size = beast::read_size(buffer_, kMaxReceive);
-    if (size == 0) return OnReadError(http::error::buffer_overflow);
-    std::optional<beast::flat_buffer::mutable_buffers_type> space;
-    try {
-      space.emplace(buffer_.prepare(size));
-    } catch (const std::length_error&) {
-      return OnReadError(http::error::buffer_overflow);
+    char* data = nullptr;
+    size_t size = 0;
+    if (reader_.Prepare(&data, &size) != HttpRequestReader::Step::kRead) {
+      return Reject(reader_.reject_status());
     }
-    socket_.async_read_some(*space,
-                            [self = shared_from_this(), size](beast::error_code ec, std::size_t n) {
-                              self->OnRead(ec, n, n == size);
-                            });
+    socket_.async_read_some(
+        asio::buffer(data, size),
+        [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->OnRead(ec, n); });
   }
 
-  // `filled`: the receive filled the room offered. The parser consumes what
-  // it is given, so the buffer would otherwise stay at its first 512 bytes
-  // and a 3 KB batch would take six receives: the room doubles (up to
-  // kMaxReceive) instead.
-  void OnRead(beast::error_code ec, std::size_t n, bool filled) {
+  void OnRead(beast::error_code ec, std::size_t n) {
     NoteWorkArrived();
-    buffer_.commit(n);
-    if (filled && buffer_.capacity() < kMaxReceive) {
-      buffer_.reserve(std::min(2 * buffer_.capacity(), kMaxReceive));
-    }
-    if (ec == asio::error::eof) {
-      if (!parser_->got_some()) return OnReadError(http::error::end_of_stream);
-      // The message ends with the stream (never a complete request: an error).
-      ec = {};
-      parser_->put_eof(ec);
-      if (ec) return OnReadError(ec);
-      return phase_ == Phase::kHeader ? OnHeader() : OnMessage();
-    }
-    if (ec) return OnReadError(ec);
-    ParseOrRead();
+    // Asio reports the end of the stream with no bytes.
+    if (ec == asio::error::eof) return Act(reader_.EndOfStream());
+    if (ec) return Close();  // reset, timeout, cancelled
+    Act(reader_.Received(n));
   }
 
   // ---- Handling ----
   void OnMessage() {
     ClearDeadline();  // handling (a long poll may wait 20 s) has no timeout
-    keep_alive_ = parser_->message_keep_alive();
-    parser_->FinishFields();
+    keep_alive_ = reader_.keep_alive();
     responded_ = false;
     abandon_ = nullptr;
 
@@ -458,21 +582,10 @@ class Session : public std::enable_shared_from_this<Session> {
         });
   }
 
-  void OnReadError(const beast::error_code& ec) {
-    int status = 0;
-    if (ec == http::error::body_limit) {
-      status = 413;
-    } else if (ec == http::error::header_limit) {
-      status = 431;
-    } else if (IsHttpParseError(ec)) {
-      status = 400;
-    }
-    if (status == 0 || closed_) return Close();  // EOF, reset, timeout, cancelled
+  // The request was refused (reader_.reject_status()): answer and close.
+  void Reject(int status) {
+    if (closed_) return Close();
     busy_ = true;
-    // Fields parsed so far (a body_limit error comes before "header done");
-    // the body is not part of the head.
-    if (parser_.has_value()) parser_->FinishFields();
-    request_.body.clear();
     keep_alive_ = false;
     Write(state_->rejecter(request_, status));
   }
@@ -646,7 +759,6 @@ class Session : public std::enable_shared_from_this<Session> {
     ArmTimer(deadline_);
   }
 
-  static constexpr size_t kMaxReceive = 64 << 10;  // bytes asked of one receive
   static constexpr size_t kDrainChunk = 16 << 10;
   static constexpr size_t kDrainLimit = 16 << 20;
 
@@ -659,10 +771,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<HttpServer::State> state_;
   std::unique_ptr<char[]> drain_;
   size_t drained_ = 0;
-  beast::flat_buffer buffer_;
-  HttpRequest request_;  // the request being read or handled (reused)
-  int out_status_ = 0;   // the status of the response in out_head_
-  std::optional<RequestParser> parser_;
+  HttpRequestReader reader_;
+  HttpRequest request_;   // the request being read or handled (reused)
+  int out_status_ = 0;    // the status of the response in out_head_
   std::string out_head_;  // the response being written
   std::string out_body_;
   std::function<void()> abandon_;  // see AbandonHook
@@ -670,7 +781,6 @@ class Session : public std::enable_shared_from_this<Session> {
   SteadyClock::time_point timer_at_{};
   uint64_t request_gen_ = 0;  // advances with each response
   unsigned version_ = 11;
-  Phase phase_ = Phase::kHeader;
   Written written_ = Written::kNo;
   bool timer_armed_ = false;
   bool keep_alive_ = true;
@@ -740,12 +850,7 @@ HttpServer::~HttpServer() { Stop(); }
 void HttpServer::SetCommitter(Committer commit) { state_->commit = std::move(commit); }
 
 void HttpServer::KeepHeaders(std::vector<std::string> lower_names) {
-  state_->keep_all_headers = lower_names.empty();
-  state_->keep_headers.clear();
-  for (std::string& name : lower_names) {
-    const http::field known = http::string_to_field(beast::string_view(name.data(), name.size()));
-    state_->keep_headers.push_back(KeptField{known, std::move(name)});
-  }
+  state_->keep_headers = HttpFieldFilter(std::move(lower_names));
 }
 
 bool HttpServer::Listen(const std::string& host, uint16_t port, std::string* error) {

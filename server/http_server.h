@@ -57,6 +57,10 @@
 //
 // Thread safety: Listen() before the io_contexts run; Stop() and
 // open_connections() from any thread.
+//
+// Each session reads its requests through an HttpRequestReader (below), the
+// socket-free part of the session, which fuzz/fuzz_http_request.cc drives
+// with bytes.
 
 #ifndef LQS_SERVER_HTTP_SERVER_H_
 #define LQS_SERVER_HTTP_SERVER_H_
@@ -120,6 +124,102 @@ class HttpServer {
 
  private:
   std::shared_ptr<State> state_;
+};
+
+// The request header fields copied into HttpRequest::headers (see
+// HttpServer::KeepHeaders): built once, read by any number of readers.
+class HttpFieldFilter {
+ public:
+  // Lower-case names; empty: every field.
+  explicit HttpFieldFilter(std::vector<std::string> lower_names = {});
+
+  struct Field {
+    int known;         // the name as Beast's http::field; unknown: matched by name
+    std::string name;  // lower-case
+  };
+  bool all() const { return all_; }
+  const std::vector<Field>& fields() const { return fields_; }
+
+ private:
+  std::vector<Field> fields_;
+  bool all_ = true;
+};
+
+// One connection's requests read from its byte stream, without the socket:
+// Beast's HTTP/1 request parser (with Limits::max_header_bytes and
+// max_body_bytes) writing into an HttpRequest, and the receive buffer, which
+// keeps the bytes that arrived after a request (pipelining) for the next.
+//
+// Per request: Begin(), then Parse(); while a step is kRead, receive at most
+// the room Prepare() offers and report it with Received() (or the end of the
+// stream with EndOfStream()). At kHeader the header is complete (method,
+// target and the kept fields are in the request): the caller may answer
+// "100 Continue" (expect_continue()) and then calls ReadBody(), which
+// continues the same way up to kMessage (the request is complete).
+//
+// The whole header, request line included, counts against max_header_bytes;
+// a request whose Transfer-Encoding does not end in chunked is malformed.
+// The outcome does not depend on how the bytes are split among receives,
+// except for two kinds of malformed request, which are refused (400, 431)
+// or wait for more bytes (and are closed unanswered at the end of the
+// stream) depending on what came with their first receive: a header that
+// does not end within max_header_bytes, and a request line with a version
+// shorter than "HTTP/x.y" (Beast parses a header once its end is buffered,
+// or at once on a request's first put). How many fields a 431 request holds
+// depends on it too.
+//
+//   kReject: the request is malformed (reject_status() 400), its header is
+//     over max_header_bytes (431) or its body over max_body_bytes (413),
+//     or the buffer cannot grow (400); the request holds the fields parsed
+//     so far and no body. Answer and close: the stream cannot be resumed.
+//   kClose: the stream ended between requests or inside one (which is then
+//     never answered); close.
+//
+// Ownership: `limits` and `filter` are borrowed and must outlive the reader;
+// the request given to Begin() too, until the next Begin().
+// Thread safety: one thread at a time.
+class HttpRequestReader {
+ public:
+  enum class Step { kRead, kHeader, kMessage, kReject, kClose };
+
+  HttpRequestReader(const HttpServer::Limits* limits, const HttpFieldFilter* filter);
+  ~HttpRequestReader();
+  HttpRequestReader(const HttpRequestReader&) = delete;
+  HttpRequestReader& operator=(const HttpRequestReader&) = delete;
+
+  // Starts the next request, read into `*request` (its method, target, body
+  // and header slots are reused; `remote` is left alone).
+  void Begin(HttpRequest* request);
+  // Parses what the buffer holds.
+  Step Parse();
+  // After kHeader: reads the body (what the buffer holds first).
+  Step ReadBody();
+
+  // The room for the next receive (up to 64 KiB, doubling as receives fill
+  // it): kRead with *data and *size set, valid until Received(); kReject
+  // when the buffer cannot grow.
+  Step Prepare(char** data, size_t* size);
+  // `n` bytes (at most the room offered) were received into the room.
+  Step Received(size_t n);
+  // The stream ended.
+  Step EndOfStream();
+
+  // Bytes received and not parsed yet (the start of a pipelined request).
+  size_t buffered() const;
+  // Valid from kHeader: the request's HTTP version (10, 11) and whether the
+  // first Expect field asks for "100-continue" while the body is still due.
+  unsigned version() const;
+  bool expect_continue() const;
+  // Valid at kMessage: the connection stays open after the response (as
+  // Beast's message::keep_alive()).
+  bool keep_alive() const;
+  // Valid at kReject: 400, 413 or 431.
+  int reject_status() const { return reject_status_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int reject_status_ = 0;
 };
 
 }  // namespace lqsd
