@@ -122,6 +122,29 @@ std::optional<Credential> ParseCredential(std::string_view text) {
                     std::string(parts[3])};
 }
 
+// The Credential, SignedHeaders and Signature of an Authorization header's
+// "Name=value" list (the part after the algorithm); the last of a name wins.
+struct AuthParams {
+  std::string credential;
+  std::string signed_headers;
+  std::string signature;
+};
+
+AuthParams ParseAuthParams(std::string_view params) {
+  AuthParams out;
+  for (std::string_view part : Split(params, ',')) {
+    part = Trim(part);
+    const size_t eq = part.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view k = Trim(part.substr(0, eq));
+    const std::string_view v = Trim(part.substr(eq + 1));
+    if (k == "Credential") out.credential = std::string(v);
+    if (k == "SignedHeaders") out.signed_headers = std::string(v);
+    if (k == "Signature") out.signature = std::string(v);
+  }
+  return out;
+}
+
 bool SameSignature(std::string_view expected, std::string_view given) {
   const std::string lower = AsciiLower(given);
   return expected.size() == lower.size() &&
@@ -133,12 +156,13 @@ bool SameSignature(std::string_view expected, std::string_view given) {
 std::optional<std::string> SigningRegion(const HttpRequest& request) {
   std::optional<Credential> credential;
   if (const std::string* auth = request.Header("authorization")) {
-    constexpr std::string_view kKey = "Credential=";
-    const size_t at = auth->find(kKey);
-    if (at == std::string::npos) return std::nullopt;
-    std::string_view rest = std::string_view(*auth).substr(at + kKey.size());
-    rest = rest.substr(0, rest.find_first_of(", "));
-    credential = ParseCredential(rest);
+    // Read as Verify() reads it (after the algorithm, if it is SigV4's).
+    std::string_view value = Trim(*auth);
+    if (value.substr(0, kAlgorithm.size()) == kAlgorithm && value.size() > kAlgorithm.size() &&
+        value[kAlgorithm.size()] == ' ') {
+      value.remove_prefix(kAlgorithm.size() + 1);
+    }
+    credential = ParseCredential(ParseAuthParams(value).credential);
   } else {
     const std::string_view query = request.RawQuery();
     if (query.find("X-Amz-Credential=") == std::string_view::npos) return std::nullopt;
@@ -261,17 +285,10 @@ std::optional<SqsError> SigV4Verifier::Verify(const HttpRequest& request, int64_
         value[kAlgorithm.size()] != ' ') {
       return IncompleteSignature("Authorization header must use the AWS4-HMAC-SHA256 algorithm.");
     }
-    std::string credential_text;
-    for (std::string_view part : Split(value.substr(kAlgorithm.size() + 1), ',')) {
-      part = Trim(part);
-      const size_t eq = part.find('=');
-      if (eq == std::string_view::npos) continue;
-      const std::string_view k = Trim(part.substr(0, eq));
-      const std::string_view v = Trim(part.substr(eq + 1));
-      if (k == "Credential") credential_text = std::string(v);
-      if (k == "SignedHeaders") signed_headers = std::string(v);
-      if (k == "Signature") signature = std::string(v);
-    }
+    AuthParams params = ParseAuthParams(value.substr(kAlgorithm.size() + 1));
+    const std::string& credential_text = params.credential;
+    signed_headers = std::move(params.signed_headers);
+    signature = std::move(params.signature);
     if (credential_text.empty() || signed_headers.empty() || signature.empty()) {
       return IncompleteSignature(
           "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' "
@@ -316,9 +333,16 @@ std::optional<SqsError> SigV4Verifier::Verify(const HttpRequest& request, int64_
     signature = *sig;
     presigned = true;
     if (const std::string* expires = QueryValue(query, "X-Amz-Expires")) {
-      const std::optional<int64_t> t = ParseAmzDate(amz_date);
+      // An expiry that does not read is no reason to accept the request
+      // for ever.
       const std::optional<long long> e = ParseInt64(*expires);
-      if (t.has_value() && e.has_value() && now_unix > *t + *e) {
+      if (!e.has_value() || *e < 0) {
+        return IncompleteSignature("X-Amz-Expires must be a non-negative number of seconds.");
+      }
+      // now - t, not t + e: X-Amz-Expires may be up to INT64_MAX, and
+      // ParseAmzDate's four-digit years keep t small.
+      const std::optional<int64_t> t = ParseAmzDate(amz_date);
+      if (t.has_value() && now_unix - *t > *e) {
         return SignatureDoesNotMatch(
             "Signature expired: the presigned request is past its "
             "X-Amz-Expires.");

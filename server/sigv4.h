@@ -5,7 +5,8 @@
 // Accepts the Authorization-header form (every SDK, aws-cli) and the
 // presigned query-string form (X-Amz-Algorithm, X-Amz-Credential, ...).
 // Outcomes: no signature -> MissingAuthenticationToken (403); a malformed
-// Authorization header or presign -> IncompleteSignature (400); an access key
+// Authorization header or presign (an X-Amz-Expires that is not a
+// non-negative integer included) -> IncompleteSignature (400); an access key
 // not in the key file -> InvalidClientTokenId (403); a signature that does not
 // match, or a request dated more than 15 minutes from now (presigned: past
 // its X-Amz-Expires) -> SignatureDoesNotMatch (403).
@@ -52,9 +53,10 @@ class SigV4Verifier {
 };
 
 // The region of the credential scope a request is signed for (the
-// Authorization header's Credential, else a presigned X-Amz-Credential), as
-// given; nullopt when the request carries no well-formed credential. Reads
-// the signature's scope only: it verifies nothing.
+// Authorization header's Credential, the last one as Verify() reads it, else
+// a presigned X-Amz-Credential), as given; nullopt when the request carries
+// no well-formed credential. Reads the signature's scope only: it verifies
+// nothing.
 std::optional<std::string> SigningRegion(const HttpRequest& request);
 
 // ---- Building blocks (exposed for tests) -------------------------------------------
