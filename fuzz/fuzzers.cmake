@@ -10,7 +10,7 @@ set(LQS_FUZZ_DIR ${PROJECT_SOURCE_DIR}/fuzz)
 set(LQS_FUZZERS receipt_handle records keys message_rules queue_attributes engine)
 # The wire-protocol parsers live in lqsd (server/), built when it exists.
 if(EXISTS ${PROJECT_SOURCE_DIR}/server/CMakeLists.txt)
-  list(APPEND LQS_FUZZERS sqs_json sqs_query)
+  list(APPEND LQS_FUZZERS sqs_json sqs_query http_request sigv4)
 endif()
 
 # add_executable for fuzzer `name` (fuzz/fuzz_<name>.cc plus ARGN sources).
@@ -20,7 +20,7 @@ function(lqs_fuzz_executable target name)
                              ${PROJECT_BINARY_DIR}/generated)
   if(name STREQUAL "message_rules" OR name STREQUAL "queue_attributes")
     target_link_libraries(${target} PRIVATE lqs_api)
-  elseif(name MATCHES "^sqs_")
+  elseif(name MATCHES "^(sqs_|http_request$|sigv4$)")
     target_link_libraries(${target} PRIVATE lqsd_core)
   else()
     add_dependencies(${target} lqs_generated)
