@@ -27,7 +27,7 @@ namespace {
 
 // A catalog key no record uses ("M" is the meta prefix, keys.h): its
 // tombstone, written without the log, keeps the catalog's memtable from
-// being empty (see KeepMemtableNonEmpty).
+// being empty (see WriteErrorRecovery).
 constexpr std::string_view kResumeMarkerKey = "M\xffresume";
 
 // Writes the marker tombstone into the catalog column family ("default")
@@ -235,7 +235,9 @@ Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
   if (!s.ok()) {
     // A failed write applied nothing. It may have been refused for an
     // earlier background error (a flush that found the disk full) that
-    // resumes now: then it is tried once more.
+    // resumes now: then it is tried once more. (A record whose sync failed
+    // may be in the old log; the resume's flush moves recovery past that
+    // log, so it is never applied twice.)
     Status failed = WriteFailed(s, "writing to the database");
     if (!ResumeIfNeeded().ok()) return failed;
     s = db_->Write(write_options, batch);

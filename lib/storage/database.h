@@ -15,9 +15,11 @@
 // full disk has room, writes succeed again without a reopen. Every write
 // error's message says which case applies: a full disk (resumes by itself
 // once there is room) or another error (resumes if the disk recovers, else
-// reopen the database). A failed Write() applied nothing; a failed Commit()
-// leaves its deferred writes applied in memory but not durable (a crash
-// loses them, a successful resume keeps them).
+// reopen the database). A failed Write() applied nothing (in kFsync, a
+// write whose sync failed may be in the log already: a reopen before any
+// resume applies it); a failed Commit() leaves its deferred writes applied
+// in memory but not durable (a crash loses them, a successful resume keeps
+// them).
 //
 // Thread safety: all methods may be called concurrently, except Close().
 
