@@ -101,6 +101,19 @@ bool Mentions(const Status& st, const char* text) {
   return st.message().find(text) != std::string::npos;
 }
 
+// A send while the disk fails (committed, with deferred commits): it must
+// fail with kIOError. Recorded as failed, or with deferred commits as
+// unknown: the send was applied in memory before its commit failed.
+Status SendDuringFault(Phase& phase, Queue& q, const std::string& body, bool deferred_commits,
+                       const std::function<Status()>& commit, const std::string& what) {
+  Status st = Send(q, body);
+  if (deferred_commits && st.ok()) st = commit();
+  phase.Record(deferred_commits ? "unknown" : "failed", body);
+  phase.Record("note", what + ": " + st.ToString());
+  phase.Check(st.code() == ErrorCode::kIOError, what + ": " + st.ToString());
+  return st;
+}
+
 // The disk-full phase: sends and deletes, fills the disk, checks that every
 // call fails with kIOError and says the disk is full, frees the disk, and
 // checks that the same Broker writes again. With `deferred_commits` the
@@ -139,12 +152,8 @@ int RunDiskFullPhase(const std::string& dir, bool deferred_commits, bool close_a
 
   // The disk fills up.
   fs.FailWrites(WriteFault::kNoSpace);
-  Status st = Send(q, "during-0");
-  if (deferred_commits && st.ok()) st = commit();
-  // Deferred: the send was applied in memory before its commit failed.
-  phase.Record(deferred_commits ? "unknown" : "failed", "during-0");
-  phase.Record("note", "a send on a full disk: " + st.ToString());
-  phase.Check(st.code() == ErrorCode::kIOError, "send on a full disk: " + st.ToString());
+  Status st =
+      SendDuringFault(phase, q, "during-0", deferred_commits, commit, "a send on a full disk");
   phase.Check(Mentions(st, "No space"), "the error names the cause: " + st.ToString());
   phase.Check(Mentions(st, "disk is full"), "the error says the disk is full: " + st.ToString());
 
@@ -284,21 +293,29 @@ TEST(DiskFull, DeferredCommitsCloseAfterTheDiskHadRoomAgain) {
   RunPhaseAndCheck([](const std::string& dir) { return RunDiskFullPhase(dir, true, true); });
 }
 
-// A disk that stays full until Close(): Close() returns (an error or OK)
-// and the database reopens with everything acknowledged before the fault.
-int RunCloseWhileFullPhase(const std::string& dir) {
-  Phase phase(dir);
-  Opened opened = OpenOverFaults(dir, false);
-  auto created = opened.broker->CreateQueue("jobs", {}, {});
-  if (!created.ok()) return 2;
+// Creates the queue "jobs" and sends "before-0" to "before-4", recording
+// each acknowledged send; nullptr if the queue cannot be created.
+std::shared_ptr<Queue> JobsWithFiveSends(Phase& phase, Broker& broker) {
+  auto created = broker.CreateQueue("jobs", {}, {});
+  if (!created.ok()) return nullptr;
   for (int i = 0; i < 5; ++i) {
     const std::string body = "before-" + std::to_string(i);
     const Status st = Send(**created, body);
     phase.Check(st.ok(), "send: " + st.ToString());
     if (st.ok()) phase.Record("acked", body);
   }
+  return *created;
+}
+
+// A disk that stays full until Close(): Close() returns (an error or OK)
+// and the database reopens with everything acknowledged before the fault.
+int RunCloseWhileFullPhase(const std::string& dir) {
+  Phase phase(dir);
+  Opened opened = OpenOverFaults(dir, false);
+  std::shared_ptr<Queue> jobs = JobsWithFiveSends(phase, *opened.broker);
+  if (!jobs) return 2;
   opened.fs->FailWrites(WriteFault::kNoSpace);
-  const Status st = Send(**created, "during");
+  const Status st = Send(*jobs, "during");
   phase.Record("failed", "during");
   phase.Check(st.code() == ErrorCode::kIOError, "send on a full disk: " + st.ToString());
   const Status closed = opened.broker->Close();
@@ -316,22 +333,17 @@ TEST(DiskFull, CloseWhileStillFull) { RunPhaseAndCheck(RunCloseWhileFullPhase); 
 int RunFullAfterFlushPhase(const std::string& dir) {
   Phase phase(dir);
   Opened opened = OpenOverFaults(dir, false);
-  auto created = opened.broker->CreateQueue("jobs", {}, {});
-  if (!created.ok()) return 2;
-  for (int i = 0; i < 5; ++i) {
-    const std::string body = "before-" + std::to_string(i);
-    phase.Check(Send(**created, body).ok(), "send");
-    phase.Record("acked", body);
-  }
+  std::shared_ptr<Queue> jobs = JobsWithFiveSends(phase, *opened.broker);
+  if (!jobs) return 2;
   phase.Check(opened.broker->CompactAll().ok(), "CompactAll (flushes every memtable)");
   opened.fs->FailWrites(WriteFault::kNoSpace);
-  Status st = Send(**created, "during");
+  Status st = Send(*jobs, "during");
   phase.Record("failed", "during");
   phase.Check(st.code() == ErrorCode::kIOError, "send on a full disk: " + st.ToString());
   opened.fs->FailWrites(WriteFault::kNone);
   for (int i = 0; i < 5; ++i) {
     const std::string body = "after-" + std::to_string(i);
-    st = Send(**created, body);
+    st = Send(*jobs, body);
     phase.Check(st.ok(), "send once there is room: " + st.ToString());
     if (st.ok()) phase.Record("acked", body);
   }
@@ -362,11 +374,8 @@ int RunWriteErrorPhase(const std::string& dir, bool deferred_commits) {
   for (int i = 0; i < 10; ++i) phase.Record("acked", "before-" + std::to_string(i));
 
   opened.fs->FailWrites(WriteFault::kIOError);
-  Status st = Send(q, "during");
-  if (deferred_commits && st.ok()) st = commit();
-  phase.Record(deferred_commits ? "unknown" : "failed", "during");
-  phase.Record("note", "a send on a failing disk: " + st.ToString());
-  phase.Check(st.code() == ErrorCode::kIOError, "send on a failing disk: " + st.ToString());
+  Status st =
+      SendDuringFault(phase, q, "during", deferred_commits, commit, "a send on a failing disk");
   phase.Check(Mentions(st, "Input/output error"), "the error names the cause: " + st.ToString());
   phase.Check(Mentions(st, "writing") || Mentions(st, "syncing"),
               "the error names the operation: " + st.ToString());
