@@ -90,10 +90,15 @@ TEST_F(LeaseTest, ChangeVisibilityRules) {
   const std::string h = got[0].receipt_handle;
   EXPECT_CODE(q->ChangeMessageVisibility(h, 43201), kInvalidParameterValue);
   EXPECT_CODE(q->ChangeMessageVisibility(h, -1), kInvalidParameterValue);
-  // 12 h budget counted from the receive.
+  // 12 h budget counted from the receive, in whole seconds: 43,200 right
+  // after the receive (a client's round trip later) is allowed.
+  EXPECT_OK(q->ChangeMessageVisibility(h, 43200));
+  clock_->AdvanceMillis(999);
+  EXPECT_OK(q->ChangeMessageVisibility(h, 43200));
   clock_->AdvanceMillis(1);
   EXPECT_CODE(q->ChangeMessageVisibility(h, 43200), kInvalidParameterValue);
-  clock_->AdvanceMillis(4999);
+  EXPECT_OK(q->ChangeMessageVisibility(h, 43199));
+  clock_->AdvanceMillis(4999);  // 5.999 s
   EXPECT_OK(q->ChangeMessageVisibility(h, 43195));
   EXPECT_CODE(q->ChangeMessageVisibility(h, 43196), kInvalidParameterValue);
   ASSERT_OK(q->DeleteMessage(h));
@@ -101,6 +106,30 @@ TEST_F(LeaseTest, ChangeVisibilityRules) {
   EXPECT_CODE(gone, kInvalidParameterValue);
   EXPECT_NE(gone.message().find("Message does not exist or is not available for visibility timeout change."),
             std::string::npos);
+}
+
+// SQS answers a visibility change for a message whose lease ran out, and
+// which nobody received since, with success (not MessageNotInflight): the
+// change leases the message again from now.
+TEST_F(LeaseTest, ChangeVisibilityAfterTheLeaseEndedStartsANewLease) {
+  auto q = MakeQueue("q", {{"VisibilityTimeout", "1"}});
+  Send(*q, "x");
+  auto got = Receive(*q);
+  ASSERT_EQ(got.size(), 1u);
+  clock_->AdvanceSeconds(2);  // the lease ended; the message is visible
+  // The new lease has its own 12-hour budget, counted from the change.
+  ASSERT_OK(q->ChangeMessageVisibility(got[0].receipt_handle, 43200));
+  ASSERT_OK(q->ChangeMessageVisibility(got[0].receipt_handle, 30));
+  EXPECT_TRUE(Receive(*q).empty());
+  EXPECT_EQ(q->GetAttributes({"ApproximateNumberOfMessagesNotVisible"})
+                ->at("ApproximateNumberOfMessagesNotVisible"),
+            "1");
+  clock_->AdvanceSeconds(29);
+  EXPECT_TRUE(Receive(*q).empty());
+  clock_->AdvanceSeconds(1);
+  auto again = Receive(*q);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].attributes["ApproximateReceiveCount"], "2");
 }
 
 TEST_F(LeaseTest, MalformedAndForeignHandles) {

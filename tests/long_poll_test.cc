@@ -128,7 +128,14 @@ TEST_F(LongPollTest, DeleteQueueAndCloseWakeWaiters) {
   auto f = ReceiveAsync(q, 20);
   EXPECT_TRUE(StillWaiting(f));
   ASSERT_OK(broker_->DeleteQueue("q"));
-  EXPECT_CODE(Get(f), kQueueDoesNotExist);
+  // The wait began while the queue existed: it ends at once, with nothing.
+  auto cut = Get(f);
+  ASSERT_OK(cut);
+  EXPECT_TRUE(cut->messages.empty());
+  // A receive that starts after the deletion is refused.
+  ReceiveMessageRequest later;
+  later.wait_time_seconds = 20;
+  EXPECT_CODE(q->ReceiveMessage(later), kQueueDoesNotExist);
   auto q2 = MakeQueue("q2");
   auto g = ReceiveAsync(q2, 20);
   EXPECT_TRUE(StillWaiting(g));
@@ -157,6 +164,20 @@ class AsyncReceiveTest : public BrokerTest {
     return out;
   }
 };
+
+TEST_F(AsyncReceiveTest, DeletingTheQueueEndsAParkedReceiveWithNothing) {
+  auto q = MakeQueue("q");
+  auto o = Start(*q, 20);
+  EXPECT_EQ(o->future.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  ASSERT_OK(broker_->DeleteQueue("q"));
+  ASSERT_EQ(o->future.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  auto r = o->future.get();
+  ASSERT_OK(r);
+  EXPECT_TRUE(r->messages.empty());
+  auto late = Start(*q, 20);
+  ASSERT_EQ(late->future.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_CODE(late->future.get(), kQueueDoesNotExist);
+}
 
 TEST_F(AsyncReceiveTest, AnswersAtOnceWhenAMessageIsThere) {
   auto q = MakeQueue("q");

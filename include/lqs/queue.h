@@ -75,7 +75,10 @@ class Queue {
   // positive, blocks the calling thread until a message becomes visible (a
   // send, the end of a delay or lease, a visibility change) or the wait ends,
   // and returns as soon as at least one message is available. Returns an
-  // empty result when the wait ends with nothing; this is not an error.
+  // empty result when the wait ends with nothing; this is not an error. A
+  // wait that the queue's deletion cuts short also ends with an empty result
+  // (SQS: requests made while a queue is being deleted "might succeed"); a
+  // receive that starts after the deletion gets QueueDoesNotExist.
   // Errors: InvalidParameterValue (ranges), OverLimit (in-flight limit,
   // short poll only), QueueDoesNotExist, kIOError.
   virtual StatusOr<ReceiveMessageResult> ReceiveMessage(
@@ -121,7 +124,12 @@ class Queue {
 
   // Sets the message's lease to end `visibility_timeout` seconds from now
   // (0 makes it visible at once). The total lease since the receive that
-  // started it may not exceed 12 hours.
+  // started it may not exceed 12 hours: the whole seconds since that receive
+  // plus visibility_timeout must be at most 43,200. Standard queues: a handle
+  // whose lease already ended is accepted, also when nobody received the
+  // message since; the change starts a new lease (and a new 12-hour budget)
+  // from now, as SQS answers such a change with success. MessageNotInflight
+  // is never returned.
   // Errors: ReceiptHandleIsInvalid; InvalidParameterValue when the message no
   // longer exists, when visibility_timeout is outside 0..43200 or exceeds the
   // 12-hour budget, or (FIFO) when the lease has expired.

@@ -999,6 +999,7 @@ StatusOr<ReceiveMessageResult> QueueImpl::ReceiveMessage(const ReceiveMessageReq
     } leave{&waiters_};
     while (true) {
       Status st = CheckLive();
+      if (st.code() == ErrorCode::kQueueDoesNotExist) break;  // deleted during the wait
       if (!st.ok()) return st;
       const int64_t now = core_->NowMillis();
       st = TryReceiveLocked(request, now, wait_s > 0, &taken);
@@ -1021,6 +1022,8 @@ std::optional<StatusOr<ReceiveMessageResult>> QueueImpl::ReceiveOnce(
   {
     std::lock_guard<std::mutex> lock(mu_);
     Status st = CheckLive();
+    // Deleted after ReceiveMessageAsync accepted the request: no messages.
+    if (st.code() == ErrorCode::kQueueDoesNotExist) return ReceiveMessageResult{};
     if (!st.ok()) return StatusOr<ReceiveMessageResult>(st);
     const int64_t now = core_->NowMillis();
     st = TryReceiveLocked(request, now, /*long_poll=*/deadline > now, &taken);
@@ -1323,7 +1326,10 @@ StatusOr<BatchResult> QueueImpl::ChangeMessageVisibilityBatch(
     // the latest handle of a message whose lease expired).
     if (lease.visible_at_ms <= now) lease.lease_start_ms = now;
     const int64_t new_end = now + int64_t{*e.visibility_timeout} * 1000;
-    if (new_end - lease.lease_start_ms > kMaxLeaseMs) {
+    // The time the lease has run counts in whole seconds, the unit of every
+    // SQS timeout: 43,200 is allowed for the first second after a receive.
+    const int64_t elapsed_ms = (now - lease.lease_start_ms) / 1000 * 1000;
+    if (elapsed_ms + int64_t{*e.visibility_timeout} * 1000 > kMaxLeaseMs) {
       out.failed.push_back(EntryError(
           e.id, Status(ErrorCode::kInvalidParameterValue,
                        "Value " + std::to_string(*e.visibility_timeout) +

@@ -138,6 +138,27 @@ def test_delay_and_visibility_follow_the_clock(db, clock):
     assert m2.message_id == m.message_id and m2.receive_count == 2
 
 
+def test_visibility_change_after_the_lease_ended_and_the_12_hour_budget(db, clock):
+    q = db.create_queue("q", attributes={"VisibilityTimeout": 1})
+    q.send("x")
+    [m] = q.receive()
+    # The whole seconds since the receive count: 43,200 within the first one.
+    clock.advance_millis(999)
+    q.change_visibility(m, 43200)
+    clock.advance_millis(1)
+    with pytest.raises(lqs.InvalidParameterValue):
+        q.change_visibility(m, 43200)
+    q.change_visibility(m, 0)
+    # The lease ended and nobody received the message since: SQS accepts the
+    # change (no MessageNotInflight), and it leases the message again.
+    clock.advance_seconds(2)
+    q.change_visibility(m, 30)
+    assert q.receive() == []
+    clock.advance_seconds(30)
+    [again] = q.receive()
+    assert again.message_id == m.message_id and again.receive_count == 2
+
+
 def test_batches(db):
     q = db.create_queue("q")
     r = q.send_batch(["one", {"id": "x", "body": "\x01"},
