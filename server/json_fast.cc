@@ -299,21 +299,8 @@ class Reader {
   // Four hex digits (either case) as a number; -1 when they are not.
   int32_t Hex4() {
     if (end_ - p_ < 4) return -1;
-    int32_t value = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char c = *p_++;
-      int digit;
-      if (c >= '0' && c <= '9') {
-        digit = c - '0';
-      } else if (c >= 'a' && c <= 'f') {
-        digit = c - 'a' + 10;
-      } else if (c >= 'A' && c <= 'F') {
-        digit = c - 'A' + 10;
-      } else {
-        return -1;
-      }
-      value = value * 16 + digit;
-    }
+    const int32_t value = json_fast::Hex4(p_);
+    p_ += 4;
     return value;
   }
 

@@ -21,7 +21,7 @@
 // than kMaxMembers members. Both limits are below DecodeBody's, so an
 // accepted document passes DecodeBody's checks.
 //
-// Two byte-level helpers at the end are shared with sqs_json's string writer.
+// The byte-level helpers at the end are shared with sqs_json.
 //
 // Thread safety: ParseObject may be called concurrently (it keeps scratch
 // storage per thread); the helpers are pure.
@@ -85,6 +85,27 @@ inline size_t PlainAsciiLength(const char* p, const char* end) {
 // no overlong forms, no surrogates, nothing above U+10FFFF; the sequences
 // nlohmann's parser and serialiser accept).
 size_t Utf8SequenceLength(const char* p, const char* end);
+
+// The value of the four hex digits (either case) p[0..3], or -1 when they
+// are not four hex digits. The caller guarantees that 4 bytes are readable.
+inline int32_t Hex4(const char* p) {
+  int32_t value = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char c = p[i];
+    int digit;
+    if (c >= '0' && c <= '9') {
+      digit = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      digit = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      digit = c - 'A' + 10;
+    } else {
+      return -1;
+    }
+    value = value * 16 + digit;
+  }
+  return value;
+}
 
 }  // namespace lqsd::json_fast
 

@@ -85,6 +85,51 @@ HttpResponse Base(int status, const std::string& request_id) {
   return r;
 }
 
+// The code unit of the \uXXXX escape at text[i] (text[i] == '\\'), or -1
+// when there is none there.
+int32_t EscapedCodeUnit(std::string_view text, size_t i) {
+  if (text.size() - i < 6 || text[i + 1] != 'u') return -1;
+  return json_fast::Hex4(text.data() + i + 2);
+}
+
+// JSON's grammar (RFC 8259 section 8.2) allows a \u escape of a lone UTF-16
+// surrogate, and SQS reads such a document; it then refuses the character
+// where it checks characters (InvalidMessageContents in a MessageBody,
+// InvalidParameterValue elsewhere). nlohmann refuses the whole document. So
+// each escape of a lone surrogate becomes \uffff, a code point that SQS
+// refuses wherever it refuses a surrogate, and the request gets AWS's error.
+// Returns false, leaving *out alone, when `text` has no such escape.
+bool ReplaceLoneSurrogates(std::string_view text, std::string* out) {
+  std::string replaced;
+  bool any = false;
+  size_t copied = 0;  // text[0, copied) is in `replaced`
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') continue;
+    const int32_t unit = EscapedCodeUnit(text, i);
+    if (unit < 0xd800 || unit > 0xdfff) {
+      ++i;  // another escape (an escaped backslash, say): skip its second character
+      continue;
+    }
+    if (unit <= 0xdbff) {
+      const int32_t low = text.size() - i >= 12 && text[i + 6] == '\\' ? EscapedCodeUnit(text, i + 6)
+                                                                        : -1;
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        i += 11;  // a pair
+        continue;
+      }
+    }
+    replaced.append(text.substr(copied, i - copied));
+    replaced.append("\\uffff");
+    any = true;
+    copied = i + 6;
+    i += 5;
+  }
+  if (!any) return false;
+  replaced.append(text.substr(copied));
+  *out = std::move(replaced);
+  return true;
+}
+
 }  // namespace
 
 std::string ActionFromTarget(std::string_view target) {
@@ -100,6 +145,10 @@ std::optional<SqsError> DecodeBody(std::string_view body, Json* params) {
   }
   // The usual request: read directly, with nlohmann's outcome (json_fast.h).
   if (json_fast::ParseObject(body, params)) return std::nullopt;
+  std::string without_lone_surrogates;
+  if (ReplaceLoneSurrogates(body, &without_lone_surrogates)) {
+    return DecodeBody(without_lone_surrogates, params);
+  }
   const Shape shape = ScanShape(body);
   if (shape.max_depth > kMaxDepth) {
     return SerializationError("The request body is nested too deeply.");

@@ -423,6 +423,117 @@ def raw_exchange(server, data, read_timeout=5):
         s.close()
 
 
+def query_code(r):
+    m = re.search(r"<Code>([^<]*)</Code>", r.text)
+    return m.group(1) if m else None
+
+
+@pytest.mark.parametrize("protocol", ["json", "query"])
+def test_visibility_change_after_the_lease_ended_and_at_the_12_hour_mark(c, protocol):
+    # AWS answers 200 (never MessageNotInflight) to a change for a message
+    # whose lease ran out and which nobody received since; and 43,200 s right
+    # after the receive is within the 12-hour budget (whole seconds).
+    url = create(c, "cmv-" + protocol)
+    assert c.json("SendMessage", {"QueueUrl": url, "MessageBody": "x"}).status == 200
+
+    def receive(visibility):
+        r = c.json("ReceiveMessage", {"QueueUrl": url, "VisibilityTimeout": visibility})
+        assert r.status == 200, r.text
+        return r.json()["Messages"][0]["ReceiptHandle"]
+
+    def change(handle, seconds):
+        if protocol == "json":
+            return c.json("ChangeMessageVisibility", {"QueueUrl": url, "ReceiptHandle": handle,
+                                                      "VisibilityTimeout": seconds})
+        return c.query({"Action": "ChangeMessageVisibility", "QueueUrl": url,
+                        "ReceiptHandle": handle, "VisibilityTimeout": str(seconds)})
+
+    handle = receive(0)  # a lease that ended at once: the message is visible again
+    r = change(handle, 30)
+    assert r.status == 200, r.text
+    assert c.json("ReceiveMessage", {"QueueUrl": url}).json() == {}  # leased again
+    r = change(handle, 0)
+    assert r.status == 200, r.text
+    handle = receive(30)
+    r = change(handle, 43200)
+    assert r.status == 200, r.text
+    r = change(handle, 43201)
+    assert r.status == 400 and "VisibilityTimeout" in r.text, r.text
+
+
+def test_lone_surrogate_escapes_are_invalid_characters(c, server):
+    url = create(c, "surrogates")
+
+    def send(body_json):
+        return c.json("SendMessage", '{"QueueUrl":"%s","MessageBody":%s}' % (url, body_json))
+
+    for lone in (r'"broken \ud83d pair"', r'"\udc00"', r'"end \ud800"', r'"\ud800\ud800"'):
+        r = send(lone)
+        assert r.status == 400, (lone, r.text)
+        assert r.json()["__type"].endswith("#InvalidMessageContents"), (lone, r.text)
+    # A pair, and the six characters "\ud83d" after an escaped backslash, are fine.
+    for ok, text in ((r'"pair \ud83d\ude00"', "pair \U0001F600"),
+                     (r'"text \\ud83d"', "text \\ud83d")):
+        r = send(ok)
+        assert r.status == 200, (ok, r.text)
+        got = c.json("ReceiveMessage", {"QueueUrl": url}).json()["Messages"][0]
+        assert got["Body"] == text
+        c.json("DeleteMessage", {"QueueUrl": url, "ReceiptHandle": got["ReceiptHandle"]})
+    # In a String attribute value it is an invalid character there (SQS's code
+    # for those is InvalidParameterValue); in a queue name, an invalid name.
+    r = c.json("SendMessage", '{"QueueUrl":"%s","MessageBody":"b","MessageAttributes":'
+               '{"a":{"DataType":"String","StringValue":"\\ud800"}}}' % url)
+    assert r.status == 400 and "InvalidParameterValue" in r.json()["__type"], r.text
+    assert "attribute 'a' contains invalid characters" in r.json()["message"], r.text
+    r = c.json("CreateQueue", r'{"QueueName":"q\udfff"}')
+    assert r.status == 400 and "InvalidParameterValue" in r.json()["__type"], r.text
+    # The same character over the query protocol can only arrive as invalid
+    # UTF-8 (a surrogate's three bytes): the same error.
+    r = c.request("POST", "/", b"Action=SendMessage&QueueUrl=" +
+                  urllib.parse.quote(url, safe="").encode() + b"&MessageBody=broken%ED%A0%BDpair",
+                  {"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status == 400 and query_code(r) == "InvalidMessageContents", r.text
+
+
+@pytest.mark.parametrize("protocol", ["json", "query"])
+def test_long_poll_on_a_queue_deleted_during_the_wait(c, server, protocol):
+    # A receive waiting when its queue is deleted ends at once with no
+    # messages; the next receive gets QueueDoesNotExist. The delete must
+    # come after the receive parked: an attempt where it came first (the
+    # receive then fails at once) is tried again on a new queue.
+    for attempt in range(5):
+        url = create(c, "deleted-while-waiting-%s-%d" % (protocol, attempt))
+        result = {}
+
+        def poll():
+            if protocol == "json":
+                result["r"] = c.json("ReceiveMessage", {"QueueUrl": url, "WaitTimeSeconds": 20})
+            else:
+                result["r"] = c.query({"Action": "ReceiveMessage", "QueueUrl": url,
+                                       "WaitTimeSeconds": "20"})
+
+        t = threading.Thread(target=poll)
+        started = time.time()
+        t.start()
+        time.sleep(0.3)  # let it park (not a timeout: the delete ends the wait)
+        assert c.json("DeleteQueue", {"QueueUrl": url}).status == 200
+        t.join(15)
+        assert not t.is_alive(), "the deletion did not end the long poll"
+        r = result["r"]
+        if r.status == 400 and "NonExistentQueue" in r.text:
+            continue  # the delete won the race with the receive; try again
+        assert r.status == 200, r.text
+        assert time.time() - started < 10
+        if protocol == "json":
+            assert r.json() == {}
+        else:
+            assert "<ReceiveMessageResult/>" in r.text, r.text
+        later = c.json("ReceiveMessage", {"QueueUrl": url, "WaitTimeSeconds": 1})
+        assert later.status == 400 and "QueueDoesNotExist" in later.json()["__type"], later.text
+        return
+    pytest.fail("every receive came after its queue's deletion")
+
+
 def test_limits_and_malformed_http(c, server):
     big = "x" * 70000
     r = c.query({"Action": "SendMessage", "MessageBody": big})
@@ -451,6 +562,8 @@ def test_keep_alive_and_expect_continue(server):
         conn.request("POST", "/", body="Action=ListQueues",
                      headers={"Content-Type": "application/x-www-form-urlencoded"})
         r = conn.getresponse()
+
+
         r.read()
         assert r.status == 200
     sock = conn.sock
