@@ -485,6 +485,9 @@ std::string NormalisedValue(std::string_view name, const QueueConfig& config) {
     return std::to_string(*field);
   }
   if (name == attr::kKmsDataKeyReusePeriodSeconds) {
+    // Without a key the period is not an attribute of the queue: SQS does
+    // not show it then, nor does RenderQueueConfig.
+    if (config.kms_master_key_id.empty()) return std::string();
     return std::to_string(
         config.kms_data_key_reuse_period_seconds.value_or(kDefaultKmsDataKeyReusePeriod));
   }

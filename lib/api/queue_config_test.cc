@@ -817,6 +817,22 @@ TEST(FirstDifferingAttributeTest, KmsAttributes) {
   EXPECT_EQ(FirstDifferingAttribute({{"KmsMasterKeyId", "other"}}, current), "KmsMasterKeyId");
   EXPECT_EQ(FirstDifferingAttribute({{"SqsManagedSseEnabled", "true"}}, current),
             "SqsManagedSseEnabled");
+  EXPECT_EQ(FirstDifferingAttribute({{"KmsDataKeyReusePeriodSeconds", "600"}}, current),
+            "KmsDataKeyReusePeriodSeconds");
+}
+
+// Without a key the reuse period is not an attribute of the queue (it is not
+// rendered), so it never differs: an empty KmsMasterKeyId in the same request
+// drops the period it sets (fuzz finding queue_attributes-kms-reuse-with-empty-key).
+TEST(FirstDifferingAttributeTest, ReusePeriodWithoutAKeyNeverDiffers) {
+  const AttributeMap requested = {{"KmsDataKeyReusePeriodSeconds", "1024"},
+                                  {"KmsMasterKeyId", ""},
+                                  {"MaximumMessageSize", "1024"}};
+  const QueueConfig config = MustApply(requested);
+  EXPECT_EQ(RenderQueueConfig(config).count("KmsDataKeyReusePeriodSeconds"), 0u);
+  EXPECT_EQ(FirstDifferingAttribute(requested, config), std::nullopt);
+  EXPECT_EQ(FirstDifferingAttribute({{"KmsDataKeyReusePeriodSeconds", "60"}}, Standard()),
+            std::nullopt);
 }
 
 TEST(FirstDifferingAttributeTest, FifoAttributes) {
