@@ -206,15 +206,6 @@ Json FailedEntries(const std::vector<lqs::BatchResultError>& failed) {
   return out;
 }
 
-Json BatchResultJson(const lqs::BatchResult& r) {
-  Json out = Json::object();
-  Json ok = Json::array();
-  for (const auto& id : r.successful) ok.push_back(Json{{"Id", id}});
-  out["Successful"] = std::move(ok);
-  out["Failed"] = FailedEntries(r.failed);
-  return out;
-}
-
 // ---- The same outputs written straight to JSON text (see ActionResult::json_body) ----
 // Each writer gives the bytes EncodeResult would give for the Json above.
 
@@ -268,7 +259,15 @@ void AppendSendDigests(std::string* b, const lqs::SendMessageResult& r) {
   AppendOptMember(b, "MD5OfMessageSystemAttributes", r.md5_of_message_system_attributes);
 }
 
+// ',' unless `b` has only just opened its object.
+void AppendSeparator(std::string* b) {
+  if (b->back() != '{') b->push_back(',');
+}
+
+// `"Failed":[...]` (after a separator), nothing when there are none.
 void AppendFailedJson(std::string* b, const std::vector<lqs::BatchResultError>& failed) {
+  if (failed.empty()) return;
+  AppendSeparator(b);
   sqs_json::AppendKey(b, "Failed");
   AppendEach(b, '[', failed, ']', [b](const lqs::BatchResultError& f) {
     b->push_back('{');
@@ -282,19 +281,6 @@ void AppendFailedJson(std::string* b, const std::vector<lqs::BatchResultError>& 
     sqs_json::AppendMember(b, "Message", f.message);
     b->push_back('}');
   });
-}
-
-void AppendBatchResultJson(std::string* b, const lqs::BatchResult& r) {
-  b->reserve(64 + 24 * r.successful.size());
-  b->append("{\"Successful\":");
-  AppendEach(b, '[', r.successful, ']', [b](const std::string& id) {
-    b->push_back('{');
-    sqs_json::AppendMember(b, "Id", id);
-    b->push_back('}');
-  });
-  b->push_back(',');
-  AppendFailedJson(b, r.failed);
-  b->push_back('}');
 }
 
 // (Moves the texts out of `p`.)
@@ -375,6 +361,70 @@ std::string ReceiveMessageOutputJson(const lqs::ReceiveMessageResult& result) {
     }
     b.push_back('}');
   });
+  b.push_back('}');
+  return b;
+}
+
+Json SendMessageBatchOutput(const lqs::SendMessageBatchResult& result) {
+  Json ok = Json::array();
+  for (const auto& sr : result.successful) {
+    Json e = Json::object();
+    e["Id"] = sr.id;
+    AddSendResult(e, sr.result);
+    ok.push_back(std::move(e));
+  }
+  Json out = Json::object();
+  out["Successful"] = std::move(ok);
+  out["Failed"] = FailedEntries(result.failed);
+  return out;
+}
+
+std::string SendMessageBatchOutputJson(const lqs::SendMessageBatchResult& result) {
+  std::string b;
+  b.reserve(64 + 160 * result.successful.size());
+  b.push_back('{');
+  if (!result.successful.empty()) {
+    sqs_json::AppendKey(&b, "Successful");
+    AppendEach(&b, '[', result.successful, ']', [&b](const lqs::SendMessageBatchResultEntry& ok) {
+      const lqs::SendMessageResult& sr = ok.result;
+      b.push_back('{');
+      sqs_json::AppendMember(&b, "Id", ok.id);
+      b.push_back(',');
+      sqs_json::AppendMember(&b, "MessageId", sr.message_id);
+      b.push_back(',');
+      sqs_json::AppendMember(&b, "MD5OfMessageBody", sr.md5_of_message_body);
+      AppendSendDigests(&b, sr);
+      AppendOptMember(&b, "SequenceNumber", sr.sequence_number);
+      b.push_back('}');
+    });
+  }
+  AppendFailedJson(&b, result.failed);
+  b.push_back('}');
+  return b;
+}
+
+Json BatchResultOutput(const lqs::BatchResult& result) {
+  Json ok = Json::array();
+  for (const auto& id : result.successful) ok.push_back(Json{{"Id", id}});
+  Json out = Json::object();
+  out["Successful"] = std::move(ok);
+  out["Failed"] = FailedEntries(result.failed);
+  return out;
+}
+
+std::string BatchResultOutputJson(const lqs::BatchResult& result) {
+  std::string b;
+  b.reserve(64 + 24 * result.successful.size());
+  b.push_back('{');
+  if (!result.successful.empty()) {
+    sqs_json::AppendKey(&b, "Successful");
+    AppendEach(&b, '[', result.successful, ']', [&b](const std::string& id) {
+      b.push_back('{');
+      sqs_json::AppendMember(&b, "Id", id);
+      b.push_back('}');
+    });
+  }
+  AppendFailedJson(&b, result.failed);
   b.push_back('}');
   return b;
 }
@@ -597,35 +647,10 @@ void Actions::SendMessageBatch(ActionRequest& r, ActionResult* out) {
   auto queue = ResolveQueue(r);
   const lqs::SendMessageBatchResult result = Take(queue->SendMessageBatch(entries));
   if (r.protocol == Protocol::kJson) {
-    std::string& b = out->json_body;
-    b.reserve(64 + 160 * result.successful.size());
-    b.append("{\"Successful\":");
-    AppendEach(&b, '[', result.successful, ']', [&b](const lqs::SendMessageBatchResultEntry& ok) {
-      const lqs::SendMessageResult& sr = ok.result;
-      b.push_back('{');
-      sqs_json::AppendMember(&b, "Id", ok.id);
-      b.push_back(',');
-      sqs_json::AppendMember(&b, "MessageId", sr.message_id);
-      b.push_back(',');
-      sqs_json::AppendMember(&b, "MD5OfMessageBody", sr.md5_of_message_body);
-      AppendSendDigests(&b, sr);
-      AppendOptMember(&b, "SequenceNumber", sr.sequence_number);
-      b.push_back('}');
-    });
-    b.push_back(',');
-    AppendFailedJson(&b, result.failed);
-    b.push_back('}');
+    out->json_body = SendMessageBatchOutputJson(result);
     return;
   }
-  Json ok = Json::array();
-  for (const auto& sr : result.successful) {
-    Json e = Json::object();
-    e["Id"] = sr.id;
-    AddSendResult(e, sr.result);
-    ok.push_back(std::move(e));
-  }
-  out->output["Successful"] = std::move(ok);
-  out->output["Failed"] = FailedEntries(result.failed);
+  out->output = SendMessageBatchOutput(result);
 }
 
 void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
@@ -706,10 +731,10 @@ void Actions::DeleteMessageBatch(ActionRequest& r, ActionResult* out) {
   auto queue = ResolveQueue(r);
   const lqs::BatchResult result = Take(queue->DeleteMessageBatch(entries));
   if (r.protocol == Protocol::kJson) {
-    AppendBatchResultJson(&out->json_body, result);
+    out->json_body = BatchResultOutputJson(result);
     return;
   }
-  out->output = BatchResultJson(result);
+  out->output = BatchResultOutput(result);
 }
 
 void Actions::ChangeMessageVisibility(ActionRequest& r, ActionResult* out) {
@@ -732,10 +757,10 @@ void Actions::ChangeMessageVisibilityBatch(ActionRequest& r, ActionResult* out) 
   auto queue = ResolveQueue(r);
   const lqs::BatchResult result = Take(queue->ChangeMessageVisibilityBatch(entries));
   if (r.protocol == Protocol::kJson) {
-    AppendBatchResultJson(&out->json_body, result);
+    out->json_body = BatchResultOutputJson(result);
     return;
   }
-  out->output = BatchResultJson(result);
+  out->output = BatchResultOutput(result);
 }
 
 // ---- Tags and permissions -------------------------------------------------------------
@@ -796,7 +821,9 @@ Json Actions::ListDeadLetterSourceQueues(const ActionRequest& r) {
   const lqs::ListQueuesResult result =
       Take(r.broker->ListDeadLetterSourceQueues(queue->name(), req));
   Json out = Json::object();
-  Json urls = Json::array();  // a required member: always present, lower-case q (§5.20)
+  // Lower-case q (§5.20). Present when empty here (the legacy JSON rendering
+  // of query responses keeps it); the JSON protocol leaves it out then.
+  Json urls = Json::array();
   for (const auto& name : result.queue_names) urls.push_back(QueueUrl(r, name));
   out["queueUrls"] = std::move(urls);
   if (!result.next_token.empty()) out["NextToken"] = result.next_token;
@@ -823,6 +850,7 @@ Json Actions::ListMessageMoveTasks(const ActionRequest& r) {
   const int max_results = OptInt(r.params, "MaxResults").value_or(1);
   const std::vector<lqs::MessageMoveTask> tasks =
       Take(r.broker->ListMessageMoveTasks(source, max_results));
+  // Present when empty here; the JSON protocol leaves it out then.
   Json results = Json::array();
   for (const auto& t : tasks) results.push_back(lqs::wire::MoveTaskJson(t));
   return Json{{"Results", std::move(results)}};

@@ -84,6 +84,16 @@ using ActionDone = std::function<void(ActionResult)>;
 Json ReceiveMessageOutput(const lqs::ReceiveMessageResult& result);
 std::string ReceiveMessageOutputJson(const lqs::ReceiveMessageResult& result);
 
+// The same pair for SendMessageBatch, and for DeleteMessageBatch and
+// ChangeMessageVisibilityBatch (BatchResult). The trees always carry
+// Successful and Failed (the legacy JSON rendering of query responses shows
+// an empty one as []); the text leaves out an empty one, as
+// sqs_json::EncodeResult does with the tree.
+Json SendMessageBatchOutput(const lqs::SendMessageBatchResult& result);
+std::string SendMessageBatchOutputJson(const lqs::SendMessageBatchResult& result);
+Json BatchResultOutput(const lqs::BatchResult& result);
+std::string BatchResultOutputJson(const lqs::BatchResult& result);
+
 // SendMessageBatch's entries read out of its decoded JSON-protocol input, the
 // way the action reads them (plain_send_batch.h must agree with this; its
 // tests and fuzz_sqs_json compare the two). Moves texts out of `params`.

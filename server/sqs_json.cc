@@ -183,9 +183,27 @@ std::optional<SqsError> DecodeBody(std::string_view body, Json* params) {
   return std::nullopt;
 }
 
+namespace {
+
+bool IsEmptyCollection(const Json& value) {
+  return (value.is_array() || value.is_object()) && value.empty();
+}
+
+}  // namespace
+
 HttpResponse EncodeResult(const Json& output, const std::string& request_id) {
   HttpResponse r = Base(200, request_id);
-  r.body = output.is_object() ? Dump(output) : "{}";
+  if (!output.is_object()) {
+    r.body = "{}";
+  } else if (std::none_of(output.begin(), output.end(), IsEmptyCollection)) {
+    r.body = Dump(output);
+  } else {  // an empty list or map member is omitted
+    Json kept = Json::object();
+    for (const auto& [key, value] : output.items()) {
+      if (!IsEmptyCollection(value)) kept[key] = value;
+    }
+    r.body = Dump(kept);
+  }
   return r;
 }
 

@@ -36,6 +36,12 @@ std::string Dump(const Json& value);
 std::optional<SqsError> DecodeBody(std::string_view body, Json* params);
 
 // A 200 response with `output` (never null; {} for actions without output).
+// An output member whose value is an empty list or map is left out, as AWS
+// leaves it out on this protocol (batch results without failures have no
+// Failed, ListDeadLetterSourceQueues without sources no queueUrls, ...);
+// the query protocol's encoder gets the same tree and keeps them. Members
+// nested deeper (a message's Attributes) are omitted by whoever builds the
+// tree.
 HttpResponse EncodeResult(const Json& output, const std::string& request_id);
 
 // The same 200 response for an output object already encoded (by the

@@ -222,6 +222,33 @@ TEST(Decode, BatchesAndTasksAndLists) {
   EXPECT_EQ(d.queue_names, (std::vector<std::string>{"src"}));
 }
 
+// lqsd (like SQS) leaves out an empty list on the JSON protocol: a batch
+// without failures has no Failed, one without successes no Successful, and
+// nothing to list is {}.
+TEST(Decode, AbsentListsAreEmpty) {
+  auto s = DecodeSendMessageBatch(
+      J(R"({"Successful":[{"Id":"e1","MessageId":"m","MD5OfMessageBody":"x"}]})"));
+  EXPECT_EQ(s.successful.size(), 1u);
+  EXPECT_TRUE(s.failed.empty());
+  s = DecodeSendMessageBatch(
+      J(R"({"Failed":[{"Id":"e2","SenderFault":true,"Code":"C","Message":"m"}]})"));
+  EXPECT_TRUE(s.successful.empty());
+  EXPECT_EQ(s.failed.size(), 1u);
+  auto b = DecodeBatchResult(J(R"({"Successful":[{"Id":"a"}]})"));
+  EXPECT_EQ(b.successful, (std::vector<std::string>{"a"}));
+  EXPECT_TRUE(b.failed.empty());
+  b = DecodeBatchResult(
+      J(R"({"Failed":[{"Id":"a","SenderFault":true,"Code":"C","Message":"m"}]})"));
+  EXPECT_TRUE(b.successful.empty());
+  EXPECT_EQ(b.failed.size(), 1u);
+  EXPECT_TRUE(DecodeListMessageMoveTasks(J("{}")).empty());
+  EXPECT_TRUE(DecodeListQueues(J("{}"), "queueUrls").queue_names.empty());
+  EXPECT_TRUE(DecodeListQueues(J("{}")).queue_names.empty());
+  auto r = DecodeReceiveMessage(J("{}"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->messages.empty());
+}
+
 // §11.3 errors: the query code header wins, __type is the fallback.
 TEST(Decode, Errors) {
   lqs::Status s = DecodeError(

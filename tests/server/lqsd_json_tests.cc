@@ -697,6 +697,76 @@ TEST(SqsJson, ReceiveOutputTextMatchesItsTree) {
   }
 }
 
+// The batch actions answer JSON requests with text written directly and query
+// requests from a Json tree: the text must be what EncodeResult makes of the
+// tree, which leaves out an empty Successful or Failed.
+TEST(SqsJson, BatchOutputTextMatchesItsTree) {
+  std::mt19937 rng(31);
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  static const char* const kTexts[] = {"", "a", "q\"uote\\", "caf\xc3\xa9", "bad \xff"};
+  auto text = [&] { return std::string(kTexts[pick(std::size(kTexts))]); };
+  auto failures = [&] {
+    std::vector<lqs::BatchResultError> failed;
+    for (size_t n = pick(3); n > 0; --n) {
+      lqs::BatchResultError f;
+      f.id = text() + "f";
+      f.sender_fault = pick(2) == 0;
+      f.code = "InvalidMessageContents";
+      f.message = text();
+      failed.push_back(std::move(f));
+    }
+    return failed;
+  };
+  auto no_member = [](const std::string& body, const char* name) {
+    return body.find(std::string("\"") + name + "\"") == std::string::npos;
+  };
+  for (int i = 0; i < 500; ++i) {
+    lqs::SendMessageBatchResult send;
+    for (size_t n = pick(3); n > 0; --n) {
+      lqs::SendMessageBatchResultEntry ok;
+      ok.id = text() + "s";
+      ok.result.message_id = "id-" + std::to_string(i);
+      ok.result.md5_of_message_body = "0123456789abcdef0123456789abcdef";
+      if (pick(2) == 0) ok.result.md5_of_message_attributes = "fedcba9876543210fedcba9876543210";
+      if (pick(3) == 0)
+        ok.result.md5_of_message_system_attributes = "00112233445566778899aabbccddeeff";
+      if (pick(2) == 0) ok.result.sequence_number = "18800000000000000001";
+      send.successful.push_back(std::move(ok));
+    }
+    send.failed = failures();
+    const std::string direct =
+        sqs_json::EncodeEncodedResult(SendMessageBatchOutputJson(send), "id").body;
+    ASSERT_EQ(direct, sqs_json::EncodeResult(SendMessageBatchOutput(send), "id").body) << i;
+    ASSERT_EQ(no_member(direct, "Successful"), send.successful.empty()) << direct;
+    ASSERT_EQ(no_member(direct, "Failed"), send.failed.empty()) << direct;
+
+    lqs::BatchResult batch;
+    for (size_t n = pick(3); n > 0; --n) batch.successful.push_back(text() + "s");
+    batch.failed = failures();
+    const std::string text_body =
+        sqs_json::EncodeEncodedResult(BatchResultOutputJson(batch), "id").body;
+    ASSERT_EQ(text_body, sqs_json::EncodeResult(BatchResultOutput(batch), "id").body) << i;
+    ASSERT_EQ(no_member(text_body, "Successful"), batch.successful.empty()) << text_body;
+    ASSERT_EQ(no_member(text_body, "Failed"), batch.failed.empty()) << text_body;
+  }
+}
+
+// On the JSON protocol an output member whose list or map is empty is left
+// out; other members stay, and so do non-empty collections.
+TEST(SqsJson, EmptyListAndMapMembersAreOmitted) {
+  Json out = Json::object();
+  out["queueUrls"] = Json::array();
+  out["NextToken"] = "t";
+  out["Tags"] = Json::object();
+  out["Zero"] = 0;
+  out["Empty"] = "";
+  out["Attributes"] = Json{{"k", "v"}};
+  EXPECT_EQ(sqs_json::EncodeResult(out, "id").body,
+            R"({"NextToken":"t","Zero":0,"Empty":"","Attributes":{"k":"v"}})");
+  EXPECT_EQ(sqs_json::EncodeResult(Json{{"Results", Json::array()}}, "id").body, "{}");
+  EXPECT_EQ(sqs_json::EncodeResult(Json::object(), "id").body, "{}");
+}
+
 // ---- Whole requests -------------------------------------------------------------------
 
 // A Broker in a fresh directory, on a clock that moves only when told to,
@@ -721,7 +791,21 @@ class Server {
   ~Server() { (void)broker_->Close(); }
 
   HttpResponse Call(const std::string& action, const std::string& body) {
-    const HttpRequest request = JsonRequest(action, body);
+    return Post(JsonRequest(action, body));
+  }
+
+  // A query-protocol request: `form` is the urlencoded body.
+  HttpResponse CallQuery(const std::string& form) {
+    HttpRequest request;
+    request.method = "POST";
+    request.target = "/";
+    request.headers = {{"host", "127.0.0.1:9324"},
+                       {"content-type", "application/x-www-form-urlencoded"}};
+    request.body = form;
+    return Post(request);
+  }
+
+  HttpResponse Post(const HttpRequest& request) {
     std::optional<HttpResponse> response;
     router_->Handle(request, nullptr, [&](HttpResponse r) { response = std::move(r); });
     EXPECT_TRUE(response.has_value());
@@ -899,6 +983,92 @@ TEST(JsonFast, RequestsAnswerAsWithoutIt) {
     step("GetQueueAttributes",
          "{" + url + R"(,"AttributeNames":["ApproximateNumberOfMessages","QueueArn"]})");
     EXPECT_GT(steps, 60);
+  }
+  std::filesystem::remove_all(root);
+}
+
+// AWS's JSON protocol leaves out an output member whose list is empty: a
+// batch all of whose entries succeeded has no Failed, one all of whose
+// entries failed no Successful; ListDeadLetterSourceQueues without sources
+// has no queueUrls, ListMessageMoveTasks without tasks no Results. The query
+// protocol's XML is unchanged (entries only, none for an empty list).
+TEST(JsonProtocol, EmptyListMembersAreLeftOut) {
+  char tmpl[] = "/tmp/lqsd_json_tests_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string root = tmpl;
+  {
+    Server server(root + "/db");
+    auto body = [](const HttpResponse& r) {
+      EXPECT_EQ(r.status, 200) << r.body;
+      return Json::parse(r.body, nullptr, false);
+    };
+    const std::string url = R"("QueueUrl":"http://127.0.0.1:9324/123456789012/e")";
+    body(server.Call("CreateQueue", R"({"QueueName":"e"})"));
+
+    Json out =
+        body(server.Call("SendMessageBatch", "{" + url +
+                                                 R"(,"Entries":[{"Id":"a","MessageBody":"1"},)"
+                                                 R"({"Id":"b","MessageBody":"2"}]})"));
+    EXPECT_EQ(out["Successful"].size(), 2u) << out;
+    EXPECT_FALSE(out.contains("Failed")) << out;
+    out = body(server.Call("SendMessageBatch",
+                           "{" + url + R"(,"Entries":[{"Id":"x","MessageBody":"bad \u0001"}]})"));
+    EXPECT_FALSE(out.contains("Successful")) << out;
+    ASSERT_EQ(out["Failed"].size(), 1u) << out;
+    EXPECT_EQ(out["Failed"][0]["Code"], "InvalidMessageContents");
+
+    out = body(server.Call("ReceiveMessage", "{" + url + R"(,"MaxNumberOfMessages":10})"));
+    ASSERT_EQ(out["Messages"].size(), 2u) << out;
+    const std::string h0 = out["Messages"][0]["ReceiptHandle"].get<std::string>();
+    const std::string h1 = out["Messages"][1]["ReceiptHandle"].get<std::string>();
+
+    out = body(server.Call("ChangeMessageVisibilityBatch",
+                           "{" + url + R"(,"Entries":[{"Id":"a","ReceiptHandle":")" + h0 +
+                               R"(","VisibilityTimeout":60}]})"));
+    EXPECT_EQ(out, Json::parse(R"({"Successful":[{"Id":"a"}]})"));
+    out = body(server.Call(
+        "ChangeMessageVisibilityBatch",
+        "{" + url + R"(,"Entries":[{"Id":"j","ReceiptHandle":"junk","VisibilityTimeout":0}]})"));
+    EXPECT_FALSE(out.contains("Successful")) << out;
+    ASSERT_EQ(out["Failed"].size(), 1u) << out;
+    EXPECT_EQ(out["Failed"][0]["Code"], "ReceiptHandleIsInvalid");
+
+    out = body(server.Call("DeleteMessageBatch",
+                           "{" + url + R"(,"Entries":[{"Id":"a","ReceiptHandle":")" + h0 +
+                               R"("},{"Id":"b","ReceiptHandle":")" + h1 + R"("}]})"));
+    EXPECT_EQ(out, Json::parse(R"({"Successful":[{"Id":"a"},{"Id":"b"}]})"));
+    out = body(server.Call("DeleteMessageBatch",
+                           "{" + url + R"(,"Entries":[{"Id":"j","ReceiptHandle":"junk"}]})"));
+    EXPECT_FALSE(out.contains("Successful")) << out;
+    ASSERT_EQ(out["Failed"].size(), 1u) << out;
+    EXPECT_EQ(out["Failed"][0]["Code"], "ReceiptHandleIsInvalid");
+
+    // Nothing to list: {} (no queueUrls, no Results).
+    EXPECT_EQ(server.Call("ListDeadLetterSourceQueues", "{" + url + "}").body, "{}");
+    const Json attrs =
+        body(server.Call("GetQueueAttributes", "{" + url + R"(,"AttributeNames":["QueueArn"]})"));
+    const std::string arn = attrs["Attributes"]["QueueArn"].get<std::string>();
+    EXPECT_EQ(server.Call("ListMessageMoveTasks", R"({"SourceArn":")" + arn + R"("})").body, "{}");
+    // And the other empty outputs stay empty.
+    EXPECT_EQ(server.Call("ReceiveMessage", "{" + url + "}").body, "{}");
+    EXPECT_EQ(server.Call("ListQueueTags", "{" + url + "}").body, "{}");
+    EXPECT_EQ(server.Call("ListQueues", R"({"QueueNamePrefix":"zzz"})").body, "{}");
+
+    // The query protocol: the result element with its entries, as before.
+    const HttpResponse q = server.CallQuery(
+        "Action=SendMessageBatch&QueueUrl=http%3A%2F%2F127.0.0.1%3A9324%2F123456789012%2Fe"
+        "&SendMessageBatchRequestEntry.1.Id=a&SendMessageBatchRequestEntry.1.MessageBody=1");
+    EXPECT_EQ(q.status, 200) << q.body;
+    EXPECT_NE(q.body.find("<SendMessageBatchResult><SendMessageBatchResultEntry><Id>a</Id>"),
+              std::string::npos)
+        << q.body;
+    EXPECT_EQ(q.body.find("BatchResultErrorEntry"), std::string::npos) << q.body;
+    const HttpResponse none = server.CallQuery(
+        "Action=ListDeadLetterSourceQueues"
+        "&QueueUrl=http%3A%2F%2F127.0.0.1%3A9324%2F123456789012%2Fe");
+    EXPECT_EQ(none.status, 200) << none.body;
+    EXPECT_NE(none.body.find("<ListDeadLetterSourceQueuesResult/>"), std::string::npos)
+        << none.body;
   }
   std::filesystem::remove_all(root);
 }

@@ -304,20 +304,48 @@ def test_json_success_and_empty_shapes(c, server):
     # No messages: "Messages" absent.
     r = c.json("ReceiveMessage", {"QueueUrl": url})
     assert r.status == 200 and r.json() == {}
-    # Batches: Successful and Failed always present.
+    # Batches: an empty Successful or Failed is left out.
     r = c.json("SendMessageBatch", {"QueueUrl": url, "Entries": [
         {"Id": "a", "MessageBody": "x"}]})
     out = r.json()
-    assert out["Failed"] == [] and out["Successful"][0]["Id"] == "a"
+    assert list(out) == ["Successful"] and out["Successful"][0]["Id"] == "a"
     assert set(out["Successful"][0]) == {"Id", "MessageId", "MD5OfMessageBody"}
+    r = c.json("SendMessageBatch", {"QueueUrl": url, "Entries": [
+        {"Id": "b", "MessageBody": "bad \x01"}]})
+    out = r.json()
+    assert list(out) == ["Failed"] and out["Failed"][0]["Code"] == "InvalidMessageContents"
+    r = c.json("ReceiveMessage", {"QueueUrl": url})
+    handle = r.json()["Messages"][0]["ReceiptHandle"]
+    r = c.json("ChangeMessageVisibilityBatch", {"QueueUrl": url, "Entries": [
+        {"Id": "a", "ReceiptHandle": handle, "VisibilityTimeout": 60}]})
+    assert r.json() == {"Successful": [{"Id": "a"}]}
+    r = c.json("ChangeMessageVisibilityBatch", {"QueueUrl": url, "Entries": [
+        {"Id": "a", "ReceiptHandle": "garbage", "VisibilityTimeout": 60}]})
+    out = r.json()
+    assert list(out) == ["Failed"] and out["Failed"][0]["Code"] == "ReceiptHandleIsInvalid"
     r = c.json("DeleteMessageBatch", {"QueueUrl": url, "Entries": [
         {"Id": "a", "ReceiptHandle": "garbage"}]})
     out = r.json()
-    assert out["Successful"] == []
+    assert "Successful" not in out
     assert out["Failed"] == [{"Id": "a", "SenderFault": True, "Code": "ReceiptHandleIsInvalid",
                               "Message": out["Failed"][0]["Message"]}]
-    # ListDeadLetterSourceQueues: lower-case queueUrls, present when empty.
-    assert c.json("ListDeadLetterSourceQueues", {"QueueUrl": url}).json() == {"queueUrls": []}
+    r = c.json("DeleteMessageBatch", {"QueueUrl": url, "Entries": [
+        {"Id": "a", "ReceiptHandle": handle}]})
+    assert r.json() == {"Successful": [{"Id": "a"}]}
+    # ListDeadLetterSourceQueues (lower-case queueUrls) and ListMessageMoveTasks with
+    # nothing to list: no queueUrls, no Results.
+    assert c.json("ListDeadLetterSourceQueues", {"QueueUrl": url}).json() == {}
+    arn = c.json("GetQueueAttributes", {"QueueUrl": url, "AttributeNames": ["QueueArn"]}
+                 ).json()["Attributes"]["QueueArn"]
+    r = c.json("ListMessageMoveTasks", {"SourceArn": arn})
+    assert r.status == 200 and r.json() == {}, r.text
+    # The query protocol still lists its entries.
+    r = c.query({"Action": "SendMessageBatch", "QueueUrl": url,
+                 "SendMessageBatchRequestEntry.1.Id": "q",
+                 "SendMessageBatchRequestEntry.1.MessageBody": "x"})
+    assert r.status == 200
+    assert "<SendMessageBatchResult><SendMessageBatchResultEntry><Id>q</Id>" in r.text, r.text
+    assert "BatchResultErrorEntry" not in r.text
     # Operations without output answer {}.
     r = c.json("TagQueue", {"QueueUrl": url, "Tags": {"a": "b"}})
     assert r.status == 200 and r.json() == {}
@@ -562,8 +590,6 @@ def test_keep_alive_and_expect_continue(server):
         conn.request("POST", "/", body="Action=ListQueues",
                      headers={"Content-Type": "application/x-www-form-urlencoded"})
         r = conn.getresponse()
-
-
         r.read()
         assert r.status == 200
     sock = conn.sock

@@ -420,6 +420,9 @@ class SQSClient:
         except _errors.Error as e:
             self._raise(e, op)
             raise  # unreachable
+        # As SQS answers (and boto3 reads): an empty list or map is left out
+        # (a batch's Failed when every entry succeeded, queueUrls, Results).
+        out = {k: v for k, v in out.items() if not (isinstance(v, (list, dict)) and not v)}
         out["ResponseMetadata"] = self._metadata()
         return out
 

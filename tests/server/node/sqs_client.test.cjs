@@ -99,12 +99,21 @@ test("client-sqs scenario", async (t) => {
         { Id: r.Messages[0].MessageId, ReceiptHandle: r.Messages[0].ReceiptHandle,
           VisibilityTimeout: 60 }] }));
       assert.equal(vis.Successful.length, 1);
-      assert.deepEqual(vis.Failed, []);
+      assert.equal(vis.Failed, undefined); // an empty list is left out
       const del = await send(new sqs.DeleteMessageBatchCommand({ QueueUrl, Entries: [
         ...r.Messages.map((m) => ({ Id: m.MessageId, ReceiptHandle: m.ReceiptHandle })),
         { Id: "garbage", ReceiptHandle: "garbage" }] }));
       assert.equal(del.Successful.length, 2);
       assert.equal(del.Failed[0].Code, "ReceiptHandleIsInvalid");
+      // An empty list is left out: no Failed when all succeed, no Successful when all fail.
+      const allOk = await send(new sqs.SendMessageBatchCommand({ QueueUrl, Entries: [
+        { Id: "d", MessageBody: "four" }] }));
+      assert.equal(allOk.Successful.length, 1);
+      assert.equal(allOk.Failed, undefined);
+      const allBad = await send(new sqs.SendMessageBatchCommand({ QueueUrl, Entries: [
+        { Id: "e", MessageBody: "bad \u0001" }] }));
+      assert.equal(allBad.Successful, undefined);
+      assert.equal(allBad.Failed.length, 1);
       await expectError(send(new sqs.SendMessageBatchCommand({ QueueUrl, Entries:
         Array.from({ length: 11 }, (_, i) => ({ Id: `e${i}`, MessageBody: "x" })) })),
         "TooManyEntriesInBatchRequest", "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400);
@@ -149,6 +158,8 @@ test("client-sqs scenario", async (t) => {
                    `arn:aws:sqs:us-east-1:${ACCOUNT}:node-src`);
       const sources = await send(new sqs.ListDeadLetterSourceQueuesCommand({ QueueUrl: dlq }));
       assert.deepEqual(sources.queueUrls, [src]);
+      const none = await send(new sqs.ListDeadLetterSourceQueuesCommand({ QueueUrl: src }));
+      assert.equal(none.queueUrls, undefined);
       await send(new sqs.PurgeQueueCommand({ QueueUrl: dlq }));
       await expectError(send(new sqs.PurgeQueueCommand({ QueueUrl: dlq })),
                         "PurgeQueueInProgress", "AWS.SimpleQueueService.PurgeQueueInProgress", 403);

@@ -15,7 +15,7 @@ async function fill(c, QueueUrl, n) {
     const Entries = [];
     for (let j = i; j < Math.min(n, i + 10); j++) Entries.push({ Id: `m${j}`, MessageBody: `job ${j}` });
     const r = await c.send(new sqs.SendMessageBatchCommand({ QueueUrl, Entries }));
-    assert.equal(r.Failed.length, 0);
+    assert.equal((r.Failed ?? []).length, 0);
   }
 }
 
