@@ -54,7 +54,9 @@ struct ActionRequest {
   // every action runs on it.
   lqs::Broker* broker = nullptr;
   // Queue URLs handed out are queue_url_prefix/<name>: "http://HOST/<account>"
-  // in the default region, "http://HOST/queue/<region>/<account>" in others.
+  // in the default region, "http://HOST/queue/<region>/<account>" in others;
+  // with host-style URLs "http://sqs.<region>.localhost:PORT/<account>"
+  // (Router::QueueUrlPrefix).
   std::string queue_url_prefix;
   std::string trace_header;  // the X-Amzn-Trace-Id header (SendMessage's AWSTraceHeader)
   Poster post;               // runs a closure on the connection's executor

@@ -72,6 +72,11 @@ Endpoint::~Endpoint() { Shutdown().IgnoreError(); }
 
 std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointConfig& config,
                                           std::string* error) {
+  if (std::string problem = PublicUrlProblem(config.public_url, config.url_style);
+      !problem.empty()) {
+    *error = problem;
+    return nullptr;
+  }
   auto state = std::make_unique<State>(broker, config);
   State* s = state.get();
   const unsigned cores = std::thread::hardware_concurrency();
@@ -87,6 +92,7 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   RouterConfig router_config;
   router_config.account_id = config.account_id;
   router_config.public_url = config.public_url;
+  router_config.url_style = config.url_style;
   router_config.log_requests = config.log_requests;
   router_config.auth = config.auth;
   router_config.regions = &s->regions;

@@ -20,6 +20,8 @@
 #include <memory>
 #include <string>
 
+#include "server/url_style.h"
+
 #include "lqs/broker.h"
 #include "lqs/options.h"
 #include "lqs/status.h"
@@ -39,7 +41,11 @@ struct EndpointConfig {
   std::string account_id = "123456789012";
   // Base of the queue URLs handed out; empty: "http://" + the Host header.
   std::string public_url;
-  bool log_requests = false;  // one line per request on stderr
+  // The form of the queue URLs handed out (url_style.h, router.h); with
+  // kHost a public_url must pass PublicUrlProblem (router.h), else Start()
+  // fails.
+  UrlStyle url_style = UrlStyle::kPath;
+  bool log_requests = false;            // one line per request on stderr
   const SigV4Verifier* auth = nullptr;  // borrowed; nullptr: no authentication
   // A second listener that serves only GET /metrics and GET /health, without
   // authentication (Router::HandleOps), for scrapers and health checks that

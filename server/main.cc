@@ -28,7 +28,9 @@
 
 #include "server/endpoint.h"
 #include "server/listen_address.h"
+#include "server/router.h"
 #include "server/sigv4.h"
+#include "server/url_style.h"
 #include "wire/region_name.h"
 
 #include "lqs/lqs.h"
@@ -48,6 +50,7 @@ struct Flags {
   std::string auth_file;
   std::string durability;
   std::string public_url;
+  std::string url_style = "path";
   int threads = 0;
   int busy_poll_us = -1;  // -1: lqsd::DefaultBusyPollMicros
   size_t max_body_bytes = 4 << 20;
@@ -108,6 +111,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "process", "fsync"}));
   app.add_option("--public-url", flags.public_url,
                  "Base of the queue URLs handed out (default: http://<Host header>)");
+  app.add_option("--url-style", flags.url_style,
+                 "Queue URLs handed out: path (http://<Host header>/<account>/<name>, "
+                 "/queue/<region>/<account>/<name> outside the default region) or host "
+                 "(http://sqs.<region>.localhost:<port>/<account>/<name> in every region; "
+                 "with --public-url SCHEME://HOST, SCHEME://sqs.<region>.HOST/...). Requests "
+                 "may use either form")
+      ->check(CLI::IsMember({"path", "host"}))
+      ->capture_default_str();
   app.add_option("--threads", flags.threads, "I/O threads (default: cores / 2, at least 1)");
   app.add_option("--busy-poll-us", flags.busy_poll_us,
                  "Each I/O thread polls for up to this long after its work runs out before it "
@@ -165,6 +176,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!flags.public_url.empty() && flags.public_url.back() == '/') flags.public_url.pop_back();
+  const lqsd::UrlStyle url_style = *lqsd::ParseUrlStyle(flags.url_style);
+  if (std::string problem = lqsd::PublicUrlProblem(flags.public_url, url_style); !problem.empty()) {
+    std::fprintf(stderr, "lqsd: --public-url: %s\n", problem.c_str());
+    return 2;
+  }
 
   std::optional<lqsd::SigV4Verifier> verifier;
   if (!flags.auth_file.empty()) {
@@ -228,6 +244,7 @@ int main(int argc, char** argv) {
   endpoint_config.busy_poll_us = flags.busy_poll_us;
   endpoint_config.account_id = flags.account_id;
   endpoint_config.public_url = flags.public_url;
+  endpoint_config.url_style = url_style;
   endpoint_config.log_requests = level >= LogLevel::kDebug;
   endpoint_config.auth = verifier.has_value() ? &*verifier : nullptr;
   endpoint_config.metrics_host = metrics_host;

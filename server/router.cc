@@ -82,7 +82,97 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
+// "host:port" ("[v6]:port" too) split into the host and ":port"; the port
+// part is empty when there is none or it is not all digits.
+struct HostPort {
+  std::string_view host;
+  std::string_view port;  // ":9324" or empty
+};
+
+HostPort SplitHostPort(std::string_view authority) {
+  HostPort out{authority, {}};
+  size_t colon = std::string_view::npos;
+  if (StartsWith(authority, "[")) {
+    const size_t close = authority.find(']');
+    if (close == std::string_view::npos) return out;
+    if (close + 1 < authority.size() && authority[close + 1] == ':') colon = close + 1;
+  } else {
+    colon = authority.find(':');
+    if (colon != std::string_view::npos &&
+        authority.find(':', colon + 1) != std::string_view::npos) {
+      return out;  // a bare IPv6 address
+    }
+  }
+  if (colon == std::string_view::npos) return out;
+  out.host = authority.substr(0, colon);
+  const std::string_view digits = authority.substr(colon + 1);
+  bool numeric = !digits.empty() && digits.size() <= 5;
+  for (const char c : digits) numeric = numeric && c >= '0' && c <= '9';
+  if (numeric) out.port = authority.substr(colon);
+  return out;
+}
+
+// us-east-1, us-gov-west-1: letters, one or more "-letters", then "-digits".
+bool LooksLikeAwsRegion(std::string_view region) {
+  int groups = 0;
+  size_t begin = 0;
+  while (true) {
+    const size_t dash = region.find('-', begin);
+    const std::string_view group = region.substr(
+        begin, dash == std::string_view::npos ? std::string_view::npos : dash - begin);
+    if (group.empty()) return false;
+    const bool last = dash == std::string_view::npos;
+    for (const char c : group) {
+      if (last ? !(c >= '0' && c <= '9') : !(c >= 'a' && c <= 'z')) return false;
+    }
+    ++groups;
+    if (last) return groups >= 3;
+    begin = dash + 1;
+  }
+}
+
+// SCHEME://AUTHORITY[/PATH] split, the path without a trailing '/'; false
+// when `url` has no scheme or no authority.
+bool SplitOrigin(std::string_view url, std::string* scheme, std::string* authority,
+                 std::string* path) {
+  const size_t sep = url.find("://");
+  if (sep == std::string_view::npos || sep == 0) return false;
+  const size_t slash = url.find('/', sep + 3);
+  const std::string_view auth = url.substr(
+      sep + 3, slash == std::string_view::npos ? std::string_view::npos : slash - (sep + 3));
+  if (auth.empty()) return false;
+  std::string_view rest = slash == std::string_view::npos ? std::string_view() : url.substr(slash);
+  while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  *scheme = std::string(url.substr(0, sep + 3));
+  *authority = std::string(auth);
+  *path = std::string(rest);
+  return true;
+}
+
+bool IsIpAddress(std::string_view host) {
+  if (StartsWith(host, "[")) return true;
+  for (const char c : host) {
+    if (!((c >= '0' && c <= '9') || c == '.')) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+std::string PublicUrlProblem(std::string_view public_url, UrlStyle style) {
+  if (style != UrlStyle::kHost || public_url.empty()) return {};
+  std::string scheme, authority, path;
+  if (!SplitOrigin(public_url, &scheme, &authority, &path)) {
+    return "with host-style URLs the public URL must be SCHEME://HOST[:PORT][/PATH], got '" +
+           std::string(public_url) + "'";
+  }
+  if (IsIpAddress(SplitHostPort(authority).host)) {
+    return "with host-style URLs the public URL's host must be a name (sqs.<region>. goes before "
+           "it), not an IP address: '" +
+           std::string(public_url) + "'";
+  }
+  return {};
+}
 
 Protocol DetectProtocol(const HttpRequest& request) {
   if (const std::string* target = request.Header("x-amz-target")) {
@@ -109,7 +199,15 @@ struct Router::Call {
 };
 
 Router::Router(Actions* actions, RouterConfig config)
-    : actions_(actions), config_(std::move(config)) {}
+    : actions_(actions), config_(std::move(config)) {
+  if (SplitOrigin(config_.public_url, &public_scheme_, &public_authority_, &public_path_)) {
+    public_host_ = AsciiLower(SplitHostPort(public_authority_).host);
+  } else {
+    public_scheme_.clear();
+    public_authority_.clear();
+    public_path_.clear();
+  }
+}
 
 std::vector<std::string> Router::HeadersRead(const RouterConfig& config) {
   if (config.auth != nullptr) return {};
@@ -138,7 +236,59 @@ Router::QueueRef Router::QueueFromUrl(std::string_view url) const {
     if (scheme != std::string_view::npos) return {};
     return {PercentDecode(tail.last[0], false), std::string()};
   }
-  return OurQueue(tail, config_.account_id);
+  QueueRef ref = OurQueue(tail, config_.account_id);
+  if (!ref.name.empty() && ref.region.empty() && scheme != std::string_view::npos) {
+    // http://sqs.<region>.<rest>/<account>/<name>
+    std::string_view authority = url.substr(scheme + 3);
+    authority = authority.substr(0, authority.find_first_of("/?#"));
+    if (std::optional<std::string> region = RegionOfHost(authority)) ref.region = *region;
+  }
+  return ref;
+}
+
+std::optional<std::string> Router::RegionOfHost(std::string_view host) const {
+  std::string name = AsciiLower(SplitHostPort(host).host);
+  if (!name.empty() && name.back() == '.') name.pop_back();  // a fully qualified name
+  if (!StartsWith(name, "sqs.") || name == public_host_) return std::nullopt;
+  const size_t dot = name.find('.', 4);
+  if (dot == std::string::npos || dot + 1 == name.size()) return std::nullopt;
+  std::string region = name.substr(4, dot - 4);
+  const std::string_view rest = std::string_view(name).substr(dot + 1);
+  if (!lqs::wire::IsRegionName(region)) return std::nullopt;
+  const bool ours = rest == "localhost" || (!public_host_.empty() && rest == public_host_);
+  if (!ours && !LooksLikeAwsRegion(region)) return std::nullopt;
+  return region;
+}
+
+std::string Router::QueueUrlPrefix(const HttpRequest& request, std::string_view region,
+                                   bool is_default) const {
+  std::string out;
+  if (config_.url_style == UrlStyle::kHost && !public_scheme_.empty()) {
+    out = public_scheme_ + "sqs.";
+    out += region;
+    out += '.';
+    out += public_authority_;
+    out += public_path_;
+  } else if (config_.url_style == UrlStyle::kHost && config_.public_url.empty()) {
+    // The port the client reached us on: the Host header's (none when the
+    // header has none: the scheme's default), else the listening port.
+    const std::string* host = request.Header("host");
+    const std::string_view authority =
+        host != nullptr && IsSaneHost(*host) ? std::string_view(*host) : config_.default_host;
+    out = "http://sqs.";
+    out += region;
+    out += ".localhost";
+    out += SplitHostPort(authority).port;
+  } else {
+    out = BaseUrl(request);  // path style; or a public URL host style cannot use
+    if (!is_default) {
+      out += "/queue/";
+      out += region;
+    }
+  }
+  out += '/';
+  out += config_.account_id;
+  return out;
 }
 
 std::optional<Router::QueueRef> Router::QueueFromPath(std::string_view raw_path) const {
@@ -322,6 +472,12 @@ std::optional<SqsError> Router::ChooseRegion(const HttpRequest& request, std::st
                                              ActionRequest* action) const {
   Regions& regions = *config_.regions;
   if (region.empty() && regions.multi_region()) {
+    // http://sqs.<region>.<rest>:PORT as the client's endpoint
+    if (const std::string* host = request.Header("host")) {
+      if (std::optional<std::string> named = RegionOfHost(*host)) region = std::move(*named);
+    }
+  }
+  if (region.empty() && regions.multi_region()) {
     std::optional<std::string> signed_for =
         verified_region.has_value() ? std::move(verified_region) : SigningRegion(request);
     if (signed_for.has_value()) {
@@ -338,10 +494,7 @@ std::optional<SqsError> Router::ChooseRegion(const HttpRequest& request, std::st
   lqs::StatusOr<lqs::Broker*> broker = regions.Get(region);
   if (!broker.ok()) return ErrorFromStatus(broker.status());
   action->broker = *broker;
-  action->queue_url_prefix = BaseUrl(request);
-  if (region != regions.default_region()) action->queue_url_prefix += "/queue/" + region;
-  action->queue_url_prefix += '/';
-  action->queue_url_prefix += config_.account_id;
+  action->queue_url_prefix = QueueUrlPrefix(request, region, region == regions.default_region());
   return std::nullopt;
 }
 

@@ -7,24 +7,36 @@
 // (JSON: X-Amz-Target; query: Action, with InvalidAction for unknown actions
 // and for non-queue actions sent to a queue path, §10.3); decodes the input;
 // resolves the queue (the QueueUrl parameter wins over the path; the host in
-// QueueUrl is ignored, the account must be this server's); picks the region
-// and its Broker (below); runs the action;
-// and encodes the result or error in the request's protocol with a fresh
-// request id (body and x-amzn-RequestId header); a query request whose
-// Accept header lists application/json gets the JSON rendering of the query
-// response (sqs_query.h, Rendering).
+// QueueUrl only ever names a region, the account must be this server's);
+// picks the region and its Broker (below); runs the action; and encodes the
+// result or error in the request's protocol with a fresh request id (body
+// and x-amzn-RequestId header); a query request whose Accept header lists
+// application/json gets the JSON rendering of the query response
+// (sqs_query.h, Rendering).
 //
-// Regions (regions.h): a request is served in the region its queue URL
-// names (http://HOST/queue/<region>/<account>/<name>), else the region of the
-// credential scope it is signed for (SigV4, whether verified or not), else
-// the default region (an unsigned request). A credential scope whose region
-// is not a region name (lqs::wire::IsRegionName) gets IncompleteSignature; a
-// queue URL whose region is not one names no queue of this server.
+// Regions (regions.h): a request is served in the first region of
+//  1. its queue URL (the QueueUrl parameter, else the request path of an
+//     action on a queue): /queue/<region>/ in its path, else a host name
+//     sqs.<region>.<rest> (RegionOfHost; for the request path, the Host
+//     header's);
+//  2. its Host header, when that is sqs.<region>.<rest> (RegionOfHost), for
+//     any action (a client whose endpoint is http://sqs.eu-west-1.localhost:N);
+//  3. the credential scope it is signed for (SigV4, whether verified or not);
+//  4. the default region (an unsigned request).
+// A credential scope whose region is not a region name
+// (lqs::wire::IsRegionName) gets IncompleteSignature; a /queue/<region>/ URL
+// whose region is not one names no queue of this server.
 //
-// Queue URLs in responses are http://<Host header>/<account-id>/<name> in
-// the default region and http://<Host header>/queue/<region>/<account-id>/<name>
-// in the others (--public-url replaces http://<Host header>). Both forms are
-// accepted as QueueUrl and as request paths.
+// Queue URLs in responses (url_style.h): path style (the default),
+// http://<Host header>/<account-id>/<name> in the default region and
+// http://<Host header>/queue/<region>/<account-id>/<name> in the others,
+// --public-url replacing http://<Host header>; host style,
+// http://sqs.<region>.localhost<:port>/<account-id>/<name> in every region,
+// the port the Host header's (none when it has none; the listening port when
+// there is no usable Host header), or, with --public-url
+// SCHEME://HOST[:PORT][/PATH], SCHEME://sqs.<region>.HOST[:PORT][/PATH]/
+// <account-id>/<name>. Both forms are accepted as QueueUrl and as request
+// paths, whatever the style.
 //
 // Operational endpoints: GET /metrics (Prometheus text format, see
 // metrics.h; the queues of every open region) and GET /health ("ok" while
@@ -56,6 +68,7 @@
 #include "server/metrics.h"
 #include "server/regions.h"
 #include "server/sigv4.h"
+#include "server/url_style.h"
 
 namespace lqsd {
 
@@ -64,6 +77,9 @@ struct RouterConfig {
   // Base of the queue URLs handed out ("https://sqs.example.com"); empty:
   // "http://" + the request's Host header.
   std::string public_url;
+  // The form of the queue URLs handed out (see above); with kHost, a
+  // public_url must be SCHEME://HOST... with HOST a name (PublicUrlProblem).
+  UrlStyle url_style = UrlStyle::kPath;
   // Host part used when a request has no Host header ("127.0.0.1:9324").
   std::string default_host = "127.0.0.1:9324";
   // Log one line per request to stderr.
@@ -121,6 +137,21 @@ class Router {
   // /<account>/<name> nor /queue/<region>/<account>/<name>.
   std::optional<QueueRef> QueueFromPath(std::string_view raw_path) const;
 
+  // The region a host name ("HOST" or "HOST:PORT", any case) names:
+  // <region> when it is sqs.<region>.<rest>, <region> is a region name and
+  // either looks like an AWS region (letters, one or more -letters groups,
+  // -digits: us-east-1, us-gov-west-1) or <rest> is one of this server's own
+  // host names (localhost, the --public-url's host). nullopt otherwise, and
+  // for the --public-url's host itself. The restriction keeps host names
+  // such as a Kubernetes service's sqs.default.svc.cluster.local from
+  // naming a region "default".
+  std::optional<std::string> RegionOfHost(std::string_view host) const;
+  // Exposed for tests: the queue URLs of a request in `region` are this
+  // prefix + "/" + name (see above); `is_default`: `region` is the default
+  // region.
+  std::string QueueUrlPrefix(const HttpRequest& request, std::string_view region,
+                             bool is_default) const;
+
   // The request metrics (also rendered by GET /metrics).
   const Metrics& metrics() const { return metrics_; }
 
@@ -150,6 +181,9 @@ class Router {
 
   Actions* actions_;
   RouterConfig config_;
+  // config_.public_url split ("https://", "example.com:8443", "/sqs"), and its
+  // host lower-cased without the port; all empty without a usable one.
+  std::string public_scheme_, public_authority_, public_path_, public_host_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> active_calls_{0};
   Metrics metrics_;
@@ -157,6 +191,11 @@ class Router {
 
 // The protocol of a request (sqs-api.md §12.1).
 Protocol DetectProtocol(const HttpRequest& request);
+
+// Why `public_url` cannot be the base of `style`'s queue URLs (for lqsd's
+// command line); empty when it can. Host style needs SCHEME://HOST[:PORT]
+// [/PATH] with HOST a name, not an IP address (sqs.<region>. goes before it).
+std::string PublicUrlProblem(std::string_view public_url, UrlStyle style);
 
 }  // namespace lqsd
 

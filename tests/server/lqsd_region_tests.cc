@@ -19,6 +19,8 @@
 #include "server/regions.h"
 #include "server/router.h"
 #include "server/sigv4.h"
+#include "server/text_util.h"
+#include "server/url_style.h"
 #include "tests/server/json_request.h"
 #include "tests/testutil.h"
 #include "wire/region_name.h"
@@ -270,6 +272,131 @@ TEST(Router, RegionalQueueUrls) {
   EXPECT_FALSE(router.QueueFromPath("/x/queue/ap-south-1/123456789012/q1").has_value());
 }
 
+// A request with only a Host header (none when empty).
+HttpRequest WithHost(const std::string& host) {
+  HttpRequest request;
+  request.method = "POST";
+  request.target = "/";
+  if (!host.empty()) request.headers = {{"host", host}};
+  return request;
+}
+
+TEST(Router, PathStyleQueueUrls) {
+  Actions actions("123456789012");
+  RouterConfig config;
+  config.default_host = "127.0.0.1:4000";
+  Router router(&actions, config);
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost("h:9324"), "us-east-1", true),
+            "http://h:9324/123456789012");
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost("h:9324"), "eu-west-1", false),
+            "http://h:9324/queue/eu-west-1/123456789012");
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost(""), "eu-west-1", false),
+            "http://127.0.0.1:4000/queue/eu-west-1/123456789012");
+  // A host-style Host header is still the origin of path-style URLs.
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost("sqs.eu-west-1.localhost:9324"), "eu-west-1", false),
+            "http://sqs.eu-west-1.localhost:9324/queue/eu-west-1/123456789012");
+
+  config.public_url = "https://sqs.example.com";
+  Router public_router(&actions, config);
+  EXPECT_EQ(public_router.QueueUrlPrefix(WithHost("h:9324"), "eu-west-1", false),
+            "https://sqs.example.com/queue/eu-west-1/123456789012");
+}
+
+TEST(Router, HostStyleQueueUrls) {
+  Actions actions("123456789012");
+  RouterConfig config;
+  config.url_style = UrlStyle::kHost;
+  config.default_host = "127.0.0.1:4000";
+  Router router(&actions, config);
+  // Every region, the default one included; the port the client used.
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost("127.0.0.1:9324"), "us-east-1", true),
+            "http://sqs.us-east-1.localhost:9324/123456789012");
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost("myhost:9324"), "eu-west-1", false),
+            "http://sqs.eu-west-1.localhost:9324/123456789012");
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost("[::1]:9555"), "eu-west-1", false),
+            "http://sqs.eu-west-1.localhost:9555/123456789012");
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost("sqs.ap-south-1.localhost:9324"), "eu-west-1", false),
+            "http://sqs.eu-west-1.localhost:9324/123456789012");
+  // No port in the Host header: the scheme's (none in the URL either).
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost("localhost"), "us-east-1", true),
+            "http://sqs.us-east-1.localhost/123456789012");
+  // No usable Host header: the listening port.
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost(""), "us-east-1", true),
+            "http://sqs.us-east-1.localhost:4000/123456789012");
+  EXPECT_EQ(router.QueueUrlPrefix(WithHost("bad host"), "us-east-1", true),
+            "http://sqs.us-east-1.localhost:4000/123456789012");
+
+  // --public-url: its host gets the sqs.<region>. prefix; port and path stay.
+  config.public_url = "https://queues.example.com:8443/base";
+  Router public_router(&actions, config);
+  EXPECT_EQ(public_router.QueueUrlPrefix(WithHost("h:9324"), "us-east-1", true),
+            "https://sqs.us-east-1.queues.example.com:8443/base/123456789012");
+  EXPECT_EQ(public_router.QueueUrlPrefix(WithHost("h:9324"), "eu-west-1", false),
+            "https://sqs.eu-west-1.queues.example.com:8443/base/123456789012");
+  config.public_url = "http://localhost.localstack.cloud:4566";  // LocalStack's URLs exactly
+  Router localstack(&actions, config);
+  EXPECT_EQ(localstack.QueueUrlPrefix(WithHost("h"), "eu-west-1", false),
+            "http://sqs.eu-west-1.localhost.localstack.cloud:4566/123456789012");
+}
+
+TEST(Router, PublicUrlMustHaveANamedHostForHostStyle) {
+  EXPECT_EQ(PublicUrlProblem("http://10.0.0.5:9324", UrlStyle::kPath), "");
+  EXPECT_EQ(PublicUrlProblem("", UrlStyle::kHost), "");
+  EXPECT_EQ(PublicUrlProblem("https://queues.example.com", UrlStyle::kHost), "");
+  EXPECT_EQ(PublicUrlProblem("http://localhost:9324/x", UrlStyle::kHost), "");
+  EXPECT_NE(PublicUrlProblem("http://10.0.0.5:9324", UrlStyle::kHost), "");
+  EXPECT_NE(PublicUrlProblem("http://[::1]:9324", UrlStyle::kHost), "");
+  EXPECT_NE(PublicUrlProblem("queues.example.com", UrlStyle::kHost), "");
+  EXPECT_NE(PublicUrlProblem("http:///x", UrlStyle::kHost), "");
+}
+
+TEST(Router, RegionOfHost) {
+  Actions actions("123456789012");
+  RouterConfig config;
+  Router router(&actions, config);
+  EXPECT_EQ(router.RegionOfHost("sqs.eu-west-1.localhost:9324"), "eu-west-1");
+  EXPECT_EQ(router.RegionOfHost("SQS.EU-West-1.LocalHost"), "eu-west-1");
+  EXPECT_EQ(router.RegionOfHost("sqs.us-gov-west-1.amazonaws.com"), "us-gov-west-1");
+  EXPECT_EQ(router.RegionOfHost("sqs.ap-south-1.localhost.localstack.cloud:4566"), "ap-south-1");
+  EXPECT_EQ(router.RegionOfHost("sqs.eu-west-1.localhost."), "eu-west-1");
+  // Any region name on lqsd's own host name; only AWS-like ones elsewhere.
+  EXPECT_EQ(router.RegionOfHost("sqs.local.localhost:9324"), "local");
+  EXPECT_EQ(router.RegionOfHost("sqs.local.example.com"), std::nullopt);
+  EXPECT_EQ(router.RegionOfHost("sqs.default.svc.cluster.local:9324"), std::nullopt);
+  EXPECT_EQ(router.RegionOfHost("sqs.localhost:9324"), std::nullopt);
+  EXPECT_EQ(router.RegionOfHost("sqs.eu-west-1"), std::nullopt);
+  EXPECT_EQ(router.RegionOfHost("sqs..localhost"), std::nullopt);
+  EXPECT_EQ(router.RegionOfHost("sqs.eu%2dwest.localhost"), std::nullopt);
+  EXPECT_EQ(router.RegionOfHost("127.0.0.1:9324"), std::nullopt);
+  EXPECT_EQ(router.RegionOfHost("xsqs.eu-west-1.localhost"), std::nullopt);
+
+  config.public_url = "https://sqs.us-east-1.example.com";  // the origin names no region
+  Router own(&actions, config);
+  EXPECT_EQ(own.RegionOfHost("sqs.us-east-1.example.com"), std::nullopt);
+  config.public_url = "https://queues.example.com";
+  Router named(&actions, config);
+  EXPECT_EQ(named.RegionOfHost("sqs.local.queues.example.com"), "local");
+}
+
+TEST(Router, HostStyleQueueUrlsNameTheirRegion) {
+  Actions actions("123456789012");
+  Router router(&actions, RouterConfig{});  // path style: requests may use both forms
+  const Router::QueueRef eu =
+      router.QueueFromUrl("http://sqs.eu-west-1.localhost:9324/123456789012/q1");
+  EXPECT_EQ(eu.name, "q1");
+  EXPECT_EQ(eu.region, "eu-west-1");
+  EXPECT_EQ(router.QueueFromUrl("https://sqs.ap-south-1.amazonaws.com/123456789012/q1").region,
+            "ap-south-1");
+  EXPECT_EQ(router.QueueFromUrl("http://sqs.eu-west-1.localhost/123456789012/q1?x=1").region,
+            "eu-west-1");
+  // The path's /queue/<region>/ wins over the host's.
+  EXPECT_EQ(
+      router.QueueFromUrl("http://sqs.eu-west-1.localhost/queue/ap-south-1/123456789012/q1").region,
+      "ap-south-1");
+  EXPECT_EQ(router.QueueFromUrl("http://sqs.default.svc.cluster.local/123456789012/q1").region, "");
+  EXPECT_EQ(router.QueueFromUrl("http://sqs.eu-west-1.localhost/000000000000/q1").name, "");
+}
+
 // Whole requests through the router, signed (not verified) for regions.
 class RegionRouting : public ::testing::Test {
  protected:
@@ -301,6 +428,56 @@ class RegionRouting : public ::testing::Test {
     if (status != nullptr) *status = response->status;
     return nlohmann::json::parse(response->body);
   }
+
+  // The router again, handing out `style`'s URLs.
+  void UseUrlStyle(UrlStyle style) {
+    RouterConfig config;
+    config.regions = regions_.get();
+    config.url_style = style;
+    router_ = std::make_unique<Router>(&actions_, config);
+  }
+
+  // `request` signed for `region` (none: unsigned), answered.
+  HttpResponse Send(HttpRequest request, const std::string& region) {
+    if (!region.empty()) {
+      request.headers.emplace_back("authorization",
+                                   "AWS4-HMAC-SHA256 Credential=AKID/20261201/" + region +
+                                       "/sqs/aws4_request, SignedHeaders=host, Signature=00");
+    }
+    std::optional<HttpResponse> response;
+    router_->Handle(request, nullptr, [&](HttpResponse r) { response = std::move(r); });
+    EXPECT_TRUE(response.has_value());
+    return response.value_or(HttpResponse{});
+  }
+
+  // A JSON-protocol call to `path` with Host `host`.
+  nlohmann::json JsonAt(const std::string& path, const std::string& host, const std::string& action,
+                        const nlohmann::json& input, const std::string& region = "") {
+    HttpRequest request = JsonRequest(action, input.dump());
+    request.target = path;
+    request.headers[0].second = host;
+    const HttpResponse response = Send(std::move(request), region);
+    EXPECT_EQ(response.status, 200) << response.body;
+    return nlohmann::json::parse(response.body, nullptr, false);
+  }
+
+  // A query-protocol POST of `form` to `path` with Host `host`; the body.
+  std::string QueryAt(const std::string& path, const std::string& host, const std::string& form,
+                      const std::string& region = "") {
+    HttpRequest request;
+    request.method = "POST";
+    request.target = path;
+    request.headers = {{"host", host}, {"content-type", "application/x-www-form-urlencoded"}};
+    request.body = form;
+    const HttpResponse response = Send(std::move(request), region);
+    EXPECT_EQ(response.status, 200) << response.body;
+    return response.body;
+  }
+
+  // Requests that name a region by a host name (sqs.<region>.localhost), in
+  // both protocols: by QueueUrl, by the request path + Host header, and by the
+  // Host header alone. The same whatever URLs the router hands out.
+  void CheckHostFormRequests();
 
   TempDir dir_;
   std::unique_ptr<lqs::Broker> broker_;
@@ -358,6 +535,91 @@ TEST_F(RegionRouting, BadRegionsAreRefusedWithoutOpeningAnything) {
   EXPECT_EQ(status, 403);
   EXPECT_EQ(over["__type"], "com.amazonaws.sqs#OverLimit");
   EXPECT_EQ(regions_->OpenRegions().size(), 3U);
+}
+
+void RegionRouting::CheckHostFormRequests() {
+  const std::string home_url = Call("CreateQueue", {{"QueueName", "q"}}, "")["QueueUrl"];
+  Call("CreateQueue", {{"QueueName", "q"}}, "eu-west-1");
+  const std::string eu = "http://sqs.eu-west-1.localhost:9324/123456789012/q";
+  const std::string eu_form = UriEncode(eu, false);
+  const std::string local = "127.0.0.1:9324";
+  const std::string eu_host = "sqs.eu-west-1.localhost:9324";
+
+  // JSON, by QueueUrl (the host form wins over the signature's region) ...
+  Call("SendMessage", {{"QueueUrl", eu}, {"MessageBody", "json-to-eu"}}, "us-east-1");
+  // ... received by query, by the path + Host header.
+  std::string body = QueryAt("/123456789012/q", eu_host, "Action=ReceiveMessage");
+  EXPECT_NE(body.find("<Body>json-to-eu</Body>"), std::string::npos) << body;
+
+  // Query, by QueueUrl ...
+  QueryAt("/", local, "Action=SendMessage&MessageBody=query-to-eu&QueueUrl=" + eu_form,
+          "us-east-1");
+  // ... received by JSON, by the path + Host header (no QueueUrl).
+  const nlohmann::json received =
+      JsonAt("/123456789012/q", eu_host, "ReceiveMessage", nlohmann::json::object());
+  ASSERT_TRUE(received.contains("Messages")) << received.dump();
+  EXPECT_EQ(received["Messages"][0]["Body"], "query-to-eu");
+
+  // Neither reached the default region's queue.
+  EXPECT_FALSE(Call("ReceiveMessage", {{"QueueUrl", home_url}}, "").contains("Messages"));
+
+  // The Host header alone names the region (before the signature's), for
+  // actions on no queue too; a QueueUrl's region comes before the Host's.
+  const nlohmann::json listed =
+      JsonAt("/", eu_host, "ListQueues", nlohmann::json::object(), "ap-south-1");
+  ASSERT_EQ(listed["QueueUrls"].size(), 1U) << listed.dump();
+  EXPECT_NE(listed["QueueUrls"][0].get<std::string>().find("eu-west-1"), std::string::npos);
+  body = QueryAt("/", eu_host, "Action=GetQueueUrl&QueueName=q", "ap-south-1");
+  EXPECT_NE(body.find("eu-west-1"), std::string::npos) << body;
+  const nlohmann::json attributes =
+      JsonAt("/", "sqs.ap-south-1.localhost:9324", "GetQueueAttributes",
+             {{"QueueUrl", eu}, {"AttributeNames", {"QueueArn"}}});
+  EXPECT_EQ(attributes["Attributes"]["QueueArn"], "arn:aws:sqs:eu-west-1:123456789012:q");
+  body = QueryAt("/", "sqs.ap-south-1.localhost:9324",
+                 "Action=GetQueueAttributes&AttributeName.1=QueueArn&QueueUrl=" + eu_form);
+  EXPECT_NE(body.find("arn:aws:sqs:eu-west-1:123456789012:q"), std::string::npos) << body;
+  // ap-south-1 was never opened: the Host header lost to the QueueUrl, and
+  // to the Host header the signature's region.
+  EXPECT_EQ(regions_->OpenRegions().size(), 2U);
+}
+
+TEST_F(RegionRouting, HostFormRequestsWithPathStyleUrls) {
+  CheckHostFormRequests();
+  // Path style hands out the Host header's origin, the region in the path.
+  EXPECT_EQ(
+      JsonAt("/", "sqs.eu-west-1.localhost:9324", "GetQueueUrl", {{"QueueName", "q"}})["QueueUrl"],
+      "http://sqs.eu-west-1.localhost:9324/queue/eu-west-1/123456789012/q");
+}
+
+TEST_F(RegionRouting, HostFormRequestsWithHostStyleUrls) {
+  UseUrlStyle(UrlStyle::kHost);
+  CheckHostFormRequests();
+}
+
+TEST_F(RegionRouting, HostStyleUrlsHandedOutInBothProtocols) {
+  UseUrlStyle(UrlStyle::kHost);
+  EXPECT_EQ(Call("CreateQueue", {{"QueueName", "q"}}, "")["QueueUrl"],
+            "http://sqs.us-east-1.localhost:9324/123456789012/q");
+  const std::string eu = Call("CreateQueue", {{"QueueName", "q"}}, "eu-west-1")["QueueUrl"];
+  EXPECT_EQ(eu, "http://sqs.eu-west-1.localhost:9324/123456789012/q");
+  EXPECT_EQ(Call("ListQueues", nlohmann::json::object(), "eu-west-1")["QueueUrls"],
+            nlohmann::json::array({eu}));
+  std::string body = QueryAt("/", "127.0.0.1:9324", "Action=GetQueueUrl&QueueName=q");
+  EXPECT_NE(body.find("<QueueUrl>http://sqs.us-east-1.localhost:9324/123456789012/q</QueueUrl>"),
+            std::string::npos)
+      << body;
+  body = QueryAt("/", "127.0.0.1:9324", "Action=ListQueues", "eu-west-1");
+  EXPECT_NE(body.find("<QueueUrl>" + eu + "</QueueUrl>"), std::string::npos) << body;
+  // The URLs handed out name their queues: what is sent through one arrives.
+  Call("SendMessage", {{"QueueUrl", eu}, {"MessageBody", "m"}}, "");
+  const nlohmann::json received = Call("ReceiveMessage", {{"QueueUrl", eu}}, "");
+  ASSERT_TRUE(received.contains("Messages"));
+  // Path-style URLs still work.
+  Call("SendMessage",
+       {{"QueueUrl", "http://127.0.0.1:9324/queue/eu-west-1/123456789012/q"}, {"MessageBody", "p"}},
+       "");
+  EXPECT_TRUE(Call("ReceiveMessage", {{"QueueUrl", "http://h/queue/eu-west-1/123456789012/q"}}, "")
+                  .contains("Messages"));
 }
 
 }  // namespace

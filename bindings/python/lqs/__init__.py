@@ -691,7 +691,7 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
 class Server:
     """lqsd's SQS endpoint (both wire protocols) in this process, on its own threads;
     use it as a context manager. ``url`` is the endpoint for boto3's ``endpoint_url``
-    (queue URLs are ``<url>/<account_id>/<name>``); ``database`` is the
+    (queue URLs are ``<url>/<account_id>/<name>``, see ``url_style``); ``database`` is the
     :class:`Database` it serves, for looking at the queues directly.
 
     ``path=None``: a temporary database (durability "none" unless given), removed at
@@ -704,7 +704,11 @@ class Server:
     outnumber the I/O threads, else 0). ``metrics_listen``: as lqsd's
     ``--metrics-listen``, ``"HOST:PORT"`` of a second listener that serves only
     ``GET /metrics`` and ``GET /health`` (port 0: any free port); ``metrics_url``
-    is then its ``http://HOST:PORT`` (else None).
+    is then its ``http://HOST:PORT`` (else None). ``url_style``: as lqsd's
+    ``--url-style``, the form of the queue URLs handed out: ``"path"`` (the region in
+    the path outside ``region``, as above) or ``"host"``
+    (``http://sqs.<region>.localhost:<port>/<account_id>/<name>`` in every region);
+    requests may use either form.
     Regions, as lqsd's: ``database`` holds the queues of its ``region`` (and of
     unsigned requests); requests signed for another region are served from that
     region's own database under ``<path>/regions/<region>``, opened on first use.
@@ -719,7 +723,7 @@ class Server:
     def __init__(self, path: Optional[str] = None, *, host: str = "127.0.0.1", port: int = 0,
                  threads: int = 0, single_region: bool = False, max_regions: int = 32,
                  busy_poll_us: Optional[int] = None, metrics_listen: Optional[str] = None,
-                 **options: Any) -> None:
+                 url_style: str = "path", **options: Any) -> None:
         self._temp: Optional[str] = None
         self._rep: Any = None
         if path is None:
@@ -734,7 +738,7 @@ class Server:
                 self._rep = _lqs.Endpoint.start(self.database._rep, host, port,
                                                 self.database.account_id, threads,
                                                 single_region, max_regions, busy_poll_us,
-                                                metrics_listen)
+                                                metrics_listen, url_style)
             except BaseException:
                 self.database.close()
                 raise

@@ -35,6 +35,7 @@
 #include "lqs/worker.h"
 #include "server/endpoint.h"
 #include "server/listen_address.h"
+#include "server/url_style.h"
 
 namespace py = pybind11;
 
@@ -583,7 +584,8 @@ struct PyEndpoint {
 PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16_t port,
                          const std::string& account_id, int threads, bool single_region,
                          int max_regions, std::optional<int> busy_poll_us,
-                         const std::optional<std::string>& metrics_listen) {
+                         const std::optional<std::string>& metrics_listen,
+                         const std::string& url_style) {
   if (broker.closed) Check(lqs::Status(lqs::ErrorCode::kClosed, "the database is closed"));
   lqsd::EndpointConfig config;
   config.host = host;
@@ -604,6 +606,11 @@ PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16
     throw py::value_error("metrics_listen must be None or \"HOST:PORT\", not '" + *metrics_listen +
                           "'");
   }
+  const std::optional<lqsd::UrlStyle> style = lqsd::ParseUrlStyle(url_style);
+  if (!style.has_value()) {
+    throw py::value_error("url_style must be \"path\" or \"host\", not '" + url_style + "'");
+  }
+  config.url_style = *style;
   std::string error;
   PyEndpoint out{broker.rep, broker.workers, nullptr};
   out.rep = Unlocked([&] { return lqsd::Endpoint::Start(broker.rep.get(), config, &error); });
@@ -862,7 +869,8 @@ PYBIND11_MODULE(_lqs, m) {
   py::class_<PyEndpoint>(m, "Endpoint")
       .def_static("start", &StartEndpoint, py::arg("broker"), py::arg("host"), py::arg("port"),
                   py::arg("account_id"), py::arg("threads"), py::arg("single_region"),
-                  py::arg("max_regions"), py::arg("busy_poll_us"), py::arg("metrics_listen"))
+                  py::arg("max_regions"), py::arg("busy_poll_us"), py::arg("metrics_listen"),
+                  py::arg("url_style"))
       .def_property_readonly("host_port", [](const PyEndpoint& e) { return e.rep->host_port(); })
       .def_property_readonly("metrics_host_port",
                              [](const PyEndpoint& e) { return e.rep->metrics_host_port(); })

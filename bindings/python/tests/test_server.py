@@ -178,6 +178,26 @@ def test_metrics_listen_serves_metrics_and_health_alone():
             assert "metrics_listen" in str(e)
 
 
+def test_host_style_queue_urls(tmp_path):
+    with lqs.Server(str(tmp_path / "db"), url_style="host") as server, \
+            sqs_client(server.url) as home, sqs_client(server.url, "ap-south-1") as away:
+        port = server.url.rsplit(":", 1)[1]
+        home_url = home.create_queue(QueueName="jobs")["QueueUrl"]
+        away_url = away.create_queue(QueueName="jobs")["QueueUrl"]
+        assert home_url == f"http://sqs.us-east-1.localhost:{port}/123456789012/jobs"
+        assert away_url == f"http://sqs.ap-south-1.localhost:{port}/123456789012/jobs"
+        # boto3 sends to its endpoint_url; the URL's host names the region.
+        home.send_message(QueueUrl=away_url, MessageBody="far")
+        assert "Messages" not in home.receive_message(QueueUrl=home_url, WaitTimeSeconds=0)
+        got = away.receive_message(QueueUrl=away_url, WaitTimeSeconds=0)["Messages"]
+        assert [m["Body"] for m in got] == ["far"]
+    try:
+        lqs.Server(url_style="domain")
+        raise AssertionError("url_style='domain' was taken")
+    except ValueError as e:
+        assert "url_style" in str(e)
+
+
 def test_port_in_use_is_a_clear_error():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
