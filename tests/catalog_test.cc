@@ -149,6 +149,13 @@ TEST_F(CatalogTest, Permissions) {
   EXPECT_NE(policy.find("\"Sid\":\"lbl\""), std::string::npos) << policy;
   EXPECT_NE(policy.find("SQS:SendMessage"), std::string::npos) << policy;
   EXPECT_CODE(q->AddPermission("lbl", {"111111111111"}, {"SendMessage"}), kInvalidParameterValue);
+  // An action only the queue owner may use is refused and nothing changes.
+  EXPECT_CODE(q->AddPermission("other", {"111111111111"}, {"SendMessage", "SetQueueAttributes"}),
+              kInvalidParameterValue);
+  EXPECT_EQ(q->GetAttributes({"Policy"})->at("Policy"), policy);
+  Reopen();
+  q = *broker_->GetQueue("q");
+  EXPECT_EQ(q->GetAttributes({"Policy"})->at("Policy"), policy);
   ASSERT_OK(q->RemovePermission("lbl"));
   EXPECT_EQ(q->GetAttributes({"Policy"})->count("Policy"), 0u);
   EXPECT_CODE(q->RemovePermission("lbl"), kInvalidParameterValue);

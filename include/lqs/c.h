@@ -846,7 +846,9 @@ LQS_C_EXPORT int lqs_queue_list_tags(lqs_queue_t* queue, lqs_strmap_t** tags,
                                      char** errptr);
 
 /* Adds a Policy statement `label` granting `actions` to `account_ids`.
- * Errors: LQS_INVALID_PARAMETER_VALUE (label exists), LQS_OVER_LIMIT. */
+ * Errors: LQS_INVALID_PARAMETER_VALUE (label exists, an unknown action, an
+ * action only the queue owner may use: see Queue::AddPermission),
+ * LQS_OVER_LIMIT. A refused call leaves the Policy unchanged. */
 LQS_C_EXPORT int lqs_queue_add_permission(lqs_queue_t* queue, const char* label,
                                           const char* const* account_ids,
                                           size_t n_accounts,

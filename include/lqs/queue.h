@@ -230,6 +230,13 @@ class Queue {
 
   // Adds a statement labelled `label` to the queue's Policy granting
   // `actions` (e.g. "SendMessage", "*") to `account_ids`.
+  // Errors: InvalidParameterValue (label exists or invalid, an account id
+  // that is not 12 digits, an unknown action, or an action only the queue
+  // owner may use: AddPermission, CancelMessageMoveTask, CreateQueue,
+  // DeleteQueue, ListMessageMoveTasks, ListQueues, ListQueueTags,
+  // RemovePermission, SetQueueAttributes, StartMessageMoveTask, TagQueue,
+  // UntagQueue), OverLimit (more than 7 actions, or a Policy over SQS's
+  // quotas). A refused call leaves the Policy unchanged.
   virtual Status AddPermission(const std::string& label,
                                const std::vector<std::string>& account_ids,
                                const std::vector<std::string>& actions) = 0;

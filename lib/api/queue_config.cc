@@ -70,6 +70,24 @@ constexpr std::string_view kSqsActions[] = {
     "ListMessageMoveTasks",
 };
 
+// The actions to which cross-account permissions don't apply (the developer
+// guide's "Limitations of Amazon SQS custom policies"): AddPermission, which
+// grants to other accounts, refuses them.
+constexpr std::string_view kOwnerOnlyActions[] = {
+    "AddPermission",
+    "CancelMessageMoveTask",
+    "CreateQueue",
+    "DeleteQueue",
+    "ListMessageMoveTasks",
+    "ListQueues",
+    "ListQueueTags",
+    "RemovePermission",
+    "SetQueueAttributes",
+    "StartMessageMoveTask",
+    "TagQueue",
+    "UntagQueue",
+};
+
 // The members of SQS's QueueAttributeName enum that only GetQueueAttributes
 // may name.
 constexpr std::string_view kReadOnlyAttributes[] = {
@@ -525,6 +543,13 @@ bool IsSqsAction(std::string_view action) {
   return false;
 }
 
+bool IsOwnerOnlyAction(std::string_view action) {
+  for (std::string_view owner_only : kOwnerOnlyActions) {
+    if (action == owner_only) return true;
+  }
+  return false;
+}
+
 // A plain string for one value, an array for several (sqs-api.md §3.6).
 Json StringOrArray(const std::vector<std::string>& values) {
   if (values.size() == 1) return Json(values.front());
@@ -675,6 +700,10 @@ Status ValidatePermissionRequest(const std::string& label,
   for (const std::string& action : actions) {
     if (!IsSqsAction(action)) {
       return InvalidParameterValue(action, "ActionName", "Must be an SQS action name or *.");
+    }
+    if (IsOwnerOnlyAction(action)) {
+      return InvalidParameterValue("SQS:" + action, "ActionName",
+                                   "Only the queue owner is allowed to invoke this action.");
     }
   }
   return Status::OK();

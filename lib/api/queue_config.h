@@ -127,9 +127,19 @@ std::string RedrivePolicyJson(const RedrivePolicy& policy);
 std::string RedriveAllowPolicyJson(const RedriveAllowPolicy& policy);
 
 // AddPermission: returns the new Policy document with a statement for
-// `label` (sqs-api.md §3.6). Errors: InvalidParameterValue (label already
-// used, bad label, empty lists, unknown action), OverLimit (> 7 actions, or
-// a resulting policy over CheckPolicyLimits's quotas).
+// `label` (sqs-api.md §3.6). `actions` are SQS action names without the
+// "SQS:" prefix, or "*"; the batch actions are accepted by name.
+// Errors: InvalidParameterValue (label already used, bad label, empty lists,
+// an unknown action: "Value <a> for parameter ActionName is invalid. Reason:
+// Must be an SQS action name or *.", an action only the queue owner may use
+// (one to which cross-account permissions don't apply: AddPermission,
+// CancelMessageMoveTask, CreateQueue, DeleteQueue, ListMessageMoveTasks,
+// ListQueues, ListQueueTags, RemovePermission, SetQueueAttributes,
+// StartMessageMoveTask, TagQueue, UntagQueue): "Value SQS:<a> for parameter
+// ActionName is invalid. Reason: Only the queue owner is allowed to invoke
+// this action."; the first offending action in request order is named),
+// OverLimit (> 7 actions, or a resulting policy over CheckPolicyLimits's
+// quotas).
 StatusOr<std::string> PolicyAddPermission(const std::string& current_policy,
                                           const std::string& queue_arn,
                                           const std::string& account_id_for_arns,

@@ -944,11 +944,10 @@ TEST(PolicyAddPermissionTest, ResultingPolicyWithinPrincipalAndSizeQuotas) {
   StatusOr<std::string> policy = std::string();
   int added = 0;
   for (; added < 20; ++added) {
-    StatusOr<std::string> next =
-        Add(*policy, std::string(78, 'L') + std::to_string(10 + added), {"111111111111"},
-            {"ChangeMessageVisibilityBatch", "ChangeMessageVisibility", "DeleteMessageBatch",
-             "GetQueueAttributes", "SetQueueAttributes", "ListDeadLetterSourceQueues",
-             "ReceiveMessage"});
+    StatusOr<std::string> next = Add(
+        *policy, std::string(78, 'L') + std::to_string(10 + added), {"111111111111"},
+        {"ChangeMessageVisibilityBatch", "ChangeMessageVisibility", "DeleteMessageBatch",
+         "GetQueueAttributes", "SendMessageBatch", "ListDeadLetterSourceQueues", "ReceiveMessage"});
     if (!next.ok()) {
       EXPECT_EQ(next.status().code(), lqs::ErrorCode::kOverLimit);
       EXPECT_NE(next.status().message().find("bytes long, max allowed is 8192"), std::string::npos)
@@ -1015,33 +1014,48 @@ TEST(PolicyAddPermissionTest, EmptyListsAndBadValues) {
   }
 }
 
-TEST(PolicyAddPermissionTest, AllActionNamesAccepted) {
-  for (const char* action : {"CreateQueue",
-                             "DeleteQueue",
-                             "GetQueueUrl",
-                             "ListQueues",
-                             "GetQueueAttributes",
-                             "SetQueueAttributes",
-                             "PurgeQueue",
-                             "SendMessage",
-                             "SendMessageBatch",
-                             "ReceiveMessage",
-                             "DeleteMessage",
-                             "DeleteMessageBatch",
-                             "ChangeMessageVisibility",
-                             "ChangeMessageVisibilityBatch",
-                             "TagQueue",
-                             "UntagQueue",
-                             "ListQueueTags",
-                             "AddPermission",
-                             "RemovePermission",
-                             "ListDeadLetterSourceQueues",
-                             "StartMessageMoveTask",
-                             "CancelMessageMoveTask",
-                             "ListMessageMoveTasks",
-                             "*"}) {
-    EXPECT_TRUE(Add("", "L", {"111111111111"}, {action}).ok()) << action;
+// Every action another account can be granted, the batch actions by name
+// too (granting SendMessage also grants SendMessageBatch, but naming the
+// batch action is not refused).
+TEST(PolicyAddPermissionTest, GrantableActionNamesAccepted) {
+  for (const char* action :
+       {"GetQueueUrl", "GetQueueAttributes", "PurgeQueue", "SendMessage", "SendMessageBatch",
+        "ReceiveMessage", "DeleteMessage", "DeleteMessageBatch", "ChangeMessageVisibility",
+        "ChangeMessageVisibilityBatch", "ListDeadLetterSourceQueues", "*"}) {
+    const StatusOr<std::string> policy = Add("", "L", {"111111111111"}, {action});
+    ASSERT_TRUE(policy.ok()) << action << ": " << policy.status().ToString();
+    EXPECT_NE(policy->find(std::string(R"("Action":"SQS:)") + action + "\""), std::string::npos)
+        << *policy;
   }
+}
+
+// The actions to which cross-account permissions don't apply (developer
+// guide, "Limitations of Amazon SQS custom policies").
+TEST(PolicyAddPermissionTest, OwnerOnlyActionsRefused) {
+  for (const char* action :
+       {"AddPermission", "CancelMessageMoveTask", "CreateQueue", "DeleteQueue",
+        "ListMessageMoveTasks", "ListQueues", "ListQueueTags", "RemovePermission",
+        "SetQueueAttributes", "StartMessageMoveTask", "TagQueue", "UntagQueue"}) {
+    EXPECT_STATUS(Add("", "L", {"111111111111"}, {action}).status(), kInvalidParameterValue,
+                  std::string("Value SQS:") + action +
+                      " for parameter ActionName is invalid. Reason: Only the queue owner is "
+                      "allowed to invoke this action.");
+  }
+  // Among grantable ones, the first offending action in request order is
+  // named; an unknown name keeps its own error.
+  EXPECT_STATUS(Add("", "L", {"111111111111"}, {"SendMessage", "TagQueue", "Foo"}).status(),
+                kInvalidParameterValue,
+                "Value SQS:TagQueue for parameter ActionName is invalid. Reason: Only the queue "
+                "owner is allowed to invoke this action.");
+  EXPECT_STATUS(Add("", "L", {"111111111111"}, {"Foo", "TagQueue"}).status(),
+                kInvalidParameterValue,
+                "Value Foo for parameter ActionName is invalid. Reason: Must be an SQS action "
+                "name or *.");
+  // Nothing is added to an existing policy.
+  const StatusOr<std::string> first = Add("", "A", {"111111111111"}, {"SendMessage"});
+  ASSERT_TRUE(first.ok());
+  EXPECT_CODE(Add(*first, "B", {"111111111111"}, {"ReceiveMessage", "DeleteQueue"}).status(),
+              kInvalidParameterValue);
 }
 
 TEST(PolicyAddPermissionTest, MoreThanSevenActionsIsOverLimit) {

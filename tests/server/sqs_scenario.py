@@ -528,6 +528,20 @@ def step_permissions(ctx):
                  "Value AllowSend for parameter Label is invalid. Reason: Already exists.",
                  QueueUrl=url, Label="AllowSend", AWSAccountIds=["111122223333"],
                  Actions=["SendMessage"])
+    # Actions to which cross-account permissions don't apply are refused,
+    # and nothing is added; the batch actions and "*" can be granted.
+    before = ctx.sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["Policy"])["Attributes"]
+    for action in ("SetQueueAttributes", "DeleteQueue", "ListQueueTags"):
+        expect_error(ctx.sqs.add_permission, "InvalidParameterValue", 400,
+                     "Value SQS:%s for parameter ActionName is invalid. Reason: Only the queue "
+                     "owner is allowed to invoke this action." % action,
+                     QueueUrl=url, Label="Owner", AWSAccountIds=["111122223333"],
+                     Actions=["ReceiveMessage", action])
+    assert ctx.sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["Policy"])[
+        "Attributes"] == before
+    ctx.sqs.add_permission(QueueUrl=url, Label="Batches", AWSAccountIds=["111122223333"],
+                           Actions=["SendMessageBatch", "DeleteMessageBatch", "*"])
+    ctx.sqs.remove_permission(QueueUrl=url, Label="Batches")
     ctx.sqs.remove_permission(QueueUrl=url, Label="AllowSend")
     assert "Attributes" not in ctx.sqs.get_queue_attributes(QueueUrl=url,
                                                           AttributeNames=["Policy"])
