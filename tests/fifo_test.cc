@@ -223,6 +223,109 @@ TEST_F(FifoTest, ContentBasedAndPerGroupDeduplication) {
   EXPECT_EQ(Counts(*q)[0], 1);
 }
 
+// A changed DeduplicationScope is reported at once but reaches
+// deduplication a minute later (SQS: attribute changes take up to 60 s to
+// propagate). The steps are those of the AWS-validated LocalStack test
+// test_fifo_change_to_high_throughput_after_creation (AWS's recording:
+// Test2, Test3 and Test5 are dropped, all within seconds of the change),
+// with a reopen before the last send; then the minute passes.
+TEST_F(FifoTest, DeduplicationScopeChangedToMessageGroupTakesEffectAMinuteLater) {
+  auto q =
+      Fifo("high.fifo", {{"DeduplicationScope", "queue"}, {"ContentBasedDeduplication", "false"}});
+  auto receive_delete = [&](const std::string& body) {
+    auto got = Receive(*q, 1);
+    ASSERT_EQ(Bodies(got), std::vector<std::string>{body});
+    ASSERT_OK(q->DeleteMessage(got[0].receipt_handle));
+  };
+  ASSERT_OK(SendTo(*q, "group1", "Test1", "same-dedup"));
+  receive_delete("Test1");
+  ASSERT_OK(SendTo(*q, "group2", "Test2", "same-dedup"));
+  EXPECT_TRUE(Receive(*q, 1).empty());
+
+  ASSERT_OK(q->SetAttributes(
+      {{"DeduplicationScope", "messageGroup"}, {"FifoThroughputLimit", "perMessageGroupId"}}));
+  auto attrs = q->GetAttributes({"DeduplicationScope", "FifoThroughputLimit"});
+  ASSERT_OK(attrs);
+  EXPECT_EQ(*attrs, (AttributeMap{{"DeduplicationScope", "messageGroup"},
+                                  {"FifoThroughputLimit", "perMessageGroupId"}}));
+  EXPECT_TRUE(Receive(*q, 1).empty());
+  clock_->AdvanceSeconds(1);
+  ASSERT_OK(SendTo(*q, "group3", "Test3", "same-dedup"));  // an id seen before the change
+  EXPECT_TRUE(Receive(*q, 1).empty());
+  ASSERT_OK(SendTo(*q, "group4", "Test4", "dedup_2"));
+  receive_delete("Test4");
+
+  // CreateQueue compares the reported attributes.
+  ASSERT_OK(broker_->CreateQueue("high.fifo",
+                                 {{"FifoQueue", "true"},
+                                  {"DeduplicationScope", "messageGroup"},
+                                  {"FifoThroughputLimit", "perMessageGroupId"}},
+                                 {}));
+  EXPECT_CODE(broker_->CreateQueue("high.fifo",
+                                   {{"FifoQueue", "true"}, {"DeduplicationScope", "queue"}}, {}),
+              kQueueNameExists);
+
+  Reopen();  // the pending change is kept with the queue
+  q = *broker_->GetQueue("high.fifo");
+  EXPECT_EQ(q->GetAttributes({"DeduplicationScope"})->at("DeduplicationScope"), "messageGroup");
+  clock_->AdvanceSeconds(57);  // 58 s after the change
+  ASSERT_OK(SendTo(*q, "group5", "Test5", "dedup_2"));  // an id first seen after the change
+  EXPECT_TRUE(Receive(*q, 1).empty());
+
+  // A minute after the change, ids are matched per group, and entries made
+  // with the queue scope no longer match other groups.
+  clock_->AdvanceSeconds(2);
+  ASSERT_OK(SendTo(*q, "group6", "Test6", "dedup_2"));
+  receive_delete("Test6");
+  ASSERT_OK(SendTo(*q, "group7", "Test7", "same-dedup"));
+  receive_delete("Test7");
+  ASSERT_OK(SendTo(*q, "group7", "Again", "same-dedup"));  // within its group: a duplicate
+  EXPECT_TRUE(Receive(*q, 1).empty());
+}
+
+// The converse, as in test_fifo_change_to_regular_throughput_after_creation
+// (AWS delivers Test3 right after the change): a queue created with
+// messageGroup scope goes on matching ids within a group, past a reopen,
+// until a minute after the change; then ids are matched across the queue.
+TEST_F(FifoTest, DeduplicationScopeChangedToQueueTakesEffectAMinuteLater) {
+  auto q = Fifo("regular.fifo", {{"DeduplicationScope", "messageGroup"},
+                                 {"FifoThroughputLimit", "perMessageGroupId"}});
+  auto receive_delete = [&](const std::string& body) {
+    auto got = Receive(*q, 1);
+    ASSERT_EQ(Bodies(got), std::vector<std::string>{body});
+    ASSERT_OK(q->DeleteMessage(got[0].receipt_handle));
+  };
+  ASSERT_OK(SendTo(*q, "group1", "Test1", "same-dedup"));
+  receive_delete("Test1");
+  ASSERT_OK(SendTo(*q, "group2", "Test2", "same-dedup"));
+  receive_delete("Test2");
+
+  ASSERT_OK(
+      q->SetAttributes({{"DeduplicationScope", "queue"}, {"FifoThroughputLimit", "perQueue"}}));
+  auto attrs = q->GetAttributes({"DeduplicationScope", "FifoThroughputLimit"});
+  ASSERT_OK(attrs);
+  EXPECT_EQ(*attrs,
+            (AttributeMap{{"DeduplicationScope", "queue"}, {"FifoThroughputLimit", "perQueue"}}));
+  ASSERT_OK(SendTo(*q, "group3", "Test3", "same-dedup"));
+  receive_delete("Test3");
+  ASSERT_OK(SendTo(*q, "group3", "Again", "same-dedup"));  // within its group: a duplicate
+  EXPECT_TRUE(Receive(*q, 1).empty());
+
+  Reopen();
+  q = *broker_->GetQueue("regular.fifo");
+  EXPECT_EQ(q->GetAttributes({"DeduplicationScope"})->at("DeduplicationScope"), "queue");
+  ASSERT_OK(SendTo(*q, "group4", "Test4", "dedup_2"));
+  receive_delete("Test4");
+  ASSERT_OK(SendTo(*q, "group5", "Test5", "dedup_2"));
+  receive_delete("Test5");
+
+  clock_->AdvanceSeconds(60);
+  ASSERT_OK(SendTo(*q, "group6", "Test6", "dedup_3"));
+  receive_delete("Test6");
+  ASSERT_OK(SendTo(*q, "group7", "Test7", "dedup_3"));  // another group: now a duplicate
+  EXPECT_TRUE(Receive(*q, 1).empty());
+}
+
 TEST_F(FifoTest, ReceiveRequestAttemptIdReturnsSameMessages) {
   auto q = Fifo("q.fifo");
   for (const char* b : {"m1", "m2", "m3"}) ASSERT_OK(SendTo(*q, "g", b));

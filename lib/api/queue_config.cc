@@ -793,6 +793,20 @@ AttributeMap RenderQueueConfig(const QueueConfig& config) {
   return out;
 }
 
+std::string_view DeduplicationKeyScope(const QueueConfig& config, int64_t now_ms) {
+  if (!config.deduplication_scope_before.empty() &&
+      now_ms < config.deduplication_scope_changed_ms + kDeduplicationScopeChangeDelayMs) {
+    return config.deduplication_scope_before;
+  }
+  return config.deduplication_scope;
+}
+
+void NoteDeduplicationScopeChange(const QueueConfig& current, int64_t now_ms, QueueConfig* next) {
+  if (next->deduplication_scope == current.deduplication_scope) return;
+  next->deduplication_scope_before = std::string(DeduplicationKeyScope(current, now_ms));
+  next->deduplication_scope_changed_ms = now_ms;
+}
+
 std::optional<std::string> FirstDifferingAttribute(const AttributeMap& requested,
                                                    const QueueConfig& current) {
   for (const auto& [name, value] : requested) {

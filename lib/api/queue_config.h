@@ -10,6 +10,7 @@
 #ifndef LQS_LIB_API_QUEUE_CONFIG_H_
 #define LQS_LIB_API_QUEUE_CONFIG_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,15 @@ struct QueueConfig {
   bool content_based_deduplication = false;
   std::string deduplication_scope = "queue";       // queue | messageGroup
   std::string fifo_throughput_limit = "perQueue";  // perQueue | perMessageGroupId
+  // A change of deduplication_scope by SetQueueAttributes reaches the
+  // deduplication of sends kDeduplicationScopeChangeDelayMs after it was
+  // made, as AWS behaves (docs/sqs_compat.md, "FIFO DeduplicationScope
+  // changed after creation"); until then ids are matched with
+  // deduplication_scope_before, the scope in effect when the change was
+  // made. "" and 0: no change pending. Not attributes: the engine keeps them
+  // in the queue's stored record.
+  std::string deduplication_scope_before;  // "" | queue | messageGroup
+  int64_t deduplication_scope_changed_ms = 0;
 
   friend bool operator==(const QueueConfig&, const QueueConfig&) = default;
 };
@@ -69,6 +79,20 @@ Status ValidateQueueName(std::string_view name, bool fifo);
 
 // Whether `attributes` asks for a FIFO queue (FifoQueue == "true", any case).
 bool RequestsFifo(const AttributeMap& attributes);
+
+// How long a change of DeduplicationScope takes to reach deduplication:
+// SQS's bound for an attribute change to propagate (60 s).
+inline constexpr int64_t kDeduplicationScopeChangeDelayMs = 60 * 1000;
+
+// The scope ("queue" or "messageGroup") that deduplication ids of sends at
+// now_ms are matched with.
+std::string_view DeduplicationKeyScope(const QueueConfig& config, int64_t now_ms);
+
+// For a SetQueueAttributes made at now_ms that turned `current` into *next:
+// when it changed the DeduplicationScope, records the scope in effect until
+// then (deduplication_scope_before) and the time; otherwise carries over
+// the pending change of `current`.
+void NoteDeduplicationScopeChange(const QueueConfig& current, int64_t now_ms, QueueConfig* next);
 
 // Validates every entry of `attributes` and, only if all are valid, applies
 // them to *config. `creating`: CreateQueue (true) or SetQueueAttributes.

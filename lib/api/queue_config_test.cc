@@ -380,6 +380,50 @@ TEST(ApplyQueueAttributesTest, DeduplicationScope) {
   }
 }
 
+// A DeduplicationScope change reaches deduplication a minute after it was
+// made: until then ids are matched with the scope in effect before it. The
+// change is not an attribute: rendering and CreateQueue's comparison see the
+// new scope at once.
+TEST(DeduplicationKeyScopeTest, AChangeTakesEffectAMinuteLater) {
+  const QueueConfig created =
+      MustApply({{"DeduplicationScope", "messageGroup"}}, Fifo(), /*creating=*/true);
+  EXPECT_EQ(DeduplicationKeyScope(created, 0), "messageGroup");
+  EXPECT_EQ(created.deduplication_scope_before, "");
+
+  QueueConfig changed = MustApply({{"DeduplicationScope", "queue"}}, created);
+  NoteDeduplicationScopeChange(created, 1000, &changed);
+  EXPECT_EQ(changed.deduplication_scope, "queue");
+  EXPECT_EQ(DeduplicationKeyScope(changed, 1000), "messageGroup");
+  EXPECT_EQ(DeduplicationKeyScope(changed, 1000 + kDeduplicationScopeChangeDelayMs - 1),
+            "messageGroup");
+  EXPECT_EQ(DeduplicationKeyScope(changed, 1000 + kDeduplicationScopeChangeDelayMs), "queue");
+  EXPECT_EQ(RenderQueueConfig(changed),
+            RenderQueueConfig(MustApply({{"DeduplicationScope", "queue"}}, Fifo(), true)));
+  EXPECT_EQ(FirstDifferingAttribute({{"DeduplicationScope", "queue"}}, changed), std::nullopt);
+
+  // Another attribute leaves the pending change as it was.
+  QueueConfig other = MustApply({{"VisibilityTimeout", "5"}}, changed);
+  NoteDeduplicationScopeChange(changed, 2000, &other);
+  EXPECT_EQ(other.deduplication_scope_changed_ms, 1000);
+  EXPECT_EQ(DeduplicationKeyScope(other, 2000), "messageGroup");
+
+  // Changing back before the first change took effect: the scope in effect
+  // (messageGroup) simply stays.
+  QueueConfig back = MustApply({{"DeduplicationScope", "messageGroup"}}, changed);
+  NoteDeduplicationScopeChange(changed, 3000, &back);
+  EXPECT_EQ(DeduplicationKeyScope(back, 3000), "messageGroup");
+  EXPECT_EQ(DeduplicationKeyScope(back, 3000 + kDeduplicationScopeChangeDelayMs), "messageGroup");
+
+  // A second change after the first took effect starts from the new scope.
+  const int64_t later = 1000 + kDeduplicationScopeChangeDelayMs + 5;
+  QueueConfig again = MustApply({{"DeduplicationScope", "messageGroup"}}, changed);
+  NoteDeduplicationScopeChange(changed, later, &again);
+  EXPECT_EQ(again.deduplication_scope_before, "queue");
+  EXPECT_EQ(DeduplicationKeyScope(again, later), "queue");
+  EXPECT_EQ(DeduplicationKeyScope(again, later + kDeduplicationScopeChangeDelayMs),
+            "messageGroup");
+}
+
 TEST(ApplyQueueAttributesTest, FifoThroughputLimit) {
   EXPECT_EQ(MustApply({{"FifoThroughputLimit", "perQueue"}}, Fifo()).fifo_throughput_limit,
             "perQueue");

@@ -215,6 +215,14 @@ Status BrokerImpl::Init() {
       return Status(ErrorCode::kCorruption,
                     "stored attributes of queue " + rec.name + " are invalid: " + st.message());
     }
+    // A DeduplicationScope change on its way to deduplication (if any).
+    const std::string& before = rec.deduplication_scope_before;
+    if (!before.empty() && before != "queue" && before != "messageGroup") {
+      return Status(ErrorCode::kCorruption,
+                    "stored deduplication scope of queue " + rec.name + " is invalid");
+    }
+    config.deduplication_scope_before = before;
+    config.deduplication_scope_changed_ms = rec.deduplication_scope_changed_ms;
     auto q = std::make_shared<QueueImpl>(core_, std::move(rec), std::move(config));
     st = q->Load();
     if (!st.ok()) return st;

@@ -40,7 +40,9 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
   if (!live.ok()) return live;
 
   const size_t n = requests.size();
-  const bool per_group = config->deduplication_scope == "messageGroup";
+  // A DeduplicationScope set less than a minute ago is not in effect yet.
+  const bool per_group =
+      api::DeduplicationKeyScope(*config, core_->NowMillis()) == "messageGroup";
   struct Plan {
     std::string group;
     std::string dedup_id;

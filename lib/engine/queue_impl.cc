@@ -1689,7 +1689,8 @@ Status QueueImpl::SetAttributes(const AttributeMap& attributes) {
     return Status(ErrorCode::kMissingParameter, "The request must contain the parameter Attributes.");
   }
   std::lock_guard<std::mutex> catalog(core_->catalog_mutex());
-  api::QueueConfig next = config();
+  const api::QueueConfig current = config();
+  api::QueueConfig next = current;
   Status st = api::ApplyQueueAttributes(attributes, /*creating=*/false, &next);
   if (!st.ok()) return st;
   st = api::CheckPolicyLimits(attributes);
@@ -1701,6 +1702,9 @@ Status QueueImpl::SetAttributes(const AttributeMap& attributes) {
   AttributeMap rendered = api::RenderQueueConfig(next);
   rec.attributes.assign(rendered.begin(), rendered.end());
   rec.modified_ms = core_->NowMillis();
+  api::NoteDeduplicationScopeChange(current, rec.modified_ms, &next);
+  rec.deduplication_scope_before = next.deduplication_scope_before;
+  rec.deduplication_scope_changed_ms = next.deduplication_scope_changed_ms;
   st = PersistRecordLocked(rec, true);
   if (!st.ok()) return st;
   record_ = std::move(rec);

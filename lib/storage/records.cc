@@ -180,6 +180,9 @@ std::string EncodeQueueRecord(const QueueRecord& q) {
   auto name = fbb.CreateString(q.name);
   auto attrs = KeyValues(fbb, q.attributes);
   auto tags = KeyValues(fbb, q.tags);
+  auto scope_before = q.deduplication_scope_before.empty()
+                          ? flatbuffers::Offset<flatbuffers::String>()
+                          : fbb.CreateString(q.deduplication_scope_before);
   fb::QueueRecordBuilder b(fbb);
   b.add_id(q.id);
   b.add_name(name);
@@ -189,6 +192,8 @@ std::string EncodeQueueRecord(const QueueRecord& q) {
   b.add_last_purge_ms(q.last_purge_ms);
   b.add_attributes(attrs);
   b.add_tags(tags);
+  b.add_deduplication_scope_before(scope_before);
+  b.add_deduplication_scope_changed_ms(q.deduplication_scope_changed_ms);
   fbb.Finish(b.Finish());
   return Finish(fbb);
 }
@@ -207,6 +212,8 @@ Status DecodeQueueRecord(std::string_view data, QueueRecord* out) {
   out->last_purge_ms = r->last_purge_ms();
   ReadKeyValues(r->attributes(), &out->attributes);
   ReadKeyValues(r->tags(), &out->tags);
+  out->deduplication_scope_before = Str(r->deduplication_scope_before());
+  out->deduplication_scope_changed_ms = r->deduplication_scope_changed_ms();
   return Status::OK();
 }
 

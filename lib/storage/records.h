@@ -58,6 +58,11 @@ struct QueueRecord {
   int64_t last_purge_ms = 0;
   std::vector<std::pair<std::string, std::string>> attributes;
   std::vector<std::pair<std::string, std::string>> tags;
+  // FIFO: a DeduplicationScope change still on its way to deduplication
+  // (api::QueueConfig::deduplication_scope_before / _changed_ms). "" and 0
+  // (left out of the record): none.
+  std::string deduplication_scope_before;
+  int64_t deduplication_scope_changed_ms = 0;
 };
 
 std::string EncodeQueueRecord(const QueueRecord& q);

@@ -1,6 +1,7 @@
 // Message records: every field survives a round trip, empty fields are left
 // out of the record and read back as empty, and the per-thread builder keeps
-// no state from one record to the next.
+// no state from one record to the next. Queue records: a pending
+// DeduplicationScope change, absent in records of earlier builds.
 
 #include "lib/storage/records.h"
 
@@ -90,6 +91,37 @@ TEST(MessageRecordTest, GarbageIsCorruptionAndTheIdAndBodyAreAlwaysWritten) {
   Message no_id;
   no_id.body = "b";
   EXPECT_EQ(DecodeMessage(EncodeMessage(no_id), "q/6", &out).code(), ErrorCode::kOk);
+}
+
+TEST(QueueRecordTest, PendingDeduplicationScopeRoundTripsAndIsLeftOutWhenEmpty) {
+  QueueRecord q;
+  q.id = 7;
+  q.name = "q.fifo";
+  q.fifo = true;
+  q.created_ms = 1;
+  q.modified_ms = 2;
+  q.attributes = {{"DeduplicationScope", "queue"}};
+  q.tags = {{"team", "a"}};
+  q.deduplication_scope_before = "messageGroup";
+  q.deduplication_scope_changed_ms = 1234;
+  const std::string with_scope = EncodeQueueRecord(q);
+  QueueRecord out;
+  ASSERT_TRUE(DecodeQueueRecord(with_scope, &out).ok());
+  EXPECT_EQ(out.name, "q.fifo");
+  EXPECT_EQ(out.attributes, q.attributes);
+  EXPECT_EQ(out.tags, q.tags);
+  EXPECT_EQ(out.deduplication_scope_before, "messageGroup");
+  EXPECT_EQ(out.deduplication_scope_changed_ms, 1234);
+  // Absent (as in records of earlier builds): read back as "" and 0.
+  q.deduplication_scope_before.clear();
+  q.deduplication_scope_changed_ms = 0;
+  const std::string without = EncodeQueueRecord(q);
+  EXPECT_LT(without.size(), with_scope.size());
+  out.deduplication_scope_before = "stale";
+  out.deduplication_scope_changed_ms = 9;
+  ASSERT_TRUE(DecodeQueueRecord(without, &out).ok());
+  EXPECT_EQ(out.deduplication_scope_before, "");
+  EXPECT_EQ(out.deduplication_scope_changed_ms, 0);
 }
 
 }  // namespace

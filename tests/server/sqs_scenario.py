@@ -564,6 +564,79 @@ def step_permissions(ctx):
                                                           AttributeNames=["Policy"])
 
 
+def step_fifo_deduplication_scope_change(ctx):
+    """Right after SetQueueAttributes changes a FIFO queue's DeduplicationScope,
+    ids are still matched with the scope before the change (it takes effect a
+    minute later), as AWS does in the AWS-validated LocalStack tests
+    test_fifo_change_to_high_throughput_after_creation and
+    test_fifo_change_to_regular_throughput_after_creation (same steps)."""
+    def send(url, body, group, dedup):
+        ctx.sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId=group,
+                             MessageDeduplicationId=dedup)
+
+    def bodies(url):
+        msgs = receive(ctx, url)
+        for m in msgs:
+            ctx.sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+        return [m["Body"] for m in msgs]
+
+    def scope_attributes(url):
+        return ctx.sqs.get_queue_attributes(
+            QueueUrl=url, AttributeNames=["DeduplicationScope", "FifoThroughputLimit"])[
+                "Attributes"]
+
+    url = ctx.create("high.fifo", Attributes={
+        "FifoQueue": "true", "DeduplicationScope": "queue",
+        "ContentBasedDeduplication": "false"})
+    send(url, "Test1", "group1", "same-dedup")
+    assert bodies(url) == ["Test1"]
+    send(url, "Test2", "group2", "same-dedup")
+    assert bodies(url) == []
+    ctx.sqs.set_queue_attributes(QueueUrl=url, Attributes={
+        "DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"})
+    assert scope_attributes(url) == {"DeduplicationScope": "messageGroup",
+                                     "FifoThroughputLimit": "perMessageGroupId"}
+    assert bodies(url) == []
+    send(url, "Test3", "group3", "same-dedup")
+    assert bodies(url) == []
+    send(url, "Test4", "group4", "dedup_2")
+    assert bodies(url) == ["Test4"]
+    send(url, "Test5", "group5", "dedup_2")
+    assert bodies(url) == []
+
+    url = ctx.create("regular.fifo", Attributes={
+        "FifoQueue": "true", "DeduplicationScope": "messageGroup",
+        "FifoThroughputLimit": "perMessageGroupId"})
+    send(url, "Test1", "group1", "same-dedup")
+    assert bodies(url) == ["Test1"]
+    send(url, "Test2", "group2", "same-dedup")
+    assert bodies(url) == ["Test2"]
+    ctx.sqs.set_queue_attributes(QueueUrl=url, Attributes={
+        "DeduplicationScope": "queue", "FifoThroughputLimit": "perQueue"})
+    assert scope_attributes(url) == {"DeduplicationScope": "queue",
+                                     "FifoThroughputLimit": "perQueue"}
+    send(url, "Test3", "group3", "same-dedup")
+    assert bodies(url) == ["Test3"]
+
+
+def step_attribute_names(ctx):
+    """Message attribute names take letters of any script (AWS accepts
+    attr.1øßä and refuses §, as the AWS-validated LocalStack test
+    test_send_message_with_invalid_string_attributes records)."""
+    url = ctx.create("attrnames")
+    attributes = {"attr.1øßä": {"DataType": "String", "StringValue": "value"}}
+    sent = ctx.sqs.send_message(QueueUrl=url, MessageBody="b", MessageAttributes=attributes)
+    assert sent["MD5OfMessageAttributes"] == md5_of_attributes(attributes)
+    got = receive(ctx, url, MessageAttributeNames=["All"])
+    assert got[0]["MessageAttributes"] == attributes, got
+    e = expect_error(ctx.sqs.send_message, "InvalidParameterValue", 400, QueueUrl=url,
+                     MessageBody="b",
+                     MessageAttributes={"Invalid-§-attr": {"DataType": "String",
+                                                           "StringValue": "v"}})
+    assert e.response["Error"]["Message"].startswith(
+        "Value Invalid-§-attr for parameter MessageAttributeName is invalid."), e.response
+
+
 def step_errors_and_delete(ctx):
     missing = "%s/%s/%s" % (ctx.endpoint, ACCOUNT, ctx.name("nope"))
     expect_error(ctx.sqs.get_queue_url, "AWS.SimpleQueueService.NonExistentQueue", 400,
@@ -642,7 +715,8 @@ def step_regions(ctx):
 
 
 STEPS = [step_digest_self_check, step_queues, step_send_receive, step_batches, step_visibility,
-         step_long_poll, step_dead_letter, step_purge, step_permissions, step_errors_and_delete,
+         step_long_poll, step_dead_letter, step_purge, step_permissions,
+         step_fifo_deduplication_scope_change, step_attribute_names, step_errors_and_delete,
          step_regions]
 
 
