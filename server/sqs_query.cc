@@ -364,8 +364,15 @@ HttpResponse EncodeResult(std::string_view action, const Json& output,
     HttpResponse r = Base(200, request_id, rendering);
     Json response = Json::object();
     if (Actions::HasOutput(action)) {
-      response[std::string(action) + "Result"] =
-          output.is_object() ? LegacyJson(output) : Json::object();
+      Json result = output.is_object() ? LegacyJson(output) : Json::object();
+      // AWS names ReceiveMessage's list "messages" in this rendering (an
+      // AWS-validated recording, docs/sqs_compat.md); the XML's other member
+      // names stand, for want of evidence.
+      if (action == "ReceiveMessage" && result.contains("Messages")) {
+        result["messages"] = std::move(result["Messages"]);
+        result.erase("Messages");
+      }
+      response[std::string(action) + "Result"] = std::move(result);
     }
     response["ResponseMetadata"] = Json{{"RequestId", request_id}};
     Json document = Json::object();

@@ -233,7 +233,11 @@ def test_query_answers_in_json_when_json_is_accepted(c, server):
     assert sent["MD5OfMessageBody"] == hashlib.md5(b"j").hexdigest()
     r = c.query({"Action": "ReceiveMessage", "QueueUrl": url, "AttributeName.1": "All",
                  "MessageAttributeName.1": "All"}, headers=accept)
-    [m] = r.json()["ReceiveMessageResponse"]["ReceiveMessageResult"]["Messages"]
+    # AWS names the list "messages" here (LocalStack's AWS-validated
+    # test_marker_serialization_json_protocol).
+    result = r.json()["ReceiveMessageResponse"]["ReceiveMessageResult"]
+    assert list(result) == ["messages"], result
+    [m] = result["messages"]
     assert m["MessageId"] == sent["MessageId"] and m["Body"] == "j"
     assert m["MessageAttributes"] == [{"Name": "k", "Value": {"StringValue": "v",
                                                               "DataType": "String"}}]
