@@ -1,0 +1,5 @@
+from localstack import config
+
+
+def localstack_host():
+    return config.LOCALSTACK_HOST
