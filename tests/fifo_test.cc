@@ -32,6 +32,12 @@ class FifoTest : public BrokerTest {
     for (const auto& m : ms) out.push_back(m.body);
     return out;
   }
+  // Receives one message, expects it to be `body`, and deletes it.
+  void ReceiveAndDelete(Queue& q, const std::string& body) {
+    auto got = Receive(q, 1);
+    ASSERT_EQ(Bodies(got), std::vector<std::string>{body});
+    ASSERT_OK(q.DeleteMessage(got[0].receipt_handle));
+  }
 };
 
 TEST_F(FifoTest, CreationRules) {
@@ -232,13 +238,8 @@ TEST_F(FifoTest, ContentBasedAndPerGroupDeduplication) {
 TEST_F(FifoTest, DeduplicationScopeChangedToMessageGroupTakesEffectAMinuteLater) {
   auto q =
       Fifo("high.fifo", {{"DeduplicationScope", "queue"}, {"ContentBasedDeduplication", "false"}});
-  auto receive_delete = [&](const std::string& body) {
-    auto got = Receive(*q, 1);
-    ASSERT_EQ(Bodies(got), std::vector<std::string>{body});
-    ASSERT_OK(q->DeleteMessage(got[0].receipt_handle));
-  };
   ASSERT_OK(SendTo(*q, "group1", "Test1", "same-dedup"));
-  receive_delete("Test1");
+  ReceiveAndDelete(*q, "Test1");
   ASSERT_OK(SendTo(*q, "group2", "Test2", "same-dedup"));
   EXPECT_TRUE(Receive(*q, 1).empty());
 
@@ -253,7 +254,7 @@ TEST_F(FifoTest, DeduplicationScopeChangedToMessageGroupTakesEffectAMinuteLater)
   ASSERT_OK(SendTo(*q, "group3", "Test3", "same-dedup"));  // an id seen before the change
   EXPECT_TRUE(Receive(*q, 1).empty());
   ASSERT_OK(SendTo(*q, "group4", "Test4", "dedup_2"));
-  receive_delete("Test4");
+  ReceiveAndDelete(*q, "Test4");
 
   // CreateQueue compares the reported attributes.
   ASSERT_OK(broker_->CreateQueue("high.fifo",
@@ -276,9 +277,9 @@ TEST_F(FifoTest, DeduplicationScopeChangedToMessageGroupTakesEffectAMinuteLater)
   // with the queue scope no longer match other groups.
   clock_->AdvanceSeconds(2);
   ASSERT_OK(SendTo(*q, "group6", "Test6", "dedup_2"));
-  receive_delete("Test6");
+  ReceiveAndDelete(*q, "Test6");
   ASSERT_OK(SendTo(*q, "group7", "Test7", "same-dedup"));
-  receive_delete("Test7");
+  ReceiveAndDelete(*q, "Test7");
   ASSERT_OK(SendTo(*q, "group7", "Again", "same-dedup"));  // within its group: a duplicate
   EXPECT_TRUE(Receive(*q, 1).empty());
 }
@@ -290,15 +291,10 @@ TEST_F(FifoTest, DeduplicationScopeChangedToMessageGroupTakesEffectAMinuteLater)
 TEST_F(FifoTest, DeduplicationScopeChangedToQueueTakesEffectAMinuteLater) {
   auto q = Fifo("regular.fifo", {{"DeduplicationScope", "messageGroup"},
                                  {"FifoThroughputLimit", "perMessageGroupId"}});
-  auto receive_delete = [&](const std::string& body) {
-    auto got = Receive(*q, 1);
-    ASSERT_EQ(Bodies(got), std::vector<std::string>{body});
-    ASSERT_OK(q->DeleteMessage(got[0].receipt_handle));
-  };
   ASSERT_OK(SendTo(*q, "group1", "Test1", "same-dedup"));
-  receive_delete("Test1");
+  ReceiveAndDelete(*q, "Test1");
   ASSERT_OK(SendTo(*q, "group2", "Test2", "same-dedup"));
-  receive_delete("Test2");
+  ReceiveAndDelete(*q, "Test2");
 
   ASSERT_OK(
       q->SetAttributes({{"DeduplicationScope", "queue"}, {"FifoThroughputLimit", "perQueue"}}));
@@ -307,7 +303,7 @@ TEST_F(FifoTest, DeduplicationScopeChangedToQueueTakesEffectAMinuteLater) {
   EXPECT_EQ(*attrs,
             (AttributeMap{{"DeduplicationScope", "queue"}, {"FifoThroughputLimit", "perQueue"}}));
   ASSERT_OK(SendTo(*q, "group3", "Test3", "same-dedup"));
-  receive_delete("Test3");
+  ReceiveAndDelete(*q, "Test3");
   ASSERT_OK(SendTo(*q, "group3", "Again", "same-dedup"));  // within its group: a duplicate
   EXPECT_TRUE(Receive(*q, 1).empty());
 
@@ -315,13 +311,13 @@ TEST_F(FifoTest, DeduplicationScopeChangedToQueueTakesEffectAMinuteLater) {
   q = *broker_->GetQueue("regular.fifo");
   EXPECT_EQ(q->GetAttributes({"DeduplicationScope"})->at("DeduplicationScope"), "queue");
   ASSERT_OK(SendTo(*q, "group4", "Test4", "dedup_2"));
-  receive_delete("Test4");
+  ReceiveAndDelete(*q, "Test4");
   ASSERT_OK(SendTo(*q, "group5", "Test5", "dedup_2"));
-  receive_delete("Test5");
+  ReceiveAndDelete(*q, "Test5");
 
   clock_->AdvanceSeconds(60);
   ASSERT_OK(SendTo(*q, "group6", "Test6", "dedup_3"));
-  receive_delete("Test6");
+  ReceiveAndDelete(*q, "Test6");
   ASSERT_OK(SendTo(*q, "group7", "Test7", "dedup_3"));  // another group: now a duplicate
   EXPECT_TRUE(Receive(*q, 1).empty());
 }
