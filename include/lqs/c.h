@@ -485,8 +485,9 @@ LQS_C_EXPORT void lqs_receive_set_receive_request_attempt_id(lqs_receive_t* r,
 /* Leases up to max_number_of_messages messages. `request` may be NULL
  * (defaults). Long polling: blocks the calling thread until a message is
  * available or the wait ends (or the database closes: LQS_CLOSED). An empty
- * *messages is not an error. Errors: LQS_INVALID_PARAMETER_VALUE,
- * LQS_OVER_LIMIT, LQS_QUEUE_DOES_NOT_EXIST. */
+ * *messages is not an error; a wait that the queue's deletion cuts short
+ * ends with one. Errors: LQS_INVALID_PARAMETER_VALUE, LQS_OVER_LIMIT,
+ * LQS_QUEUE_DOES_NOT_EXIST (deleted before the call). */
 LQS_C_EXPORT int lqs_queue_receive_message(lqs_queue_t* queue,
                                            const lqs_receive_t* request,
                                            lqs_messages_t** messages, char** errptr);

@@ -341,9 +341,10 @@ class Queue:
         ``wait_time_seconds`` (0..20; default: the queue's
         ReceiveMessageWaitTimeSeconds) > 0 long-polls: the call blocks this thread
         (never others: the GIL is released) until a message is available or the
-        wait ends, and returns [] when it ends with nothing. Unlike SQS, all system
-        and user attributes are returned by default. Raises InvalidParameterValue,
-        OverLimit, QueueDoesNotExist, Closed."""
+        wait ends, and returns [] when it ends with nothing (also when the queue is
+        deleted during the wait). Unlike SQS, all system and user attributes are
+        returned by default. Raises InvalidParameterValue, OverLimit,
+        QueueDoesNotExist (the queue was deleted before the call), Closed."""
         rows = self._rep.receive_message(max_number_of_messages, visibility_timeout,
                                          wait_time_seconds,
                                          list(message_system_attribute_names),
