@@ -151,7 +151,7 @@ std::string RedrivePolicyJson(const RedrivePolicy& policy);
 std::string RedriveAllowPolicyJson(const RedriveAllowPolicy& policy);
 
 // AddPermission: returns the new Policy document with a statement for
-// `label` (sqs-api.md §3.6). `actions` are SQS action names without the
+// `label` (its Sid). `actions` are SQS action names without the
 // "SQS:" prefix, or "*"; the batch actions are accepted by name.
 // Errors: InvalidParameterValue (label already used, bad label, empty lists,
 // an unknown action: "Value <a> for parameter ActionName is invalid. Reason:

@@ -33,17 +33,8 @@ TESTS=${TESTS:-"test_sqs.py test_sqs_move_task.py"}
 mkdir -p "$WORK"
 echo "work dir: $WORK"
 
-# extract PATHS... from a checkout or a git dir into DEST
-extract() {
-  local src=$1 dest=$2
-  shift 2
-  mkdir -p "$dest"
-  if [ -d "$src/.git" ] || [ ! -e "$src/HEAD" ]; then
-    (cd "$src" && tar -cf - "$@") | tar -xf - -C "$dest"
-  else
-    git --git-dir="$src" archive HEAD "$@" | tar -xf - -C "$dest"
-  fi
-}
+# shellcheck source=../common.sh
+. "$HERE/../common.sh"
 
 # 1. the tests and the sqs-query service model
 LS=$WORK/localstack
@@ -61,20 +52,9 @@ LIB=$WORK/pylib
 rm -rf "$LIB"
 mkdir -p "$LIB"
 extract "$SNAPSHOT_SRC" "$LIB" localstack_snapshot
-for mod in pytest jsonpath_ng deepdiff; do
-  if ! "$PYTHON" -c "import $mod" 2>/dev/null; then
-    case $mod in
-      pytest) names="pytest _pytest pluggy iniconfig packaging py.py attr attrs" ;;
-      jsonpath_ng) names="jsonpath_ng ply" ;;
-      deepdiff) names="deepdiff ordered_set" ;;
-    esac
-    for n in $names; do
-      if [ -e "/usr/lib/python3/dist-packages/$n" ] && [ ! -e "$LIB/$n" ]; then
-        ln -s "/usr/lib/python3/dist-packages/$n" "$LIB/$n"
-      fi
-    done
-  fi
-done
+link_debian_packages "$PYTHON" "$LIB" \
+  pytest=pytest,_pytest,pluggy,iniconfig,packaging,py.py,attr,attrs jsonpath_ng=jsonpath_ng,ply \
+  deepdiff=deepdiff,ordered_set
 export PYTHONPATH="$HERE/shims:$LIB"
 "$PYTHON" -c "import pytest, deepdiff, jsonpath_ng, localstack_snapshot, botocore; print('python', __import__('sys').version.split()[0], 'botocore', botocore.__version__, 'pytest', pytest.__version__)"
 

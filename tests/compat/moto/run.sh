@@ -27,16 +27,8 @@ WORK=${WORK:-$(mktemp -d /tmp/lqs-moto.XXXXXX)}
 mkdir -p "$WORK"
 echo "work dir: $WORK"
 
-extract() {
-  local src=$1 dest=$2
-  shift 2
-  mkdir -p "$dest"
-  if [ -d "$src/.git" ] || [ ! -e "$src/HEAD" ]; then
-    (cd "$src" && tar -cf - "$@") | tar -xf - -C "$dest"
-  else
-    git --git-dir="$src" archive HEAD "$@" | tar -xf - -C "$dest"
-  fi
-}
+# shellcheck source=../common.sh
+. "$HERE/../common.sh"
 
 T=$WORK/moto
 rm -rf "$T"
@@ -53,20 +45,8 @@ fi
 
 LIB=$WORK/pylib
 rm -rf "$LIB"
-mkdir -p "$LIB"
-for mod in pytest freezegun; do
-  if ! "$PYTHON" -c "import $mod" 2>/dev/null; then
-    case $mod in
-      pytest) names="pytest _pytest pluggy iniconfig packaging py.py attr attrs" ;;
-      freezegun) names="freezegun" ;;
-    esac
-    for n in $names; do
-      if [ -e "/usr/lib/python3/dist-packages/$n" ] && [ ! -e "$LIB/$n" ]; then
-        ln -s "/usr/lib/python3/dist-packages/$n" "$LIB/$n"
-      fi
-    done
-  fi
-done
+link_debian_packages "$PYTHON" "$LIB" \
+  pytest=pytest,_pytest,pluggy,iniconfig,packaging,py.py,attr,attrs freezegun=freezegun
 export PYTHONPATH="$LIB"
 "$PYTHON" -c "import pytest, moto, botocore; print('moto', moto.__version__, 'botocore', botocore.__version__, 'pytest', pytest.__version__)"
 
