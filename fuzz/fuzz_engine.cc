@@ -26,7 +26,7 @@
 //     the right body, MD5 and ApproximateReceiveCount (which increases by
 //     one per delivery); a standard queue returns min(max, receivable);
 //   * FIFO: per group, strict order; a group delivers only the prefix of
-//     its messages before its first one in flight (sqs-api.md 8.4: with
+//     its messages before its first one in flight (docs/sqs-reference.md §9.2: with
 //     m1 m2 leased together and m2 extended, m1 comes back when its own
 //     lease ends); messages of a group in one receive are consecutive;
 //     a duplicate within the 5-minute window is not stored again;
@@ -302,7 +302,7 @@ class Runner {
   bool Delayed(const ModelMessage& m) { return Live(m) && m.receives == 0 && m.visible_at > Now(); }
   bool Receivable(const ModelMessage& m) { return Live(m) && m.visible_at <= Now(); }
 
-  // FIFO group locking (sqs-api.md 8.4): a receive may return, from a
+  // FIFO group locking (docs/sqs-reference.md §9.2): a receive may return, from a
   // group, only the prefix of its messages up to (not including) the first
   // one still in flight. A message is blocked when an earlier live message
   // of its group is in flight; a later one in flight does not block it

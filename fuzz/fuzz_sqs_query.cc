@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(input.is_object() || input.is_null(), "decoded input is not an object");
   (void)lqsd::sqs_query::Find(params, "Action");
   // The response encoders walk arbitrary JSON-shaped output; the JSON
-  // rendering (§10.7) is always a JSON document.
+  // rendering (§11.7) is always a JSON document.
   (void)lqsd::sqs_query::EncodeResult(action, input, "req");
   const lqsd::HttpResponse as_json =
       lqsd::sqs_query::EncodeResult(action, input, "req", lqsd::sqs_query::Rendering::kJson);

@@ -308,7 +308,7 @@ std::vector<lqs::SendMessageBatchEntry> TakeSendBatchEntries(Json& params) {
 
 Json ReceiveMessageOutput(const lqs::ReceiveMessageResult& result) {
   Json out = Json::object();
-  if (result.messages.empty()) return out;  // "Messages" absent when none (§5.10)
+  if (result.messages.empty()) return out;  // "Messages" absent when none (§6.5)
   Json messages = Json::array();
   messages.get_ref<Json::array_t&>().reserve(result.messages.size());
   for (const lqs::ReceivedMessage& m : result.messages) {
@@ -319,7 +319,7 @@ Json ReceiveMessageOutput(const lqs::ReceiveMessageResult& result) {
 }
 
 std::string ReceiveMessageOutputJson(const lqs::ReceiveMessageResult& result) {
-  if (result.messages.empty()) return "{}";  // "Messages" absent when none (§5.10)
+  if (result.messages.empty()) return "{}";  // "Messages" absent when none (§6.5)
   // Room for the whole answer when nothing needs escaping: one allocation.
   size_t size = 16;
   for (const lqs::ReceivedMessage& m : result.messages) {
@@ -542,7 +542,7 @@ std::shared_ptr<lqs::Queue> Actions::ResolveQueue(const ActionRequest& r) {
 Json Actions::CreateQueue(const ActionRequest& r) {
   const std::string name = ReqString(r.params, "QueueName");
   const lqs::AttributeMap attributes = StringMap(r.params, "Attributes");
-  // The JSON member is lower-case "tags" (sqs-api.md §5.1); accept "Tags" too.
+  // The JSON member is lower-case "tags" (docs/sqs-reference.md §6.1); accept "Tags" too.
   lqs::TagMap tags = StringMap(r.params, "tags");
   if (tags.empty()) tags = StringMap(r.params, "Tags");
   auto queue = Take(r.broker->CreateQueue(name, attributes, tags));
@@ -613,7 +613,7 @@ Json Actions::PurgeQueue(const ActionRequest& r) {
 void Actions::SendMessage(ActionRequest& r, ActionResult* out) {
   if (Member(r.params, "MessageBody") == nullptr) Fail(MissingParameter("MessageBody"));
   lqs::SendMessageRequest req = TakeSendRequest(r.params);
-  // An X-Amzn-Trace-Id header populates AWSTraceHeader (sqs-api.md §4.4).
+  // An X-Amzn-Trace-Id header populates AWSTraceHeader (docs/sqs-reference.md §5.3).
   if (!r.trace_header.empty() && req.message_system_attributes.count("AWSTraceHeader") == 0) {
     lqs::MessageAttributeValue v;
     v.data_type = "String";
@@ -785,7 +785,7 @@ Json Actions::ListQueueTags(const ActionRequest& r) {
   auto queue = ResolveQueue(r);
   const lqs::TagMap tags = Take(queue->ListQueueTags());
   Json out = Json::object();
-  if (!tags.empty()) {  // "Tags" absent when the queue has none (§5.17)
+  if (!tags.empty()) {  // "Tags" absent when the queue has none (§6.8)
     Json t = Json::object();
     for (const auto& [k, v] : tags) t[k] = v;
     out["Tags"] = std::move(t);
@@ -821,7 +821,7 @@ Json Actions::ListDeadLetterSourceQueues(const ActionRequest& r) {
   const lqs::ListQueuesResult result =
       Take(r.broker->ListDeadLetterSourceQueues(queue->name(), req));
   Json out = Json::object();
-  // Lower-case q (§5.20). Present when empty here (the legacy JSON rendering
+  // Lower-case q (§6.2). Present when empty here (the legacy JSON rendering
   // of query responses keeps it); the JSON protocol leaves it out then.
   Json urls = Json::array();
   for (const auto& name : result.queue_names) urls.push_back(QueueUrl(r, name));

@@ -2,7 +2,7 @@
 // request/response model.
 //
 // The model is the SQS API's own shape, as the AWS JSON 1.0 protocol spells
-// it (sqs-api.md §5, §11): an ActionRequest carries the input members as a
+// it (docs/sqs-reference.md §6, §12): an ActionRequest carries the input members as a
 // JSON object (the query decoder produces the same shape from Attribute.N.Name
 // style parameters; blobs are base64 strings in both), and a handler answers
 // with the output members as a JSON object (insertion-ordered) or an SqsError.
@@ -108,7 +108,7 @@ class Actions {
   // (a hook for tests and metrics).
   explicit Actions(std::string account_id, std::function<void()> after_park = nullptr);
 
-  // The 23 actions of sqs-api.md §1.1.
+  // The 23 actions of docs/sqs-reference.md §2.1.
   static bool IsKnown(std::string_view action);
   // Actions addressed by QueueUrl (or the request path).
   static bool TargetsQueue(std::string_view action);

@@ -575,7 +575,7 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
     action.action = *name;
     *action_name = action.action;
     if (!Actions::IsKnown(action.action)) return fail(InvalidAction(SanitizeUtf8(action.action)));
-    // Non-queue actions on a queue URL are refused; GetQueueUrl is allowed (§10.3).
+    // Non-queue actions on a queue URL are refused; GetQueueUrl is allowed (§11.3).
     if (path_queue.has_value() && !Actions::TargetsQueue(action.action) &&
         action.action != "GetQueueUrl") {
       return fail(InvalidAction(action.action));

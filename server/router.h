@@ -1,11 +1,11 @@
 // server/router.h — from an HTTP request to an SQS action and back.
 //
-// For each request the router: detects the protocol (sqs-api.md §12.1: an
+// For each request the router: detects the protocol (docs/sqs-reference.md §13.1: an
 // X-Amz-Target of AmazonSQS.* or a JSON 1.0 content type is JSON, anything
 // else is the query protocol, by GET or POST, on / or on a queue path);
 // checks the SigV4 signature when a key file was given; finds the action
 // (JSON: X-Amz-Target; query: Action, with InvalidAction for unknown actions
-// and for non-queue actions sent to a queue path, §10.3); decodes the input;
+// and for non-queue actions sent to a queue path, §11.3); decodes the input;
 // resolves the queue (the QueueUrl parameter wins over the path; the host in
 // QueueUrl only ever names a region, the account must be this server's);
 // picks the region and its Broker (below); runs the action; and encodes the
@@ -189,7 +189,7 @@ class Router {
   Metrics metrics_;
 };
 
-// The protocol of a request (sqs-api.md §12.1).
+// The protocol of a request (docs/sqs-reference.md §13.1).
 Protocol DetectProtocol(const HttpRequest& request);
 
 // Why `public_url` cannot be the base of `style`'s queue URLs (for lqsd's

@@ -1,5 +1,5 @@
 // server/sigv4.h — optional AWS Signature Version 4 verification
-// (sqs-api.md §12.4); the key derivation and string to sign are
+// (docs/sqs-reference.md §13.3); the key derivation and string to sign are
 // wire/sigv4.h's, which the `lqs` CLI signs with.
 //
 // Accepts the Authorization-header form (every SDK, aws-cli) and the

@@ -1,4 +1,4 @@
-// server/sqs_json.h — the AWS JSON 1.0 protocol (sqs-api.md §11):
+// server/sqs_json.h — the AWS JSON 1.0 protocol (docs/sqs-reference.md §12):
 // `X-Amz-Target: AmazonSQS.<Action>`, a JSON object body in, a JSON object
 // out, errors as {"__type": "<namespace>#<shape>", "message": ...} with the
 // x-amzn-query-error header "<query code>;Sender|Receiver".

@@ -117,7 +117,7 @@ bool IsEmptyableMember(std::string_view name) {
          name == "TagKeys" || name == "AWSAccountIds" || name == "Actions";
 }
 
-// Query list names -> JSON member names (sqs-api.md §10.2).
+// Query list names -> JSON member names (docs/sqs-reference.md §11.2).
 std::optional<std::string_view> ListMemberName(std::string_view name) {
   if (name == "AttributeName") return "AttributeNames";
   if (name == "MessageAttributeName") return "MessageAttributeNames";
@@ -139,7 +139,7 @@ Json Members(const Node& node, std::string_view action) {
     if (key == "Attribute") {
       out["Attributes"] = KeyValueMap(child, "Name", "Value");
     } else if (key == "Tag") {
-      // CreateQueue's member is lower-case "tags" (sqs-api.md §5.1).
+      // CreateQueue's member is lower-case "tags" (docs/sqs-reference.md §6.1).
       out[action == "CreateQueue" ? "tags" : "Tags"] = KeyValueMap(child, "Key", "Value");
     } else if (key == "MessageAttribute") {
       out["MessageAttributes"] = MessageAttributeMap(child);
@@ -172,8 +172,8 @@ Json Members(const Node& node, std::string_view action) {
 // ---- Encoding -------------------------------------------------------------------------
 
 // The map members of SQS outputs, which both renderings flatten into a list
-// of entries (§10.4): <Attribute><Name/><Value/></Attribute> in XML,
-// [{"Name", "Value"}] in the JSON rendering (§10.7).
+// of entries (§11.4): <Attribute><Name/><Value/></Attribute> in XML,
+// [{"Name", "Value"}] in the JSON rendering (§11.7).
 struct FlattenedMap {
   std::string_view member;
   std::string_view element;  // one entry's element (XML)
@@ -231,7 +231,7 @@ void AppendWrapped(std::string& out, std::string_view element, const Json& objec
   out += '>';
 }
 
-// Lists and maps are flattened (no wrapper element), §10.4.
+// Lists and maps are flattened (no wrapper element), §11.4.
 void AppendMember(std::string& out, std::string_view name, const Json& value,
                   std::string_view action) {
   if (name == "QueueUrls" || name == "queueUrls") {
@@ -275,7 +275,7 @@ void AppendMember(std::string& out, std::string_view name, const Json& value,
   }
 }
 
-// The legacy JSON rendering of an output (§10.7): the flattened maps become
+// The legacy JSON rendering of an output (§11.7): the flattened maps become
 // lists of {"Name"|"Key", "Value"} entries, as in the XML.
 Json LegacyJson(const Json& value);
 

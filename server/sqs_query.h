@@ -1,13 +1,13 @@
-// server/sqs_query.h — the AWS query protocol (sqs-api.md §10): form-encoded
+// server/sqs_query.h — the AWS query protocol (docs/sqs-reference.md §11): form-encoded
 // parameters in (POST body and/or URL query string), XML out in the
 // 2012-11-05 namespace, errors as <ErrorResponse>.
 //
-// Decoding turns the flattened member-list names of §10.2
+// Decoding turns the flattened member-list names of §11.2
 // (Attribute.N.Name/Value, MessageAttribute.N.Value.StringValue,
 // SendMessageBatchRequestEntry.N.*, AttributeName.N, Tag.N.Key, ...) into the
 // JSON-protocol input shape the action handlers read (actions.h). Encoding
-// walks an action's JSON-shaped output and writes the matching XML (§10.4),
-// escaping text so that CR survives (&#xD;, §10.5).
+// walks an action's JSON-shaped output and writes the matching XML (§11.4),
+// escaping text so that CR survives (&#xD;, §11.5).
 //
 // Thread safety: pure functions over values.
 
@@ -41,8 +41,8 @@ const std::string* Find(const Params& params, std::string_view name);
 Json DecodeParams(std::string_view action, const Params& params);
 
 // How a query-protocol response is written. kXml is the protocol's own
-// (§10.4). kJson is the legacy JSON transliteration AWS answers a query
-// request with when it accepts application/json (§10.7): the same document
+// (§11.4). kJson is the legacy JSON transliteration AWS answers a query
+// request with when it accepts application/json (§11.7): the same document
 // as JSON, with every flattened list or map member (Attribute, Tag,
 // MessageAttribute, QueueUrl, Message, batch entries) as a JSON array under
 // the member's own name (Attributes: [{"Name", "Value"}], Tags: [{"Key",

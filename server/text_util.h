@@ -1,6 +1,6 @@
 // server/text_util.h — small text codecs lqsd needs on the wire: base64
 // (BinaryValue), percent-decoding (query strings and form bodies), XML text
-// escaping (sqs-api.md §10.5), request ids, and a few string helpers.
+// escaping (docs/sqs-reference.md §11.5), request ids, and a few string helpers.
 //
 // Thread safety: pure functions over values; NewRequestId() uses a
 // thread-local generator.

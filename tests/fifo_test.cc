@@ -121,7 +121,7 @@ TEST_F(FifoTest, OrderWithinGroupsAndGroupLocking) {
 }
 
 TEST_F(FifoTest, ReceivableUpToFirstInFlightMessage) {
-  // sqs-api.md §8.4: m1 m2 m3 leased 1 s, one extended to 4 s, receive at 2.5 s.
+  // docs/sqs-reference.md §9.2: m1 m2 m3 leased 1 s, one extended to 4 s, receive at 2.5 s.
   const std::map<int, std::vector<std::string>> expect = {
       {-1, {"m1", "m2", "m3"}}, {0, {}}, {1, {"m1"}}, {2, {"m1", "m2"}}};
   for (const auto& [extended, bodies] : expect) {

@@ -1,5 +1,5 @@
 // tools/sqs_codec.h — lqs types to and from the SQS JSON 1.0 protocol
-// (awsJson1_0, sqs-api.md §11), for RemoteBackend. Pure functions, no I/O, so
+// (awsJson1_0, docs/sqs-reference.md §12), for RemoteBackend. Pure functions, no I/O, so
 // they are unit-tested against the protocol's examples.
 //
 // Also the message-attribute JSON shape shared with `lqs export`:

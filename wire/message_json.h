@@ -1,6 +1,6 @@
 // wire/message_json.h — a received message and its message attributes as
-// SQS's JSON protocol spells them (ReceiveMessage's Messages[], sqs-api.md
-// §5.10): lqsd answers with them, and `lqs receive` prints them, member for
+// SQS's JSON protocol spells them (ReceiveMessage's Messages[], docs/sqs-reference.md
+// §6.5): lqsd answers with them, and `lqs receive` prints them, member for
 // member the same.
 //
 // Thread safety: pure functions.

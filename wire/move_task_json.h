@@ -1,5 +1,5 @@
 // wire/move_task_json.h — a message move task as SQS's JSON protocol spells
-// one entry of ListMessageMoveTasks' Results (sqs-api.md §5.23): lqsd answers
+// one entry of ListMessageMoveTasks' Results (docs/sqs-reference.md §6.11): lqsd answers
 // with it, and `lqs redrive` prints it, member for member the same.
 //
 // Thread safety: a pure function.

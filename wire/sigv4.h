@@ -1,4 +1,4 @@
-// wire/sigv4.h — AWS Signature Version 4 (sqs-api.md §12.4) as both sides
+// wire/sigv4.h — AWS Signature Version 4 (docs/sqs-reference.md §13.3) as both sides
 // of lqs compute it: lqsd verifies signatures (server/sigv4.h) and the `lqs`
 // CLI signs its requests to lqsd (tools/remote_backend.cc), with the same
 // key derivation and string to sign. SHA-256 and HMAC are OpenSSL's.

@@ -1,6 +1,6 @@
 // Unit tests of tools/sqs_codec: the JSON bodies the CLI's remote mode sends
-// match the SQS JSON 1.0 examples of sqs-api.md §11.1 (produced by botocore),
-// and answers and errors (§11.2, §11.3) decode into lqs types.
+// match the SQS JSON 1.0 examples of docs/sqs-reference.md §12.1 (produced by botocore),
+// and answers and errors (§12.2, §12.3) decode into lqs types.
 
 #include "tools/sqs_codec.h"
 
@@ -44,7 +44,7 @@ TEST(Base64, RoundTripsEveryLength) {
   EXPECT_FALSE(Base64Decode("a!==").has_value());
 }
 
-// sqs-api.md §11.1, SendMessage.
+// docs/sqs-reference.md §12.1, SendMessage.
 TEST(Encode, SendMessageMatchesBotocore) {
   lqs::SendMessageRequest r;
   r.body = "hello";
@@ -66,7 +66,7 @@ TEST(Encode, SendMessageMatchesBotocore) {
  "MessageGroupId": "g", "MessageDeduplicationId": "d"})");
 }
 
-// §11.1, ReceiveMessage (the CLI sends the current MessageSystemAttributeNames
+// §12.1, ReceiveMessage (the CLI sends the current MessageSystemAttributeNames
 // rather than the deprecated AttributeNames).
 TEST(Encode, ReceiveMessage) {
   lqs::ReceiveMessageRequest r;
@@ -85,7 +85,7 @@ TEST(Encode, ReceiveMessage) {
   ExpectSameJson(EncodeReceiveMessage("u", plain), R"({"QueueUrl": "u", "MaxNumberOfMessages": 1})");
 }
 
-// §11.1, CreateQueue: attribute values stay strings; tags is lower-case.
+// §12.1, CreateQueue: attribute values stay strings; tags is lower-case.
 TEST(Encode, CreateQueue) {
   ExpectSameJson(EncodeCreateQueue("q1.fifo", {{"FifoQueue", "true"}, {"VisibilityTimeout", "60"}},
                                    {{"k", "v"}}),
@@ -93,7 +93,7 @@ TEST(Encode, CreateQueue) {
   ExpectSameJson(EncodeCreateQueue("q", {}, {}), R"({"QueueName": "q"})");
 }
 
-// §11.1, SendMessageBatch.
+// §12.1, SendMessageBatch.
 TEST(Encode, SendMessageBatch) {
   std::vector<lqs::SendMessageBatchEntry> entries(2);
   entries[0].id = "e1";
@@ -108,7 +108,7 @@ TEST(Encode, SendMessageBatch) {
   {"Id": "e2", "MessageBody": "b2", "DelaySeconds": 3}]})");
 }
 
-// §11.1, StartMessageMoveTask.
+// §12.1, StartMessageMoveTask.
 TEST(Encode, StartMessageMoveTask) {
   lqs::StartMessageMoveTaskRequest r;
   r.source_arn = "arn:aws:sqs:us-east-1:000000000000:dlq";
@@ -130,7 +130,7 @@ TEST(Encode, ListQueuesAndDeleteBatch) {
                                                   {"Id": "b", "ReceiptHandle": "h2"}]})");
 }
 
-// §11.2 responses.
+// §12.2 responses.
 TEST(Decode, ReceiveMessage) {
   auto r = DecodeReceiveMessage(J(R"({"Messages":[{"MessageId":"m1","ReceiptHandle":"rh","MD5OfBody":"5d",
   "Body":"hi","Attributes":{"SenderId":"AIDAEXAMPLE","SentTimestamp":"1700000000000",
@@ -249,7 +249,7 @@ TEST(Decode, AbsentListsAreEmpty) {
   EXPECT_TRUE(r->messages.empty());
 }
 
-// §11.3 errors: the query code header wins, __type is the fallback.
+// §12.3 errors: the query code header wins, __type is the fallback.
 TEST(Decode, Errors) {
   lqs::Status s = DecodeError(
       400, "AWS.SimpleQueueService.NonExistentQueue;Sender",

@@ -4,7 +4,7 @@
 Runs with either interpreter on this machine: Debian's /usr/bin/python3
 (boto3 1.26 / botocore 1.29: the query protocol) or the pyenv python3
 (boto3 1.43: the AWS JSON 1.0 protocol). Every digest is checked here with
-hashlib (MD5OfMessageAttributes per sqs-api.md §4.6), and error codes are read
+hashlib (MD5OfMessageAttributes per docs/sqs-reference.md §5.5), and error codes are read
 the way application code reads them: e.response["Error"]["Code"].
 
   python3 sqs_scenario.py [--expect-protocol json|query] [--endpoint URL]
@@ -44,7 +44,7 @@ ACCOUNT = "123456789012"
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
-# ---- Digests (sqs-api.md §4.6) -----------------------------------------------------
+# ---- Digests (docs/sqs-reference.md §5.5) ------------------------------------------
 
 def md5_hex(data):
     if isinstance(data, str):
@@ -126,7 +126,7 @@ def receive(ctx, url, **kw):
 # ---- Steps -------------------------------------------------------------------------
 
 def step_digest_self_check(ctx):
-    # Our reference implementation against digests recorded from AWS (§4.6).
+    # Our reference implementation against digests recorded from AWS (docs/sqs-reference.md §5.5).
     assert md5_of_attributes({"Foo": {"DataType": "String", "StringValue": "Bar"}}) == \
         "ae7155c6026991b6d54b11589678bf9c"
     assert md5_of_attributes({"timestamp": {"DataType": "Number",

@@ -197,7 +197,7 @@ def test_query_routing_by_path(c, server):
 
 
 def test_query_answers_in_json_when_json_is_accepted(c, server):
-    # sqs-api.md §10.7, as AWS-validated tests observe it: the document as
+    # docs/sqs-reference.md §11.7, as AWS-validated tests observe it: the document as
     # JSON, flattened maps as lists of Name/Value entries.
     url = create(c, "pq-json")
     path = "/%s/pq-json" % ACCOUNT

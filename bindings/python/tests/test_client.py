@@ -126,7 +126,7 @@ def test_every_action_matches_the_service_model(sqs, clock):
     assert "SequenceNumber" not in sent
     plain = call("send_message", QueueUrl=url, MessageBody="plain")
     assert "MD5OfMessageAttributes" not in plain
-    # The digest SQS documents for one Number attribute (sqs-api.md C.5).
+    # The digest SQS documents for one Number attribute (docs/sqs-reference.md §5.5).
     one = call("send_message", QueueUrl=url, MessageBody="test", MessageAttributes={
         "timestamp": {"DataType": "Number", "StringValue": "1493147359900"}})
     assert one["MD5OfMessageAttributes"] == "235c5c510d26fb653d073faed50ae77c"

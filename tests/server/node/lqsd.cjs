@@ -35,7 +35,7 @@ function startLqsd(args = []) {
 
 const md5 = (data) => crypto.createHash("md5").update(data).digest("hex");
 
-// MD5OfMessageAttributes (sqs-api.md §4.6).
+// MD5OfMessageAttributes (docs/sqs-reference.md §5.5).
 function md5OfAttributes(attrs) {
   const parts = [];
   const u32 = (n) => {
