@@ -63,8 +63,8 @@ bool SameCounters(const CounterDelta& a, const CounterDelta& b) {
 }
 
 // MergeFrom adds add-slots with signed arithmetic; decoded values near the
-// int64 limits would overflow (see docs/reliability.md, "Findings"). Merge
-// only operands whose sums stay in range.
+// int64 limits would overflow. Merge only operands whose sums stay in range
+// (the counters saturate instead: lib/storage/counters.h).
 bool MergeWouldOverflow(const CounterDelta& a, const CounterDelta& b) {
   for (int i = 0; i < kFirstMaxSlot; ++i) {
     const Slot s = static_cast<Slot>(i);

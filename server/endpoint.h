@@ -69,10 +69,10 @@ struct EndpointConfig {
 // the cores the clients leave free only contend: each write that meets
 // another in RocksDB's write group parks and is woken through the kernel (on
 // a 2-core machine with its client, 1 thread gave 1.4-1.5x the throughput of
-// 4 at half the CPU per request; docs/performance.md, ninth session). That
-// holds with --durability fsync too: each thread commits its round of
-// requests with one fsync (lqs/commit_scope.h), and one thread's rounds
-// share an fsync better than several threads' (tenth session).
+// 4 at half the CPU per request; docs/performance.md, "Where the cost
+// goes"). That holds with --durability fsync too: each thread commits its
+// round of requests with one fsync (lqs/commit_scope.h), and one thread's
+// rounds share an fsync better than several threads'.
 int DefaultIoThreads(unsigned cores);
 
 // The busy-polling limit when none is given: kDefaultBusyPollMicros when the
@@ -81,7 +81,7 @@ int DefaultIoThreads(unsigned cores);
 // 0. On the 2-core development VM (a KVM guest whose own halt polling is
 // off), polling up to 100 us raised one connection's lifecycle 1.37x and the
 // producer+consumer 1.5x at the same CPU per request (docs/performance.md,
-// fourteenth session); 50 us was too short for a one-connection client's
+// "lqsd over HTTP"); 50 us was too short for a one-connection client's
 // turnaround there.
 inline constexpr int kDefaultBusyPollMicros = 100;
 // The longest limit lqsd's front ends (--busy-poll-us, lqs.Server) accept.

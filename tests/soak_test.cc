@@ -18,8 +18,8 @@
 //     warm-up) by at most LQS_SOAK_RSS_GROWTH_MB (default 32 MiB, two
 //     memtables' worth). Medians of windows, not single samples: the steady
 //     state's sawtooth of memtables filling and being flushed spreads single
-//     samples over tens of MiB (76-125 MiB in the 31-minute run of
-//     2026-12-01, docs/reliability.md) but moves a window's median far less
+//     samples over tens of MiB (76-125 MiB in the 31-minute run in
+//     docs/reliability.md, "Soak") but moves a window's median far less
 //     (that run: +9.3 MiB between the two medians, over 55 million
 //     messages). The library's own memory is O(in flight), which stays <= 40
 //     messages here; anything that grew with the number of messages sent

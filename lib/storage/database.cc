@@ -96,7 +96,7 @@ rocksdb::ColumnFamilyOptions ColumnFamilyOptionsFor(Cf which, const Options& opt
     // merge: max_successive_merges would search the key's run of operands in
     // the memtable on each write, an eighth of a single send's CPU in lqsd.
     // A 1M-lifecycle run keeps its last tenth as fast as its first with the
-    // folding left to the flushes (docs/performance.md, fifth session).
+    // folding left to the flushes (docs/performance.md, "Design choices").
     cf.max_successive_merges = 0;
   }
   // Memtable insert hints per stream of ordered keys (see insert_hints.h).
