@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "lqs/limits.h"
+
 namespace lqsd {
 namespace {
 
@@ -33,7 +35,7 @@ size_t CollectQueues(lqs::Broker* broker, const std::string& region,
   const size_t before = out->size();
   const std::string region_label = ",region=\"" + EscapeLabelValue(region) + "\"";
   lqs::ListQueuesRequest request;
-  request.max_results = 1000;
+  request.max_results = lqs::limits::kMaxListQueuesResults;
   for (;;) {
     auto listed = broker->ListQueues(request);
     if (!listed.ok()) break;

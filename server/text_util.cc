@@ -9,15 +9,6 @@
 namespace lqsd {
 namespace {
 
-int B64Value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 int HexValue(unsigned char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -64,31 +55,6 @@ bool IsXmlChar(uint32_t cp) {
 }
 
 }  // namespace
-
-std::optional<std::string> Base64Decode(std::string_view text) {
-  // Strip padding (at most two '=' at the end).
-  size_t end = text.size();
-  int pad = 0;
-  while (end > 0 && text[end - 1] == '=' && pad < 2) --end, ++pad;
-  if (pad > 0 && text.size() % 4 != 0) return std::nullopt;
-  const std::string_view data = text.substr(0, end);
-  if (data.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(data.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (const char ch : data) {
-    const int v = B64Value(static_cast<unsigned char>(ch));
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
 
 std::string PercentDecode(std::string_view text, bool plus_is_space) {
   std::string out;

@@ -18,11 +18,10 @@
 
 namespace lqsd {
 
-// Standard base64 (RFC 4648, with padding), shared with the CLI.
+// Standard base64 (RFC 4648, with padding), shared with the CLI; decoding
+// as SQS decodes a BinaryValue (wire/base64.h).
+using lqs::wire::Base64Decode;
 using lqs::wire::Base64Encode;
-// Decodes standard base64; tolerates missing padding, rejects anything else
-// (other characters, bad lengths). nullopt on error.
-std::optional<std::string> Base64Decode(std::string_view text);
 
 // Percent-decoding. `plus_is_space`: '+' means ' ' (form bodies and query
 // strings). A '%' not followed by two hex digits is kept literally.

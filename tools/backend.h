@@ -108,7 +108,7 @@ struct LocalOptions {
 StatusOr<std::unique_ptr<Backend>> OpenLocal(const LocalOptions& options);
 
 struct RemoteOptions {
-  std::string endpoint;     // http://host:port
+  std::string endpoint;      // http://host:port
   int timeout_seconds = 60;  // per request, beyond any long-poll wait
   // Signs every request with SigV4 when set (lqsd then serves the queues of
   // signing->region, and checks the signature when it runs with

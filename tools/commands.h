@@ -80,8 +80,8 @@ bool ParsePairs(const std::vector<std::string>& pairs, std::map<std::string, std
                 std::string* error);
 // "NAME=VALUE" (String), "NAME:TYPE=VALUE" (TYPE String, Number, Binary or with a
 // label, Binary values in base64).
-bool ParseMessageAttributes(const std::vector<std::string>& specs,
-                            lqs::MessageAttributeMap* out, std::string* error);
+bool ParseMessageAttributes(const std::vector<std::string>& specs, lqs::MessageAttributeMap* out,
+                            std::string* error);
 // The queue name in an ARN ("arn:aws:sqs:r:a:name" -> "name").
 std::string QueueNameFromArn(const std::string& arn);
 // The attributes CreateQueue accepts, from GetAttributes(All).

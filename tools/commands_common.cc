@@ -12,6 +12,7 @@
 #include "wire/region_name.h"
 
 #include "lqs/clock.h"
+#include "lqs/limits.h"
 
 namespace lqs_cli {
 
@@ -97,10 +98,9 @@ Backend* Env::Open(bool create, int* exit_code) {
   } else {
     std::error_code ec;
     if (!create && !std::filesystem::exists(flags.data, ec)) {
-      *exit_code = out->Error(
-          Status(ErrorCode::kIOError,
-                 "no database at " + flags.data +
-                     " (`lqs queue create` or `lqs import` creates one)"));
+      *exit_code = out->Error(Status(
+          ErrorCode::kIOError,
+          "no database at " + flags.data + " (`lqs queue create` or `lqs import` creates one)"));
       return nullptr;
     }
     LocalOptions o;
@@ -111,18 +111,16 @@ Backend* Env::Open(bool create, int* exit_code) {
     o.account_id = flags.account_id;
     backend = OpenLocal(o);
     if (!backend.ok() && backend.status().code() == ErrorCode::kDatabaseLocked) {
-      *exit_code = out->Error(Status(
-          ErrorCode::kDatabaseLocked,
-          backend.status().message() +
-              " — another process (lqsd?) holds " + flags.data +
-              "; talk to it with --endpoint URL, or stop it first"));
+      *exit_code =
+          out->Error(Status(ErrorCode::kDatabaseLocked,
+                            backend.status().message() + " — another process (lqsd?) holds " +
+                                flags.data + "; talk to it with --endpoint URL, or stop it first"));
       return nullptr;
     }
   }
   if (!backend.ok()) {
-    *exit_code = out->Error(backend.status(), "opening " + (flags.endpoint.empty()
-                                                                ? flags.data
-                                                                : flags.endpoint));
+    *exit_code = out->Error(backend.status(),
+                            "opening " + (flags.endpoint.empty() ? flags.data : flags.endpoint));
     return nullptr;
   }
   backend_ = std::move(*backend);
@@ -188,10 +186,12 @@ std::string QueueNameFromArn(const std::string& arn) {
 }
 
 lqs::AttributeMap SettableAttributes(const lqs::AttributeMap& all) {
-  static const char* const kReadOnly[] = {
-      "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
-      "ApproximateNumberOfMessagesDelayed", "CreatedTimestamp", "LastModifiedTimestamp",
-      "QueueArn"};
+  static const char* const kReadOnly[] = {"ApproximateNumberOfMessages",
+                                          "ApproximateNumberOfMessagesNotVisible",
+                                          "ApproximateNumberOfMessagesDelayed",
+                                          "CreatedTimestamp",
+                                          "LastModifiedTimestamp",
+                                          "QueueArn"};
   lqs::AttributeMap out;
   for (const auto& [k, v] : all) {
     bool read_only = false;
@@ -221,8 +221,8 @@ Json StoredMessageJson(const std::string& queue, const lqs::StoredMessage& m) {
 Json FailuresJson(const std::vector<lqs::BatchResultError>& failed) {
   Json out = Json::array();
   for (const auto& f : failed) {
-    out.push_back(Json{{"Id", f.id}, {"Code", f.code}, {"Message", f.message},
-                       {"SenderFault", f.sender_fault}});
+    out.push_back(Json{
+        {"Id", f.id}, {"Code", f.code}, {"Message", f.message}, {"SenderFault", f.sender_fault}});
   }
   return out;
 }
@@ -237,12 +237,13 @@ size_t RequestBytes(const lqs::SendMessageRequest& r) {
   }
   return n;
 }
-constexpr size_t kMaxBatchBytes = 1 << 20;  // SQS: the sum of a batch's messages
 }  // namespace
 
 Status BatchSender::Add(lqs::SendMessageRequest request, std::string tag) {
   const size_t bytes = RequestBytes(request);
-  if (!pending_.empty() && (pending_.size() == 10 || pending_bytes_ + bytes > kMaxBatchBytes)) {
+  if (!pending_.empty() &&
+      (pending_.size() == static_cast<size_t>(lqs::limits::kMaxBatchEntries) ||
+       pending_bytes_ + bytes > static_cast<size_t>(lqs::limits::kMaxBatchBytes))) {
     Status s = Flush();
     if (!s.ok()) return s;
   }
@@ -332,7 +333,8 @@ lqs::StatusOr<lqs::SendMessageRequest> RequestFromJson(const Json& j, bool keep_
       const int64_t now = lqs::SystemClock::Default()->NowMillis();
       const int64_t left = at->get<int64_t>() - now;
       if (left > 0) {
-        r.delay_seconds = static_cast<int>(std::min<int64_t>(900, (left + 999) / 1000));
+        r.delay_seconds =
+            static_cast<int>(std::min<int64_t>(lqs::limits::kMaxDelaySeconds, (left + 999) / 1000));
       }
     }
   }

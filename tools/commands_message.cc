@@ -1,7 +1,5 @@
 // tools/commands_message.cc — send, receive, peek, delete, purge.
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,11 +10,18 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "tools/commands.h"
 #include "wire/message_json.h"
 
+#include "lqs/limits.h"
+
 namespace lqs_cli {
 namespace {
+
+// Receipt handles go to DeleteMessageBatch this many at a time.
+constexpr size_t kBatchEntries = lqs::limits::kMaxBatchEntries;
 
 struct MessageFlags {
   std::string queue;
@@ -91,10 +96,9 @@ int SendLines(Env& env, Backend& b, const MessageFlags& f, const lqs::SendMessag
     bytes += static_cast<int64_t>(line.size()) + 1;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    auto req = j.is_discarded()
-                   ? StatusOr<lqs::SendMessageRequest>(
-                         Status(lqs::ErrorCode::kInvalidParameterValue, "not valid JSON"))
-                   : RequestFromJson(j, /*keep_delay=*/false);
+    auto req = j.is_discarded() ? StatusOr<lqs::SendMessageRequest>(Status(
+                                      lqs::ErrorCode::kInvalidParameterValue, "not valid JSON"))
+                                : RequestFromJson(j, /*keep_delay=*/false);
     if (j.is_object() && (j.value("type", "") == "header" || j.value("type", "") == "queue")) {
       continue;  // `lqs export` lines that are not messages
     }
@@ -161,7 +165,8 @@ int RunSend(Env& env, const MessageFlags& f) {
   auto r = b->SendMessage(f.queue, base);
   if (!r.ok()) return env.out->Error(r.status(), f.queue);
   if (env.out->json()) {
-    Json j{{"queue", f.queue}, {"MessageId", r->message_id},
+    Json j{{"queue", f.queue},
+           {"MessageId", r->message_id},
            {"MD5OfMessageBody", r->md5_of_message_body}};
     if (r->md5_of_message_attributes) j["MD5OfMessageAttributes"] = *r->md5_of_message_attributes;
     if (r->sequence_number) j["SequenceNumber"] = *r->sequence_number;
@@ -181,7 +186,8 @@ int RunReceive(Env& env, const MessageFlags& f) {
   std::set<std::string> seen;
   while (static_cast<int>(got.size()) < f.max) {
     lqs::ReceiveMessageRequest req;
-    req.max_number_of_messages = std::min(10, f.max - static_cast<int>(got.size()));
+    req.max_number_of_messages =
+        std::min(lqs::limits::kMaxReceiveMessages, f.max - static_cast<int>(got.size()));
     req.wait_time_seconds = f.wait;
     req.visibility_timeout = f.visibility;
     req.message_system_attribute_names = {"All"};
@@ -199,9 +205,9 @@ int RunReceive(Env& env, const MessageFlags& f) {
   }
   std::vector<lqs::BatchResultError> failed;
   if (f.delete_after) {
-    for (size_t i = 0; i < got.size(); i += 10) {
+    for (size_t i = 0; i < got.size(); i += kBatchEntries) {
       std::vector<lqs::DeleteMessageBatchEntry> entries;
-      for (size_t k = i; k < got.size() && k < i + 10; ++k) {
+      for (size_t k = i; k < got.size() && k < i + kBatchEntries; ++k) {
         entries.push_back({"m" + std::to_string(k), got[k].receipt_handle});
       }
       auto r = b->DeleteMessageBatch(f.queue, entries);
@@ -227,10 +233,9 @@ int RunReceive(Env& env, const MessageFlags& f) {
       auto rc_it = m.attributes.find("ApproximateReceiveCount");
       if (rc_it != m.attributes.end()) std::cout << "ReceiveCount:  " << rc_it->second << "\n";
       for (const auto& [k, v] : m.message_attributes) {
-        std::cout << "Attribute:     " << k << " (" << v.data_type
-                  << ") = " << (v.IsBinary() ? "<" + std::to_string(v.binary_value.size()) +
-                                                   " bytes>"
-                                             : v.string_value)
+        std::cout << "Attribute:     " << k << " (" << v.data_type << ") = "
+                  << (v.IsBinary() ? "<" + std::to_string(v.binary_value.size()) + " bytes>"
+                                   : v.string_value)
                   << "\n";
       }
       std::cout << "Body:          " << m.body << "\n";
@@ -307,9 +312,9 @@ int RunDelete(Env& env, const MessageFlags& f) {
   if (!b) return rc;
   int64_t deleted = 0;
   std::vector<lqs::BatchResultError> failed;
-  for (size_t i = 0; i < handles.size(); i += 10) {
+  for (size_t i = 0; i < handles.size(); i += kBatchEntries) {
     std::vector<lqs::DeleteMessageBatchEntry> entries;
-    for (size_t k = i; k < handles.size() && k < i + 10; ++k) {
+    for (size_t k = i; k < handles.size() && k < i + kBatchEntries; ++k) {
       entries.push_back({"h" + std::to_string(k), handles[k]});
     }
     auto r = b->DeleteMessageBatch(f.queue, entries);
@@ -369,12 +374,15 @@ void RegisterMessageCommands(CLI::App& app, Env& env) {
       RunSend);
   c->add_option("body", f->body, "Message body");
   c->add_option("-f,--file", f->file, "Send this file's contents as one message ('-': stdin)");
-  c->add_option("--jsonl", f->jsonl, "Read JSON lines from this file ('-': stdin, the default "
-                                     "when no BODY or --file is given)");
+  c->add_option("--jsonl", f->jsonl,
+                "Read JSON lines from this file ('-': stdin, the default "
+                "when no BODY or --file is given)");
   c->add_option("-a,--attr", f->attrs,
                 "Message attribute NAME=VALUE (String) or NAME:TYPE=VALUE (TYPE Number, Binary "
                 "with a base64 value, String.label ...); repeatable");
-  c->add_option("--delay", f->delay, "DelaySeconds (0-900; default: the queue's)");
+  c->add_option("--delay", f->delay,
+                "DelaySeconds (0-" + std::to_string(lqs::limits::kMaxDelaySeconds) +
+                    "; default: the queue's)");
   c->add_option("--group", f->group, "MessageGroupId");
   c->add_option("--dedup-id", f->dedup, "MessageDeduplicationId (FIFO)");
   c->add_option("--trace-header", f->trace, "AWSTraceHeader system attribute");
@@ -391,7 +399,9 @@ void RegisterMessageCommands(CLI::App& app, Env& env) {
           RunReceive);
   c->add_option("-n,--max", f->max, "How many messages at most (more than 10: several receives)")
       ->capture_default_str();
-  c->add_option("-w,--wait", f->wait, "WaitTimeSeconds, 0-20 (default: the queue's)");
+  c->add_option("-w,--wait", f->wait,
+                "WaitTimeSeconds, 0-" + std::to_string(lqs::limits::kMaxWaitTimeSeconds) +
+                    " (default: the queue's)");
   c->add_option("--visibility", f->visibility, "VisibilityTimeout for these messages, seconds");
   c->add_flag("--delete", f->delete_after, "Delete the messages after printing them");
   c->add_flag("--body-only", f->body_only, "Print only the bodies, one per line");

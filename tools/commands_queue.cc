@@ -8,6 +8,8 @@
 
 #include "tools/commands.h"
 
+#include "lqs/limits.h"
+
 namespace lqs_cli {
 namespace {
 
@@ -183,7 +185,7 @@ int RunDlqSources(Env& env, const QueueFlags& f) {
   if (!b) return rc;
   std::vector<std::string> names;
   lqs::ListQueuesRequest req;
-  req.max_results = 1000;
+  req.max_results = lqs::limits::kMaxListQueuesResults;
   while (true) {
     auto page = b->ListDeadLetterSourceQueues(f.name, req);
     if (!page.ok()) return env.out->Error(page.status(), f.name);
@@ -232,8 +234,12 @@ void RegisterQueueCommands(CLI::App& app, Env& env) {
                     "-t team=media\n"
                     "Prints the queue's name (local) or URL (--endpoint).",
                     RunCreate);
-  c->add_option("name", f->name, "Queue name ([A-Za-z0-9_-]{1,80})")->required();
-  c->add_option("-a,--attr", f->attrs, "Attribute NAME=VALUE (repeatable), e.g. VisibilityTimeout=60");
+  c->add_option(
+       "name", f->name,
+       "Queue name ([A-Za-z0-9_-]{1," + std::to_string(lqs::limits::kMaxQueueNameLength) + "})")
+      ->required();
+  c->add_option("-a,--attr", f->attrs,
+                "Attribute NAME=VALUE (repeatable), e.g. VisibilityTimeout=60");
   c->add_option("-t,--tag", f->tags, "Tag KEY=VALUE (repeatable)");
 
   c = add("list", "List queues (name order)",
@@ -264,8 +270,8 @@ void RegisterQueueCommands(CLI::App& app, Env& env) {
   c->add_option("name", f->name, "Queue name")->required();
   c->add_option("attributes", f->attrs, "NAME=VALUE pairs")->required();
 
-  c = add("tag", "Add or overwrite tags", "Example:\n  lqs -d ./db queue tag jobs team=media env=prod",
-          RunTag);
+  c = add("tag", "Add or overwrite tags",
+          "Example:\n  lqs -d ./db queue tag jobs team=media env=prod", RunTag);
   c->add_option("name", f->name, "Queue name")->required();
   c->add_option("tags", f->tags, "KEY=VALUE pairs")->required();
 

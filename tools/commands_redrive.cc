@@ -12,6 +12,8 @@
 #include "tools/commands.h"
 #include "wire/move_task_json.h"
 
+#include "lqs/limits.h"
+
 namespace lqs_cli {
 namespace {
 
@@ -23,7 +25,7 @@ struct RedriveFlags {
   std::string to;
   std::optional<int> rate;
   bool no_wait = false;
-  int max = 10;
+  int max = lqs::limits::kMaxMoveTaskResults;
   std::string handle;
 };
 
@@ -96,7 +98,9 @@ int RunStart(Env& env, const RedriveFlags& f) {
 }
 
 int RunList(Env& env, const RedriveFlags& f) {
-  if (f.max < 1 || f.max > 10) return env.out->Usage("--max must be 1..10");
+  if (f.max < 1 || f.max > lqs::limits::kMaxMoveTaskResults) {
+    return env.out->Usage("--max must be 1.." + std::to_string(lqs::limits::kMaxMoveTaskResults));
+  }
   int rc = 0;
   Backend* b = env.Open(false, &rc);
   if (!b) return rc;
@@ -174,7 +178,10 @@ void RegisterRedriveCommands(CLI::App& app, Env& env) {
   c->fallthrough();
   c->footer("Example:\n  lqs -d ./db redrive list jobs-dlq -n 5");
   c->add_option("dlq", f->dlq, "The dead-letter queue")->required();
-  c->add_option("-n,--max", f->max, "How many tasks, newest first (1-10)")->capture_default_str();
+  c->add_option(
+       "-n,--max", f->max,
+       "How many tasks, newest first (1-" + std::to_string(lqs::limits::kMaxMoveTaskResults) + ")")
+      ->capture_default_str();
   c->callback([&env, f] { env.action = [&env, f] { return RunList(env, *f); }; });
 
   c = r->add_subcommand("cancel", "Cancel a running move task");

@@ -10,8 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "lqs/clock.h"
 #include "tools/commands.h"
+
+#include "lqs/clock.h"
 
 namespace lqs_cli {
 namespace {
@@ -116,15 +117,15 @@ std::string RowsTable(const std::vector<Row>& rows) {
   for (const auto& r : rows) {
     const auto& s = r.stats.stats;
     auto c = [&](int64_t v) { return r.stats.has_counters ? std::to_string(v) : std::string("-"); };
-    t.AddRow({r.queue, std::to_string(s.visible), std::to_string(s.in_flight),
-              std::to_string(s.delayed),
-              r.stats.has_oldest_age
-                  ? (s.visible + s.in_flight + s.delayed > 0 ? FormatAge(s.oldest_message_age_seconds)
-                                                             : "-")
-                  : "-",
-              r.dlq.empty() ? "-" : r.dlq, r.dlq_depth ? std::to_string(*r.dlq_depth) : "-",
-              c(s.sent_total), c(s.received_total), c(s.deleted_total), c(s.moved_to_dlq_total),
-              c(s.expired_total)});
+    t.AddRow(
+        {r.queue, std::to_string(s.visible), std::to_string(s.in_flight), std::to_string(s.delayed),
+         r.stats.has_oldest_age
+             ? (s.visible + s.in_flight + s.delayed > 0 ? FormatAge(s.oldest_message_age_seconds)
+                                                        : "-")
+             : "-",
+         r.dlq.empty() ? "-" : r.dlq, r.dlq_depth ? std::to_string(*r.dlq_depth) : "-",
+         c(s.sent_total), c(s.received_total), c(s.deleted_total), c(s.moved_to_dlq_total),
+         c(s.expired_total)});
   }
   return t.Render();
 }
@@ -181,9 +182,8 @@ int RunVerify(Env& env) {
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (env.out->json()) {
-    env.out->PrintJson(Json{{"consistent", problems->empty()},
-                            {"problems", *problems},
-                            {"seconds", secs}});
+    env.out->PrintJson(
+        Json{{"consistent", problems->empty()}, {"problems", *problems}, {"seconds", secs}});
   } else if (problems->empty()) {
     env.out->Line("ok: the database is consistent");
   } else {
@@ -243,11 +243,13 @@ void RegisterStatsCommands(CLI::App& app, Env& env) {
       "every record verifies. Exit 0 when consistent, 4 with the list of problems.");
   c->callback([&env] { env.action = [&env] { return RunVerify(env); }; });
 
-  c = app.add_subcommand("compact", "Compact the whole database, dropping deleted data (local mode)");
+  c = app.add_subcommand("compact",
+                         "Compact the whole database, dropping deleted data (local mode)");
   c->fallthrough();
   c->group("Operations");
-  c->footer("Example:\n  lqs -d ./db compact\nSlow on big databases; run it while nothing "
-            "else needs the database.");
+  c->footer(
+      "Example:\n  lqs -d ./db compact\nSlow on big databases; run it while nothing "
+      "else needs the database.");
   c->callback([&env] { env.action = [&env] { return RunCompact(env); }; });
 }
 

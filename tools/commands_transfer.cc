@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "lqs/clock.h"
 #include "tools/commands.h"
+
+#include "lqs/clock.h"
 
 namespace lqs_cli {
 namespace {
@@ -55,7 +56,8 @@ int RunExport(Env& env, const TransferFlags& f) {
     if (!tags.ok()) return env.out->Error(tags.status(), n);
     auto stats = b->GetStats(n);
     if (stats.ok()) total += stats->stats.visible + stats->stats.in_flight + stats->stats.delayed;
-    Json q{{"type", "queue"}, {"name", n}, {"attributes", Json::object()}, {"tags", Json::object()}};
+    Json q{
+        {"type", "queue"}, {"name", n}, {"attributes", Json::object()}, {"tags", Json::object()}};
     for (const auto& [k, v] : SettableAttributes(*attrs)) q["attributes"][k] = v;
     for (const auto& [k, v] : *tags) q["tags"][k] = v;
     if (auto arn = attrs->find("QueueArn"); arn != attrs->end()) q["arn"] = arn->second;
@@ -87,7 +89,8 @@ int RunExport(Env& env, const TransferFlags& f) {
     progress.Update(done, true);
   }
   os->flush();
-  if (!*os) return env.out->Error(Status(lqs::ErrorCode::kIOError, "writing " + f.file + " failed"));
+  if (!*os)
+    return env.out->Error(Status(lqs::ErrorCode::kIOError, "writing " + f.file + " failed"));
   if (file.is_open()) file.close();
   Json summary = Json::object();
   for (const auto& n : names) summary[n] = counts[n];

@@ -7,8 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "lqs/lqs.h"
 #include "tools/backend.h"
+
+#include "lqs/limits.h"
+#include "lqs/lqs.h"
 
 namespace lqs_cli {
 namespace {
@@ -139,7 +141,7 @@ class LocalBackend final : public Backend {
     return broker_->CancelMessageMoveTask(task_handle);
   }
   StatusOr<std::vector<lqs::MessageMoveTask>> ListMessageMoveTasks(const std::string& source_arn,
-                                                                  int max_results) override {
+                                                                   int max_results) override {
     return broker_->ListMessageMoveTasks(source_arn, max_results);
   }
 
@@ -190,7 +192,7 @@ StatusOr<std::vector<std::string>> ListAllQueues(Backend& backend, const std::st
   std::vector<std::string> names;
   lqs::ListQueuesRequest request;
   request.queue_name_prefix = prefix;
-  request.max_results = 1000;
+  request.max_results = lqs::limits::kMaxListQueuesResults;
   while (true) {
     auto page = backend.ListQueues(request);
     if (!page.ok()) return page.status();

@@ -8,8 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "lqs/version.h"
 #include "tools/commands.h"
+
+#include "lqs/version.h"
 
 namespace {
 
@@ -59,8 +60,7 @@ int main(int argc, char** argv) {
   app.add_option("-e,--endpoint", g.endpoint, "URL of a running lqsd (remote mode)")
       ->envname("LQS_ENDPOINT")
       ->group("Where");
-  app.add_option("--durability", g.durability,
-                 "Local mode: none, process (default) or fsync")
+  app.add_option("--durability", g.durability, "Local mode: none, process (default) or fsync")
       ->check(CLI::IsMember({"none", "process", "fsync"}))
       ->group("Where");
   app.add_option("--region", g.region,

@@ -2,13 +2,13 @@
 
 #include "tools/output.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <sstream>
+
+#include <unistd.h>
 
 namespace lqs_cli {
 

@@ -20,6 +20,8 @@
 #include "tools/backend.h"
 #include "tools/sqs_codec.h"
 
+#include "lqs/limits.h"
+
 namespace lqs_cli {
 namespace {
 
@@ -116,7 +118,8 @@ class RemoteBackend final : public Backend {
     if (!r.ok()) return r.status();
     lqs::AttributeMap out;
     if (auto it = r->find("Attributes"); it != r->end() && it->is_object()) {
-      for (const auto& [k, v] : it->items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (const auto& [k, v] : it->items())
+        out[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
     return out;
   }
@@ -146,7 +149,8 @@ class RemoteBackend final : public Backend {
     if (!r.ok()) return r.status();
     lqs::TagMap out;
     if (auto it = r->find("Tags"); it != r->end() && it->is_object()) {
-      for (const auto& [k, v] : it->items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (const auto& [k, v] : it->items())
+        out[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
     return out;
   }
@@ -179,7 +183,7 @@ class RemoteBackend final : public Backend {
     auto url = Url(queue);
     if (!url.ok()) return url.status();
     auto r = Call("ReceiveMessage", codec::EncodeReceiveMessage(*url, request),
-                  request.wait_time_seconds.value_or(20));
+                  request.wait_time_seconds.value_or(lqs::limits::kMaxWaitTimeSeconds));
     if (!r.ok()) return r.status();
     return codec::DecodeReceiveMessage(*r);
   }
@@ -215,9 +219,9 @@ class RemoteBackend final : public Backend {
   // SQS exposes only the three gauges; the totals and the age of the oldest
   // message are CloudWatch metrics, which lqsd does not serve this way.
   StatusOr<Stats> GetStats(const std::string& queue) override {
-    auto a = GetAttributes(queue, {"ApproximateNumberOfMessages",
-                                   "ApproximateNumberOfMessagesNotVisible",
-                                   "ApproximateNumberOfMessagesDelayed"});
+    auto a = GetAttributes(queue,
+                           {"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
+                            "ApproximateNumberOfMessagesDelayed"});
     if (!a.ok()) return a.status();
     auto num = [&](const char* name) -> int64_t {
       auto it = a->find(name);
@@ -254,16 +258,14 @@ class RemoteBackend final : public Backend {
     return it != r->end() && it->is_number() ? it->get<int64_t>() : int64_t{0};
   }
   StatusOr<std::vector<lqs::MessageMoveTask>> ListMessageMoveTasks(const std::string& source_arn,
-                                                                  int max_results) override {
-    auto r = Call("ListMessageMoveTasks",
-                  Json{{"SourceArn", source_arn}, {"MaxResults", max_results}});
+                                                                   int max_results) override {
+    auto r =
+        Call("ListMessageMoveTasks", Json{{"SourceArn", source_arn}, {"MaxResults", max_results}});
     if (!r.ok()) return r.status();
     return codec::DecodeListMessageMoveTasks(*r);
   }
 
-  StatusOr<std::vector<std::string>> Verify() override {
-    return Unsupported("verify");
-  }
+  StatusOr<std::vector<std::string>> Verify() override { return Unsupported("verify"); }
   Status CompactAll() override { return Unsupported("compact"); }
   Status Close() override {
     beast::error_code ec;
@@ -276,8 +278,9 @@ class RemoteBackend final : public Backend {
  private:
   static Status Unsupported(const std::string& what) {
     return Status(ErrorCode::kUnsupportedOperation,
-                  what + " is not available over --endpoint: the SQS protocol has no such "
-                         "action. Stop lqsd and run lqs with --data DIR on its database.");
+                  what +
+                      " is not available over --endpoint: the SQS protocol has no such "
+                      "action. Stop lqsd and run lqs with --data DIR on its database.");
   }
 
   StatusOr<std::string> Url(const std::string& name) {
@@ -295,13 +298,13 @@ class RemoteBackend final : public Backend {
     beast::error_code ec;
     tcp::resolver resolver(ioc_);
     auto results = resolver.resolve(endpoint_.host, endpoint_.port, ec);
-    if (ec) return Status(ErrorCode::kIOError, "cannot resolve " + endpoint_.host + ": " + ec.message());
+    if (ec)
+      return Status(ErrorCode::kIOError, "cannot resolve " + endpoint_.host + ": " + ec.message());
     stream_.expires_after(std::chrono::seconds(10));
     stream_.connect(results, ec);
     if (ec) {
-      return Status(ErrorCode::kIOError,
-                    "cannot connect to " + options_.endpoint + ": " + ec.message() +
-                        " (is lqsd running?)");
+      return Status(ErrorCode::kIOError, "cannot connect to " + options_.endpoint + ": " +
+                                             ec.message() + " (is lqsd running?)");
     }
     connected_ = true;
     return Status::OK();
@@ -372,9 +375,9 @@ class RemoteBackend final : public Backend {
       if (res.body().empty()) return Json::object();
       Json j = Json::parse(res.body(), nullptr, /*allow_exceptions=*/false);
       if (j.is_discarded() || !j.is_object()) {
-        return Status(ErrorCode::kInternal,
-                      action + ": the server's answer is not a JSON object: " +
-                          res.body().substr(0, 200));
+        return Status(
+            ErrorCode::kInternal,
+            action + ": the server's answer is not a JSON object: " + res.body().substr(0, 200));
       }
       return j;
     }

@@ -28,8 +28,11 @@ using Json = nlohmann::ordered_json;
 
 // Standard base64 with padding, shared with lqsd.
 using lqs::wire::Base64Encode;
-// nullopt when `text` is not valid base64.
-std::optional<std::string> Base64Decode(std::string_view text);
+// Either alphabet, padding optional (wire::Base64DecodeLenient); nullopt when
+// `text` is not base64.
+inline std::optional<std::string> Base64Decode(std::string_view text) {
+  return lqs::wire::Base64DecodeLenient(text);
+}
 
 // ---- Message attributes (also the export format) ----------------------------------
 // Encoded as lqsd writes them (wire/message_json.h).

@@ -1,7 +1,7 @@
 // wire/message_json.h — a received message and its message attributes as
 // SQS's JSON protocol spells them (ReceiveMessage's Messages[], docs/sqs-reference.md
-// §6.5): lqsd answers with them, and `lqs receive` prints them, member for
-// member the same.
+// §6.5): `lqs receive` prints them; lqsd's encoder (server/action_outputs.cc)
+// writes the same members, and lqsd_json_test checks that the two agree.
 //
 // Thread safety: pure functions.
 

@@ -9,27 +9,6 @@
 #include <openssl/hmac.h>
 
 namespace lqs::wire {
-namespace {
-
-std::string LowerHex(const unsigned char* bytes, size_t size) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(size * 2);
-  for (size_t i = 0; i < size; ++i) {
-    out += kHex[bytes[i] >> 4];
-    out += kHex[bytes[i] & 15];
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string Sha256Hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  return LowerHex(md, len);
-}
 
 std::string HmacSha256(std::string_view key, std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
@@ -46,7 +25,7 @@ std::string SignatureFor(std::string_view secret, std::string_view date, std::st
   const std::string k_service = HmacSha256(k_region, service);
   const std::string k_signing = HmacSha256(k_service, "aws4_request");
   const std::string signature = HmacSha256(k_signing, string_to_sign);
-  return LowerHex(reinterpret_cast<const unsigned char*>(signature.data()), signature.size());
+  return api::LowerHex(reinterpret_cast<const uint8_t*>(signature.data()), signature.size());
 }
 
 std::string StringToSign(std::string_view amz_date, std::string_view scope,

@@ -14,12 +14,14 @@
 #include <utility>
 #include <vector>
 
+#include "lib/api/md5.h"
+
 namespace lqs::wire {
 
 inline constexpr std::string_view kSigV4Algorithm = "AWS4-HMAC-SHA256";
 
-// Lower-case hex SHA-256 of `data`.
-std::string Sha256Hex(std::string_view data);
+// Lower-case hex SHA-256 of `data` (lib/api/md5.h).
+using api::Sha256Hex;
 // Raw HMAC-SHA256 bytes.
 std::string HmacSha256(std::string_view key, std::string_view data);
 

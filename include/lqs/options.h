@@ -10,6 +10,7 @@
 #include <string>
 
 #include "lqs/clock.h"
+#include "lqs/limits.h"
 
 namespace lqs {
 
@@ -78,7 +79,7 @@ struct Options {
   // The most messages a queue may have in flight. A short-poll receive past
   // it fails with OverLimit; a long poll returns nothing (as SQS does).
   // This also bounds the library's memory: in-flight leases live in RAM.
-  int64_t max_inflight_per_queue = 120000;
+  int64_t max_inflight_per_queue = limits::kMaxInflightMessages;
 
   // ---- Performance ----------------------------------------------------------
 

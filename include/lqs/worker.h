@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "lqs/clock.h"
+#include "lqs/limits.h"
 #include "lqs/queue.h"
 #include "lqs/status.h"
 #include "lqs/types.h"
@@ -166,7 +167,7 @@ struct WorkerOptions {
   // running the handler) a message whose idempotency key is recorded.
   bool inbox = false;
   std::string idempotency_attribute = "IdempotencyKey";
-  int64_t inbox_ttl_seconds = 86400;  // 1..1209600
+  int64_t inbox_ttl_seconds = limits::kDefaultInboxTtlSeconds;  // 1..kMaxInboxTtlSeconds
 
   // ---- Environment ---------------------------------------------------------------
   // Must be the Broker's clock (Options::clock).

@@ -1,5 +1,5 @@
-// SQS's rules for message parameters, digests and batches (sqs-api.md §4, §5.8-§5.10,
-// §5.13, §8.2, §8.10, §9.3).
+// SQS's rules for message parameters, digests and batches (docs/sqs-reference.md:
+// §6.3 SendMessage, §6.5 ReceiveMessage, §3.3 and §5.2 attributes, §3.2 batches, §5.5 MD5).
 
 #include "lib/api/message_rules.h"
 
@@ -17,22 +17,24 @@
 #include <vector>
 
 #include <locale.h>
-#include <openssl/evp.h>
 #include <wctype.h>
+
+#include "lqs/limits.h"
 
 namespace lqs::api {
 namespace {
 
-constexpr int kMaxMessageAttributes = 10;
-constexpr size_t kMaxAttributeNameLength = 256;
-constexpr size_t kMaxAttributeDataTypeLength = 256;
-constexpr size_t kMaxBatchEntryIdLength = 80;
-constexpr size_t kMaxGroupOrDedupIdLength = 128;
-constexpr int kMaxDelaySeconds = 900;
-constexpr int64_t kMaxVisibilityTimeout = 43200;
-constexpr int kMaxWaitTimeSeconds = 20;
+using limits::kMaxAttributeDataTypeLength;
+using limits::kMaxAttributeNameLength;
+using limits::kMaxBatchEntryIdLength;
+using limits::kMaxDelaySeconds;
+using limits::kMaxGroupOrDedupIdLength;
+using limits::kMaxMessageAttributes;
+using limits::kMaxReceiveMessages;
+using limits::kMaxVisibilityTimeoutSeconds;
+using limits::kMaxWaitTimeSeconds;
 
-// Number attribute limits (sqs-api.md §4.3).
+// Number attribute limits (docs/sqs-reference.md §3.3).
 constexpr int kMaxNumberSignificantDigits = 38;
 constexpr int kMinNumberExponent = -128;
 constexpr int kMaxNumberExponent = 126;
@@ -224,7 +226,8 @@ Status ValidateAttributeName(std::string_view name) {
   }
   if (characters == 0 || characters > kMaxAttributeNameLength) {
     return InvalidValue(name, kParameter,
-                        "Message attribute names must be 1 to 256 characters long.");
+                        "Message attribute names must be 1 to " +
+                            std::to_string(kMaxAttributeNameLength) + " characters long.");
   }
   if (StartsWithIgnoringCase(name, "AWS.") || StartsWithIgnoringCase(name, "Amazon.")) {
     return InvalidValue(name, kParameter,
@@ -260,8 +263,8 @@ Status ValidateDataType(std::string_view name, std::string_view data_type) {
   }
   if (data_type.size() > kMaxAttributeDataTypeLength) {
     return InvalidValue(data_type, "DataType",
-                        "Message attribute data types must be at most 256 characters "
-                        "long.");
+                        "Message attribute data types must be at most " +
+                            std::to_string(kMaxAttributeDataTypeLength) + " characters long.");
   }
   if (!IsValidDataType(data_type)) {
     std::string message = "The type of message (user) attribute '";
@@ -313,7 +316,8 @@ Status ValidateUserAttribute(const std::string& name, const MessageAttributeValu
 Status ValidateUserAttributes(const MessageAttributeMap& attributes) {
   if (attributes.size() > static_cast<size_t>(kMaxMessageAttributes)) {
     return InvalidParameter("Number of message attributes [" + std::to_string(attributes.size()) +
-                            "] exceeds the allowed maximum [10].");
+                            "] exceeds the allowed maximum [" +
+                            std::to_string(kMaxMessageAttributes) + "].");
   }
   for (const auto& [name, value] : attributes) {
     if (Status s = ValidateUserAttribute(name, value); !s.ok()) return s;
@@ -351,31 +355,19 @@ Status ValidateSystemAttributes(const MessageAttributeMap& attributes) {
 Status ValidateIdSyntax(std::string_view id, std::string_view parameter) {
   if (IsValidGroupOrDedupId(id)) return Status::OK();
   std::string reason(parameter);
-  reason.append(" can only include alphanumeric and punctuation characters. 1 to 128 in length.");
+  reason.append(" can only include alphanumeric and punctuation characters. 1 to ");
+  reason.append(std::to_string(kMaxGroupOrDedupIdLength));
+  reason.append(" in length.");
   return InvalidValue(id, parameter, reason);
-}
-
-Status ValidateFifoPresence(const SendMessageRequest& request, const QueueConfig& queue,
-                            bool in_batch) {
-  if (!request.message_group_id.has_value()) {
-    constexpr std::string_view kText = "The request must contain the parameter MessageGroupId.";
-    return Status(in_batch ? ErrorCode::kInvalidParameterValue : ErrorCode::kMissingParameter,
-                  std::string(kText));
-  }
-  if (!request.message_deduplication_id.has_value() && !queue.content_based_deduplication) {
-    return InvalidParameter(
-        "The queue should either have ContentBasedDeduplication enabled or "
-        "MessageDeduplicationId provided explicitly");
-  }
-  return Status::OK();
 }
 
 Status ValidateDelay(const SendMessageRequest& request, const QueueConfig& queue) {
   if (!request.delay_seconds.has_value()) return Status::OK();
   const int delay = *request.delay_seconds;
   if (delay < 0 || delay > kMaxDelaySeconds) {
-    return InvalidValue(std::to_string(delay), "DelaySeconds",
-                        "DelaySeconds must be >= 0 and <= 900.");
+    return InvalidValue(
+        std::to_string(delay), "DelaySeconds",
+        "DelaySeconds must be >= 0 and <= " + std::to_string(kMaxDelaySeconds) + ".");
   }
   if (queue.fifo && delay != 0) {
     return InvalidValue(std::to_string(delay), "DelaySeconds",
@@ -390,25 +382,6 @@ std::string RangeReason(int64_t low, int64_t high) {
 }
 
 }  // namespace
-
-// OpenSSL 3 looks an algorithm up on every EVP_Digest call, which costs
-// more than hashing a small message; fetch it once and keep a context per
-// thread instead. (MD5, computed once per message sent, is in md5.cc.)
-std::string Sha256Hex(std::string_view data) {
-  static EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-  struct CtxDeleter {
-    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-  };
-  thread_local std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  if (kSha256 == nullptr || !ctx || EVP_DigestInit_ex2(ctx.get(), kSha256, nullptr) != 1 ||
-      EVP_DigestUpdate(ctx.get(), data.data(), data.size()) != 1 ||
-      EVP_DigestFinal_ex(ctx.get(), digest.data(), &length) != 1) {
-    return std::string();
-  }
-  return LowerHex(digest.data(), length);
-}
 
 Status ValidateMessageAttribute(const std::string& name, const MessageAttributeValue& value) {
   return ValidateUserAttribute(name, value);
@@ -477,11 +450,32 @@ bool IsValidMessageText(std::string_view text) {
   return true;
 }
 
+Status ValidateFifoPresence(const SendMessageRequest& request, const QueueConfig& queue,
+                            bool in_batch) {
+  if (!queue.fifo) return Status::OK();
+  if (!request.message_group_id.has_value()) {
+    constexpr std::string_view kText = "The request must contain the parameter MessageGroupId.";
+    return Status(in_batch ? ErrorCode::kInvalidParameterValue : ErrorCode::kMissingParameter,
+                  std::string(kText));
+  }
+  if (!request.message_deduplication_id.has_value() && !queue.content_based_deduplication) {
+    return InvalidParameter(
+        "The queue should either have ContentBasedDeduplication enabled or "
+        "MessageDeduplicationId provided explicitly");
+  }
+  return Status::OK();
+}
+
+Status ValidateBatchSize(int64_t total_bytes) {
+  if (total_bytes <= limits::kMaxBatchBytes) return Status::OK();
+  return Status(ErrorCode::kBatchRequestTooLong,
+                "Batch requests cannot be longer than " + std::to_string(limits::kMaxBatchBytes) +
+                    " bytes. You have sent " + std::to_string(total_bytes) + " bytes.");
+}
+
 Status ValidateSendMessage(const SendMessageRequest& request, const QueueConfig& queue,
                            bool in_batch) {
-  if (queue.fifo) {
-    if (Status s = ValidateFifoPresence(request, queue, in_batch); !s.ok()) return s;
-  }
+  if (Status s = ValidateFifoPresence(request, queue, in_batch); !s.ok()) return s;
   if (request.message_group_id.has_value()) {
     if (Status s = ValidateIdSyntax(*request.message_group_id, "MessageGroupId"); !s.ok()) {
       return s;
@@ -534,16 +528,18 @@ Status ValidateBatchIds(const std::vector<std::string>& ids, std::string_view en
     message.append(" in the request.");
     return Status(ErrorCode::kEmptyBatchRequest, std::move(message));
   }
-  if (ids.size() > static_cast<size_t>(kMaxBatchEntries)) {
+  if (ids.size() > static_cast<size_t>(limits::kMaxBatchEntries)) {
     return Status(ErrorCode::kTooManyEntriesInBatchRequest,
-                  "Maximum number of entries per request are 10. You have sent " +
+                  "Maximum number of entries per request are " +
+                      std::to_string(limits::kMaxBatchEntries) + ". You have sent " +
                       std::to_string(ids.size()) + ".");
   }
   for (const std::string& id : ids) {
     if (!IsValidBatchEntryId(id)) {
       return Status(ErrorCode::kInvalidBatchEntryId,
                     "A batch entry id can only contain alphanumeric characters, "
-                    "hyphens and underscores. It can be at most 80 letters long.");
+                    "hyphens and underscores. It can be at most " +
+                        std::to_string(kMaxBatchEntryIdLength) + " letters long.");
     }
   }
   std::set<std::string_view> seen;
@@ -556,14 +552,16 @@ Status ValidateBatchIds(const std::vector<std::string>& ids, std::string_view en
 }
 
 Status ValidateReceiveMessage(const ReceiveMessageRequest& request) {
-  if (request.max_number_of_messages < 1 || request.max_number_of_messages > kMaxBatchEntries) {
-    return InvalidValue(std::to_string(request.max_number_of_messages), "MaxNumberOfMessages",
-                        "Must be between 1 and 10, if provided.");
+  if (request.max_number_of_messages < 1 || request.max_number_of_messages > kMaxReceiveMessages) {
+    return InvalidValue(
+        std::to_string(request.max_number_of_messages), "MaxNumberOfMessages",
+        "Must be between 1 and " + std::to_string(kMaxReceiveMessages) + ", if provided.");
   }
   if (request.visibility_timeout.has_value() &&
-      (*request.visibility_timeout < 0 || *request.visibility_timeout > kMaxVisibilityTimeout)) {
+      (*request.visibility_timeout < 0 ||
+       *request.visibility_timeout > kMaxVisibilityTimeoutSeconds)) {
     return InvalidValue(std::to_string(*request.visibility_timeout), "VisibilityTimeout",
-                        RangeReason(0, kMaxVisibilityTimeout));
+                        RangeReason(0, kMaxVisibilityTimeoutSeconds));
   }
   if (request.wait_time_seconds.has_value() &&
       (*request.wait_time_seconds < 0 || *request.wait_time_seconds > kMaxWaitTimeSeconds)) {
@@ -577,9 +575,10 @@ Status ValidateReceiveMessage(const ReceiveMessageRequest& request) {
 }
 
 Status ValidateVisibilityTimeout(int64_t seconds) {
-  if (seconds >= 0 && seconds <= kMaxVisibilityTimeout) return Status::OK();
+  if (seconds >= 0 && seconds <= kMaxVisibilityTimeoutSeconds) return Status::OK();
   return InvalidValue(std::to_string(seconds), "VisibilityTimeout",
-                      "VisibilityTimeout must be >= 0 and <= 43200.");
+                      "VisibilityTimeout must be >= 0 and <= " +
+                          std::to_string(kMaxVisibilityTimeoutSeconds) + ".");
 }
 
 bool MessageAttributeSelected(std::string_view name, const std::vector<std::string>& filters) {

@@ -12,21 +12,21 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/api/md5.h"  // Md5Hex
+#include "lib/api/md5.h"  // Md5Hex, Sha256Hex
 #include "lib/api/queue_config.h"
+
+#include "lqs/limits.h"
 #include "lqs/status.h"
 #include "lqs/types.h"
 
 namespace lqs::api {
 
-// The fixed service limit on the sum of a batch's message sizes.
-inline constexpr int64_t kMaxBatchBytes = 1048576;
-inline constexpr int kMaxBatchEntries = 10;
+// SQS's limits are in lqs/limits.h. These two names stay for the engine's
+// batch code (lib/engine) until it uses lqs::limits directly.
+inline constexpr int64_t kMaxBatchBytes = limits::kMaxBatchBytes;
+inline constexpr int kMaxBatchEntries = limits::kMaxBatchEntries;
 
-// Lower-case hex SHA-256 of `data` (64 chars; FIFO content-based dedup ids).
-std::string Sha256Hex(std::string_view data);
-
-// MD5OfMessageAttributes as SQS computes it (sqs-api.md §4.6): attributes in
+// MD5OfMessageAttributes as SQS computes it (docs/sqs-reference.md §5.5): attributes in
 // name order; for each, u32-BE length-prefixed name and data type, then a
 // transport byte (1 for String/Number, 2 for Binary) and the length-prefixed
 // value. Empty map: "" (callers omit the field).
@@ -41,7 +41,7 @@ int64_t MessageSize(const SendMessageRequest& request);
 bool IsValidMessageText(std::string_view text);
 
 // Validates one SendMessage request against the queue, in SQS's order
-// (sqs-api.md §5.8): group id presence (FIFO), dedup id presence (FIFO
+// (docs/sqs-reference.md §6.3): group id presence (FIFO), dedup id presence (FIFO
 // without ContentBasedDeduplication), group id and dedup id syntax, dedup id
 // on a standard queue, body presence, body characters, DelaySeconds range
 // and FIFO per-message delay, message attributes (count <= 10, names,
@@ -51,8 +51,21 @@ bool IsValidMessageText(std::string_view text);
 // `in_batch`: the request is a SendMessageBatch entry — a missing FIFO group
 // id is then InvalidParameterValue (not MissingParameter) and the size error
 // says "cannot be validated" as SQS does.
-Status ValidateSendMessage(const SendMessageRequest& request,
-                           const QueueConfig& queue, bool in_batch);
+Status ValidateSendMessage(const SendMessageRequest& request, const QueueConfig& queue,
+                           bool in_batch);
+
+// The FIFO presence rule (no-op on a standard queue): MessageGroupId is
+// required (MissingParameter, or InvalidParameterValue when `in_batch`), and
+// so is MessageDeduplicationId unless the queue has ContentBasedDeduplication
+// (InvalidParameterValue). ValidateSendMessage applies it first; a FIFO
+// SendMessageBatch applies it to every entry before any other check, since
+// there a failing entry fails the whole batch.
+Status ValidateFifoPresence(const SendMessageRequest& request, const QueueConfig& queue,
+                            bool in_batch);
+
+// The sum of a SendMessageBatch's message sizes (MessageSize) is at most
+// limits::kMaxBatchBytes; otherwise BatchRequestTooLong with SQS's text.
+Status ValidateBatchSize(int64_t total_bytes);
 
 // One user message attribute, by the rules ValidateSendMessage applies to
 // each (name syntax and reserved prefixes, data type, non-empty value of the
@@ -66,27 +79,25 @@ bool IsValidBatchEntryId(std::string_view id);
 // TooManyEntriesInBatchRequest, InvalidBatchEntryId, BatchEntryIdsNotDistinct.
 // `entry_name` names the entry type in the empty-batch message
 // ("SendMessageBatchRequestEntry").
-Status ValidateBatchIds(const std::vector<std::string>& ids,
-                        std::string_view entry_name);
+Status ValidateBatchIds(const std::vector<std::string>& ids, std::string_view entry_name);
 
-// ReceiveMessage parameter ranges (MaxNumberOfMessages 1..10,
-// VisibilityTimeout 0..43200, WaitTimeSeconds 0..20,
-// ReceiveRequestAttemptId syntax), with SQS's texts.
+// ReceiveMessage parameter ranges (MaxNumberOfMessages 1..kMaxReceiveMessages,
+// VisibilityTimeout 0..kMaxVisibilityTimeoutSeconds, WaitTimeSeconds
+// 0..kMaxWaitTimeSeconds, ReceiveRequestAttemptId syntax), with SQS's texts.
 Status ValidateReceiveMessage(const ReceiveMessageRequest& request);
 
-// VisibilityTimeout 0..43200 for ChangeMessageVisibility.
+// VisibilityTimeout 0..limits::kMaxVisibilityTimeoutSeconds for
+// ChangeMessageVisibility.
 Status ValidateVisibilityTimeout(int64_t seconds);
 
 // Whether a user attribute called `name` is selected by the receive filter
 // `filters` (MessageAttributeNames): "All", ".*" and "*" select all;
 // "prefix.*" selects names starting with prefix; other entries are exact.
-bool MessageAttributeSelected(std::string_view name,
-                              const std::vector<std::string>& filters);
+bool MessageAttributeSelected(std::string_view name, const std::vector<std::string>& filters);
 
 // Whether the system attribute `name` is selected by `filters`
 // (MessageSystemAttributeNames + AttributeNames): "All" selects all.
-bool SystemAttributeSelected(std::string_view name,
-                             const std::vector<std::string>& filters);
+bool SystemAttributeSelected(std::string_view name, const std::vector<std::string>& filters);
 
 // MessageGroupId / MessageDeduplicationId / ReceiveRequestAttemptId syntax:
 // 1..128 characters, alphanumerics and ASCII punctuation.

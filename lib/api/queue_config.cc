@@ -1,5 +1,7 @@
-// SQS's queue-attribute rules (sqs-api.md §2, §3, §5.1, §5.5, §5.6, §5.15,
-// §5.18, §5.19, §7.1, §7.3, §8.14, §9.3).
+// SQS's queue-attribute rules: parsing, applying and rendering the settable
+// attributes, queue names, dead-letter policies and tags (docs/sqs-reference.md:
+// §4 queue attributes, §2.3 names, §4.5 CreateQueue, §8.1 and §8.3 redrive, §3.6 tags).
+// The Policy document rules are in queue_policy.cc.
 
 #include "lib/api/queue_config.h"
 
@@ -7,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,77 +17,25 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "lib/api/config_text.h"
+
 #include "lqs/attributes.h"
+#include "lqs/limits.h"
 
 namespace lqs::api {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-constexpr size_t kMaxQueueNameLength = 80;
 constexpr std::string_view kFifoSuffix = ".fifo";
-constexpr int kMinMaxReceiveCount = 1;
-constexpr int kMaxMaxReceiveCount = 1000;
-constexpr size_t kMaxSourceQueueArns = 10;
-constexpr int kDefaultKmsDataKeyReusePeriod = 300;
-constexpr size_t kMaxLabelLength = 80;
-// SQS's policy quotas (sqs-api.md §13: "Amazon SQS policy quotas").
-constexpr size_t kMaxActionsPerStatement = 7;
-constexpr size_t kMaxPolicyStatements = 20;
-constexpr size_t kMaxPolicyBytes = 8192;
-constexpr size_t kMaxPolicyPrincipals = 50;
-constexpr size_t kMaxPolicyConditions = 10;
-constexpr size_t kMaxTagKeyLength = 128;
-constexpr size_t kMaxTagValueLength = 256;
-constexpr size_t kMaxTags = 50;
 
-constexpr std::string_view kPolicyVersion = "2008-10-17";
-constexpr std::string_view kPolicyIdSuffix = "/SQSDefaultPolicy";
-
-// Every action of the SQS API (sqs-api.md §1.1); AddPermission grants them.
-constexpr std::string_view kSqsActions[] = {
-    "CreateQueue",
-    "DeleteQueue",
-    "GetQueueUrl",
-    "ListQueues",
-    "GetQueueAttributes",
-    "SetQueueAttributes",
-    "PurgeQueue",
-    "SendMessage",
-    "SendMessageBatch",
-    "ReceiveMessage",
-    "DeleteMessage",
-    "DeleteMessageBatch",
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityBatch",
-    "TagQueue",
-    "UntagQueue",
-    "ListQueueTags",
-    "AddPermission",
-    "RemovePermission",
-    "ListDeadLetterSourceQueues",
-    "StartMessageMoveTask",
-    "CancelMessageMoveTask",
-    "ListMessageMoveTasks",
-};
-
-// The actions to which cross-account permissions don't apply (the developer
-// guide's "Limitations of Amazon SQS custom policies"): AddPermission, which
-// grants to other accounts, refuses them.
-constexpr std::string_view kOwnerOnlyActions[] = {
-    "AddPermission",
-    "CancelMessageMoveTask",
-    "CreateQueue",
-    "DeleteQueue",
-    "ListMessageMoveTasks",
-    "ListQueues",
-    "ListQueueTags",
-    "RemovePermission",
-    "SetQueueAttributes",
-    "StartMessageMoveTask",
-    "TagQueue",
-    "UntagQueue",
-};
+using limits::kMaxMaxReceiveCount;
+using limits::kMaxQueueNameLength;
+using limits::kMaxRedriveSourceQueueArns;
+using limits::kMaxTagKeyLength;
+using limits::kMaxTags;
+using limits::kMaxTagValueLength;
+using limits::kMinMaxReceiveCount;
 
 // The members of SQS's QueueAttributeName enum that only GetQueueAttributes
 // may name.
@@ -120,17 +69,11 @@ constexpr std::string_view kSettableAttributes[] = {
 
 // ---- Small helpers ------------------------------------------------------------
 
-std::string Concat(std::initializer_list<std::string_view> parts) {
-  std::string out;
-  for (std::string_view part : parts) out.append(part);
-  return out;
-}
-
 Status UnknownAttribute(std::string_view name) {
   return Status(ErrorCode::kInvalidAttributeName, Concat({"Unknown Attribute ", name, "."}));
 }
 
-// "Invalid value for the parameter <Name>." (sqs-api.md §3.5).
+// "Invalid value for the parameter <Name>." (SQS's text).
 Status InvalidAttributeValue(std::string_view name) {
   return Status(ErrorCode::kInvalidAttributeValue,
                 Concat({"Invalid value for the parameter ", name, "."}));
@@ -141,26 +84,6 @@ Status InvalidAttributeValue(std::string_view name, std::string_view reason) {
                 Concat({"Invalid value for the parameter ", name, ". Reason: ", reason}));
 }
 
-// "Value <v> for parameter <Name> is invalid. Reason: <reason>"
-Status InvalidParameterValue(std::string_view value, std::string_view name,
-                             std::string_view reason) {
-  return Status(ErrorCode::kInvalidParameterValue, Concat({"Value ", value, " for parameter ", name,
-                                                           " is invalid. Reason: ", reason}));
-}
-
-bool IsQueueNameCharacter(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '-';
-}
-
-bool IsPlainName(std::string_view name, size_t max_length) {
-  if (name.empty() || name.size() > max_length) return false;
-  for (char c : name) {
-    if (!IsQueueNameCharacter(c)) return false;
-  }
-  return true;
-}
-
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
@@ -169,14 +92,6 @@ bool IsValidFifoQueueName(std::string_view name) {
   return EndsWith(name, kFifoSuffix) &&
          IsPlainName(name.substr(0, name.size() - kFifoSuffix.size()),
                      kMaxQueueNameLength - kFifoSuffix.size());
-}
-
-bool IsDigits(std::string_view text) {
-  if (text.empty()) return false;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
 }
 
 // arn:aws:sqs:<region>:<12-digit account>:<queue name>
@@ -219,12 +134,6 @@ std::optional<int> ParseInt(std::string_view text) {
 
 const char* BoolText(bool value) { return value ? "true" : "false"; }
 
-// Compact JSON that never throws (invalid UTF-8 is replaced).
-template <typename J>
-std::string Dump(const J& json) {
-  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // ---- Attribute parsers ------------------------------------------------------------
 
 struct IntRange {
@@ -234,12 +143,13 @@ struct IntRange {
 };
 
 constexpr IntRange kIntRanges[] = {
-    {attr::kDelaySeconds, 0, 900},
-    {attr::kMaximumMessageSize, 1024, 1048576},
-    {attr::kMessageRetentionPeriod, 60, 1209600},
-    {attr::kReceiveMessageWaitTimeSeconds, 0, 20},
-    {attr::kVisibilityTimeout, 0, 43200},
-    {attr::kKmsDataKeyReusePeriodSeconds, 60, 86400},
+    {attr::kDelaySeconds, 0, limits::kMaxDelaySeconds},
+    {attr::kMaximumMessageSize, limits::kMinMaximumMessageSize, limits::kMaxMessageSize},
+    {attr::kMessageRetentionPeriod, limits::kMinRetentionSeconds, limits::kMaxRetentionSeconds},
+    {attr::kReceiveMessageWaitTimeSeconds, 0, limits::kMaxWaitTimeSeconds},
+    {attr::kVisibilityTimeout, 0, limits::kMaxVisibilityTimeoutSeconds},
+    {attr::kKmsDataKeyReusePeriodSeconds, limits::kMinKmsDataKeyReusePeriodSeconds,
+     limits::kMaxKmsDataKeyReusePeriodSeconds},
 };
 
 // The int field of `config` that the integer attribute `name` sets, if any
@@ -301,7 +211,8 @@ StatusOr<RedrivePolicy> ParseRedrivePolicy(const std::string& text) {
   if (!max_receive_count.has_value() || *max_receive_count < kMinMaxReceiveCount ||
       *max_receive_count > kMaxMaxReceiveCount) {
     return invalid(Concat({"Invalid value for maxReceiveCount: ", count_text,
-                           ", valid values are from 1 to 1000 both inclusive."}));
+                           ", valid values are from ", std::to_string(kMinMaxReceiveCount), " to ",
+                           std::to_string(kMaxMaxReceiveCount), " both inclusive."}));
   }
   return RedrivePolicy{arn->get<std::string>(), *max_receive_count};
 }
@@ -332,7 +243,7 @@ StatusOr<RedriveAllowPolicy> ParseRedriveAllowPolicy(const std::string& text) {
     }
     return policy;
   }
-  if (!has_arns || !arns->is_array() || arns->size() > kMaxSourceQueueArns) {
+  if (!has_arns || !arns->is_array() || arns->size() > kMaxRedriveSourceQueueArns) {
     return invalid("With redrivePermission byQueue, sourceQueueArns must list 1 to 10 queue ARNs.");
   }
   for (const Json& arn : *arns) {
@@ -506,8 +417,8 @@ std::string NormalisedValue(std::string_view name, const QueueConfig& config) {
     // Without a key the period is not an attribute of the queue: SQS does
     // not show it then, nor does RenderQueueConfig.
     if (config.kms_master_key_id.empty()) return std::string();
-    return std::to_string(
-        config.kms_data_key_reuse_period_seconds.value_or(kDefaultKmsDataKeyReusePeriod));
+    return std::to_string(config.kms_data_key_reuse_period_seconds.value_or(
+        limits::kDefaultKmsDataKeyReusePeriodSeconds));
   }
   if (name == attr::kFifoQueue) return BoolText(config.fifo);
   if (name == attr::kContentBasedDeduplication) {
@@ -531,184 +442,6 @@ std::string NormalisedValue(std::string_view name, const QueueConfig& config) {
   return std::string();
 }
 
-// ---- Policy documents ---------------------------------------------------------------
-
-bool IsValidLabel(std::string_view label) { return IsPlainName(label, kMaxLabelLength); }
-
-bool IsSqsAction(std::string_view action) {
-  if (action == "*") return true;
-  for (std::string_view known : kSqsActions) {
-    if (action == known) return true;
-  }
-  return false;
-}
-
-bool IsOwnerOnlyAction(std::string_view action) {
-  for (std::string_view owner_only : kOwnerOnlyActions) {
-    if (action == owner_only) return true;
-  }
-  return false;
-}
-
-// A plain string for one value, an array for several (sqs-api.md §3.6).
-Json StringOrArray(const std::vector<std::string>& values) {
-  if (values.size() == 1) return Json(values.front());
-  Json array = Json::array();
-  for (const std::string& value : values) array.push_back(value);
-  return array;
-}
-
-std::vector<std::string> Distinct(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  for (const std::string& value : values) {
-    if (seen.insert(value).second) out.push_back(value);
-  }
-  return out;
-}
-
-bool StatementHasSid(const Json& statement, std::string_view label) {
-  if (!statement.is_object()) return false;
-  const auto sid = statement.find("Sid");
-  return sid != statement.end() && sid->is_string() && sid->get_ref<const std::string&>() == label;
-}
-
-// The Statement member of `policy` as an array (a single statement object
-// becomes a one-element array; absent becomes empty).
-Json StatementsOf(const Json& policy) {
-  const auto statements = policy.find("Statement");
-  if (statements == policy.end() || statements->is_null()) return Json::array();
-  if (statements->is_array()) return *statements;
-  Json array = Json::array();
-  array.push_back(*statements);
-  return array;
-}
-
-// Entries of a statement's Action (or NotAction): a string is one.
-size_t ActionCount(const Json& statement) {
-  size_t count = 0;
-  for (const char* key : {"Action", "NotAction"}) {
-    const auto it = statement.find(key);
-    if (it == statement.end()) continue;
-    count += it->is_array() ? it->size() : 1;
-  }
-  return count;
-}
-
-// Entries of a statement's Principal (or NotPrincipal): "*" or a string is
-// one, an object counts the entries of each of its members.
-size_t PrincipalCount(const Json& statement) {
-  size_t count = 0;
-  for (const char* key : {"Principal", "NotPrincipal"}) {
-    const auto it = statement.find(key);
-    if (it == statement.end()) continue;
-    if (!it->is_object()) {
-      count += it->is_array() ? it->size() : 1;
-      continue;
-    }
-    for (const auto& [kind, who] : it->items()) count += who.is_array() ? who.size() : 1;
-  }
-  return count;
-}
-
-// Conditions of a statement: each key under each operator of its Condition.
-size_t ConditionCount(const Json& statement) {
-  const auto it = statement.find("Condition");
-  if (it == statement.end() || !it->is_object()) return 0;
-  size_t count = 0;
-  for (const auto& [op, keys] : it->items()) count += keys.is_object() ? keys.size() : 1;
-  return count;
-}
-
-Status OverLimit(size_t found, std::string_view what, size_t max) {
-  return Status(ErrorCode::kOverLimit,
-                Concat({std::to_string(found), " ", what,
-                        " were found in the submitted policy, max allowed is ",
-                        std::to_string(max)}));
-}
-
-Status CheckPolicySize(size_t bytes) {
-  if (bytes <= kMaxPolicyBytes) return Status::OK();
-  return Status(ErrorCode::kOverLimit,
-                Concat({"The submitted policy is ", std::to_string(bytes),
-                        " bytes long, max allowed is ", std::to_string(kMaxPolicyBytes)}));
-}
-
-// The quotas on the content of a policy document (its size: CheckPolicySize).
-Status CheckPolicyContent(const Json& policy) {
-  const Json statements = StatementsOf(policy);
-  if (statements.size() > kMaxPolicyStatements) {
-    return OverLimit(statements.size(), "statements", kMaxPolicyStatements);
-  }
-  size_t principals = 0, conditions = 0;
-  for (const Json& statement : statements) {
-    if (!statement.is_object()) continue;
-    const size_t actions = ActionCount(statement);
-    if (actions > kMaxActionsPerStatement) {
-      return Status(ErrorCode::kOverLimit,
-                    Concat({std::to_string(actions),
-                            " actions were found in a statement from the submitted policy, max "
-                            "allowed is 7"}));
-    }
-    principals += PrincipalCount(statement);
-    conditions += ConditionCount(statement);
-  }
-  if (principals > kMaxPolicyPrincipals) {
-    return OverLimit(principals, "principals", kMaxPolicyPrincipals);
-  }
-  if (conditions > kMaxPolicyConditions) {
-    return OverLimit(conditions, "conditions", kMaxPolicyConditions);
-  }
-  return Status::OK();
-}
-
-Status LabelError(std::string_view label, std::string_view reason) {
-  return InvalidParameterValue(label, "Label", reason);
-}
-
-Status ValidatePermissionRequest(const std::string& label,
-                                 const std::vector<std::string>& account_ids,
-                                 const std::vector<std::string>& actions) {
-  if (!IsValidLabel(label)) {
-    return LabelError(label,
-                      "Can only include alphanumeric characters, hyphens, or underscores. "
-                      "1 to 80 in length.");
-  }
-  if (account_ids.empty()) {
-    return Status(ErrorCode::kInvalidParameterValue,
-                  "Value [] for parameter AWSAccountIds is invalid. Reason: At least one "
-                  "AWS account id is required.");
-  }
-  for (const std::string& account : account_ids) {
-    if (account.size() != 12 || !IsDigits(account)) {
-      return InvalidParameterValue(account, "AWSAccountIds",
-                                   "An AWS account id must be 12 digits.");
-    }
-  }
-  if (actions.empty()) {
-    return Status(ErrorCode::kInvalidParameterValue,
-                  "Value [] for parameter Actions is invalid. Reason: At least one action "
-                  "is required.");
-  }
-  const size_t action_count = Distinct(actions).size();
-  if (action_count > kMaxActionsPerStatement) {
-    return Status(ErrorCode::kOverLimit,
-                  Concat({"Value ", std::to_string(action_count),
-                          " for parameter Actions is invalid. Reason: A permission can "
-                          "grant at most 7 actions."}));
-  }
-  for (const std::string& action : actions) {
-    if (!IsSqsAction(action)) {
-      return InvalidParameterValue(action, "ActionName", "Must be an SQS action name or *.");
-    }
-    if (IsOwnerOnlyAction(action)) {
-      return InvalidParameterValue("SQS:" + action, "ActionName",
-                                   "Only the queue owner is allowed to invoke this action.");
-    }
-  }
-  return Status::OK();
-}
-
 // Code points in a UTF-8 string (continuation bytes are not counted).
 size_t CodePointCount(std::string_view text) {
   size_t count = 0;
@@ -724,28 +457,19 @@ Status ValidateQueueName(std::string_view name, bool fifo) {
   if (fifo) {
     if (IsValidFifoQueueName(name)) return Status::OK();
     return Status(ErrorCode::kInvalidParameterValue,
-                  "The name of a FIFO queue can only include alphanumeric characters, "
-                  "hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in "
-                  "length");
+                  Concat({"The name of a FIFO queue can only include alphanumeric characters, "
+                          "hyphens, or underscores, must end with .fifo suffix and be 1 to ",
+                          std::to_string(kMaxQueueNameLength), " in length"}));
   }
   if (IsPlainName(name, kMaxQueueNameLength)) return Status::OK();
   return Status(ErrorCode::kInvalidParameterValue,
-                "Can only include alphanumeric characters, hyphens, or underscores. 1 to "
-                "80 in length");
+                Concat({"Can only include alphanumeric characters, hyphens, or underscores. 1 to ",
+                        std::to_string(kMaxQueueNameLength), " in length"}));
 }
 
 bool RequestsFifo(const AttributeMap& attributes) {
   const auto it = attributes.find(std::string(attr::kFifoQueue));
   return it != attributes.end() && ParseBool(it->second) == std::optional<bool>(true);
-}
-
-Status CheckPolicyLimits(const AttributeMap& attributes) {
-  const auto it = attributes.find(std::string(attr::kPolicy));
-  if (it == attributes.end() || it->second.empty()) return Status::OK();
-  if (Status s = CheckPolicySize(it->second.size()); !s.ok()) return s;
-  const Json policy = Json::parse(it->second, nullptr, false);
-  if (policy.is_discarded() || !policy.is_object()) return Status::OK();  // Apply's error
-  return CheckPolicyContent(policy);
 }
 
 Status ApplyQueueAttributes(const AttributeMap& attributes, bool creating, QueueConfig* config) {
@@ -781,8 +505,8 @@ AttributeMap RenderQueueConfig(const QueueConfig& config) {
   if (!config.kms_master_key_id.empty()) {
     set(attr::kKmsMasterKeyId, config.kms_master_key_id);
     set(attr::kKmsDataKeyReusePeriodSeconds,
-        std::to_string(
-            config.kms_data_key_reuse_period_seconds.value_or(kDefaultKmsDataKeyReusePeriod)));
+        std::to_string(config.kms_data_key_reuse_period_seconds.value_or(
+            limits::kDefaultKmsDataKeyReusePeriodSeconds)));
   }
   if (config.fifo) {
     set(attr::kFifoQueue, "true");
@@ -846,75 +570,6 @@ std::string RedriveAllowPolicyJson(const RedriveAllowPolicy& policy) {
   return Dump(json);
 }
 
-// `account_id_for_arns` is not needed: the principals name the granted
-// accounts and `queue_arn` already names the owner.
-StatusOr<std::string> PolicyAddPermission(const std::string& current_policy,
-                                          const std::string& queue_arn,
-                                          const std::string& /*account_id_for_arns*/,
-                                          const std::string& label,
-                                          const std::vector<std::string>& account_ids,
-                                          const std::vector<std::string>& actions) {
-  if (Status s = ValidatePermissionRequest(label, account_ids, actions); !s.ok()) return s;
-
-  Json policy = Json::object();
-  if (!current_policy.empty()) {
-    policy = Json::parse(current_policy, nullptr, false);
-    if (policy.is_discarded() || !policy.is_object()) {
-      return Status(ErrorCode::kInternal, "The queue's Policy is not a JSON object.");
-    }
-  } else {
-    policy["Version"] = std::string(kPolicyVersion);
-    policy["Id"] = queue_arn + std::string(kPolicyIdSuffix);
-  }
-  Json statements = StatementsOf(policy);
-  for (const Json& statement : statements) {
-    if (StatementHasSid(statement, label)) return LabelError(label, "Already exists.");
-  }
-
-  std::vector<std::string> principals;
-  for (const std::string& account : Distinct(account_ids)) {
-    principals.push_back("arn:aws:iam::" + account + ":root");
-  }
-  std::vector<std::string> prefixed_actions;
-  for (const std::string& action : Distinct(actions)) {
-    prefixed_actions.push_back("SQS:" + action);
-  }
-  Json statement = Json::object();
-  statement["Sid"] = label;
-  statement["Effect"] = "Allow";
-  statement["Principal"] = Json::object({{"AWS", StringOrArray(principals)}});
-  statement["Action"] = StringOrArray(prefixed_actions);
-  statement["Resource"] = queue_arn;
-  statements.push_back(std::move(statement));
-  policy["Statement"] = std::move(statements);
-  if (Status s = CheckPolicyContent(policy); !s.ok()) return s;
-  std::string text = Dump(policy);
-  if (Status s = CheckPolicySize(text.size()); !s.ok()) return s;
-  return text;
-}
-
-StatusOr<std::string> PolicyRemovePermission(const std::string& current_policy,
-                                             const std::string& label) {
-  const Status not_found = LabelError(label, "can't find label.");
-  if (current_policy.empty()) return not_found;
-  Json policy = Json::parse(current_policy, nullptr, false);
-  if (policy.is_discarded() || !policy.is_object()) return not_found;
-  const Json statements = StatementsOf(policy);
-  Json kept = Json::array();
-  bool found = false;
-  for (const Json& statement : statements) {
-    if (StatementHasSid(statement, label)) {
-      found = true;
-    } else {
-      kept.push_back(statement);
-    }
-  }
-  if (!found) return not_found;
-  if (kept.empty()) return std::string();
-  policy["Statement"] = std::move(kept);
-  return Dump(policy);
-}
-
 Status ValidateTags(const TagMap& existing, const TagMap& added, const std::string& queue_name) {
   if (added.empty()) {
     return Status(ErrorCode::kMissingParameter, "The request must contain the parameter Tags.");
@@ -923,11 +578,14 @@ Status ValidateTags(const TagMap& existing, const TagMap& added, const std::stri
     const size_t key_length = CodePointCount(key);
     if (key_length < 1 || key_length > kMaxTagKeyLength) {
       return InvalidParameterValue(key, "TagKey",
-                                   "Tag keys must be between 1 and 128 characters long.");
+                                   Concat({"Tag keys must be between 1 and ",
+                                           std::to_string(kMaxTagKeyLength), " characters long."}));
     }
     if (CodePointCount(value) > kMaxTagValueLength) {
-      return InvalidParameterValue(value, "TagValue",
-                                   "Tag values must be at most 256 characters long.");
+      return InvalidParameterValue(
+          value, "TagValue",
+          Concat({"Tag values must be at most ", std::to_string(kMaxTagValueLength),
+                  " characters long."}));
     }
   }
   size_t total = existing.size();

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lqs/limits.h"
 #include "lqs/status.h"
 #include "lqs/types.h"
 
@@ -23,12 +24,12 @@ namespace lqs::api {
 
 struct RedrivePolicy {
   std::string dead_letter_target_arn;
-  int max_receive_count = 0;  // 1..1000
+  int max_receive_count = 0;  // limits::kMinMaxReceiveCount..kMaxMaxReceiveCount
 };
 
 struct RedriveAllowPolicy {
   std::string redrive_permission;              // allowAll | denyAll | byQueue
-  std::vector<std::string> source_queue_arns;  // only with byQueue, <= 10
+  std::vector<std::string> source_queue_arns;  // only with byQueue, <= kMaxRedriveSourceQueueArns
 };
 
 inline bool operator==(const RedrivePolicy& a, const RedrivePolicy& b) {
@@ -36,23 +37,23 @@ inline bool operator==(const RedrivePolicy& a, const RedrivePolicy& b) {
          a.max_receive_count == b.max_receive_count;
 }
 inline bool operator==(const RedriveAllowPolicy& a, const RedriveAllowPolicy& b) {
-  return a.redrive_permission == b.redrive_permission &&
-         a.source_queue_arns == b.source_queue_arns;
+  return a.redrive_permission == b.redrive_permission && a.source_queue_arns == b.source_queue_arns;
 }
 
 // Defaults are SQS's defaults for a new queue.
 struct QueueConfig {
   bool fifo = false;
-  int delay_seconds = 0;                      // 0..900
-  int maximum_message_size = 1048576;         // 1024..1048576
-  int message_retention_period = 345600;      // 60..1209600
-  int receive_message_wait_time_seconds = 0;  // 0..20
-  int visibility_timeout = 30;                // 0..43200
-  std::string policy;                         // empty: absent
+  // Ranges and defaults: lqs/limits.h.
+  int delay_seconds = 0;
+  int maximum_message_size = limits::kDefaultMaximumMessageSize;
+  int message_retention_period = limits::kDefaultRetentionSeconds;
+  int receive_message_wait_time_seconds = 0;
+  int visibility_timeout = limits::kDefaultVisibilityTimeoutSeconds;
+  std::string policy;  // empty: absent
   std::optional<RedrivePolicy> redrive_policy;
   std::optional<RedriveAllowPolicy> redrive_allow_policy;
-  std::string kms_master_key_id;                           // empty: absent
-  std::optional<int> kms_data_key_reuse_period_seconds;    // 60..86400
+  std::string kms_master_key_id;                         // empty: absent
+  std::optional<int> kms_data_key_reuse_period_seconds;  // absent: the default
   bool sqs_managed_sse_enabled = true;
   // FIFO only.
   bool content_based_deduplication = false;
@@ -97,7 +98,7 @@ void NoteDeduplicationScopeChange(const QueueConfig& current, int64_t now_ms, Qu
 // Validates every entry of `attributes` and, only if all are valid, applies
 // them to *config. `creating`: CreateQueue (true) or SetQueueAttributes.
 // `config->fifo` must already say the queue's type.
-// Errors, with SQS's texts (see sqs-api.md §3):
+// Errors, with SQS's texts (docs/sqs-reference.md §4.4):
 //   InvalidAttributeName: unknown or read-only name; FIFO-only name on a
 //     standard queue; KmsMasterKeyId together with SqsManagedSseEnabled=true.
 //   InvalidAttributeValue: numbers out of range or not numbers ("Invalid
@@ -109,10 +110,10 @@ void NoteDeduplicationScopeChange(const QueueConfig& current, int64_t now_ms, Qu
 //     malformed RedriveAllowPolicy.
 // Setting Policy, RedrivePolicy, RedriveAllowPolicy or KmsMasterKeyId to ""
 // removes it.
-Status ApplyQueueAttributes(const AttributeMap& attributes, bool creating,
-                            QueueConfig* config);
+Status ApplyQueueAttributes(const AttributeMap& attributes, bool creating, QueueConfig* config);
 
-// SQS's quotas on a requested Policy (sqs-api.md §13), each an OverLimit:
+// SQS's quotas on a requested Policy (docs/sqs-reference.md §3.7;
+// queue_policy.cc), each an OverLimit:
 // more than 8,192 bytes, more than 20 statements ("21 statements were found
 // in the submitted policy, max allowed is 20", AWS's text), more than 7
 // actions in one statement (AWS's text), more than 50 principals or more
@@ -178,8 +179,7 @@ StatusOr<std::string> PolicyRemovePermission(const std::string& current_policy,
 
 // Tag rules: keys 1..128 chars, values 0..256 chars; at most 50 tags after
 // the change. Errors: InvalidParameterValue, MissingParameter (no tags).
-Status ValidateTags(const TagMap& existing, const TagMap& added,
-                    const std::string& queue_name);
+Status ValidateTags(const TagMap& existing, const TagMap& added, const std::string& queue_name);
 
 }  // namespace lqs::api
 

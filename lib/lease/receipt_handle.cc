@@ -1,5 +1,6 @@
 #include "lib/lease/receipt_handle.h"
 
+#include <absl/strings/escaping.h>
 #include <openssl/evp.h>
 
 #include "lib/storage/keys.h"
@@ -10,65 +11,43 @@ namespace {
 constexpr char kVersion = 1;
 constexpr size_t kPayloadSize = 1 + 8 + 8 + 4;
 constexpr size_t kMacSize = 8;
-constexpr char kAlphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-int DecodeChar(char c) {
+bool IsUrlChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+// The 6-bit value of a base64url character (one that IsUrlChar accepts).
+int UrlValue(char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
   if (c >= 'a' && c <= 'z') return c - 'a' + 26;
   if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
+  return c == '-' ? 62 : 63;
 }
 
 }  // namespace
 
+// The codec is Abseil's (built here with its own string_view type); the
+// checks around it keep decoding strict, as Abseil also skips whitespace.
 std::string Base64UrlEncode(std::string_view data) {
-  const auto* in = reinterpret_cast<const unsigned char*>(data.data());
-  const size_t n = data.size();
-  std::string out((n * 4 + 2) / 3, '\0');
-  char* o = out.data();
-  size_t i = 0;
-  for (; i + 3 <= n; i += 3) {
-    const uint32_t v = (uint32_t{in[i]} << 16) | (uint32_t{in[i + 1]} << 8) | in[i + 2];
-    *o++ = kAlphabet[(v >> 18) & 63];
-    *o++ = kAlphabet[(v >> 12) & 63];
-    *o++ = kAlphabet[(v >> 6) & 63];
-    *o++ = kAlphabet[v & 63];
-  }
-  const size_t rest = n - i;
-  if (rest > 0) {
-    const uint32_t v = (uint32_t{in[i]} << 16) | (rest == 2 ? uint32_t{in[i + 1]} << 8 : 0);
-    *o++ = kAlphabet[(v >> 18) & 63];
-    *o++ = kAlphabet[(v >> 12) & 63];
-    if (rest == 2) *o++ = kAlphabet[(v >> 6) & 63];
-  }
-  return out;
+  return absl::WebSafeBase64Escape(absl::string_view(data.data(), data.size()));
 }
 
 bool Base64UrlDecode(std::string_view text, std::string* out) {
   out->clear();
-  if (text.size() % 4 == 1) return false;
-  out->resize(text.size() * 3 / 4);
-  char* o = out->data();
-  uint32_t acc = 0;
-  int bits = 0;
   for (char c : text) {
-    const int v = DecodeChar(c);
-    if (v < 0) {
-      out->clear();
-      return false;
-    }
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      *o++ = static_cast<char>((acc >> bits) & 0xff);
-    }
+    if (!IsUrlChar(c)) return false;
   }
-  // Leftover bits must be zero (canonical encoding only).
-  return (acc & ((1u << bits) - 1)) == 0;
+  // Canonical text only: the bits of the last character past the data (4 at
+  // a length of 2 mod 4, 2 at 3 mod 4) must be zero. (1 mod 4 is never
+  // base64; the decoder rejects it.)
+  const size_t rest = text.size() % 4;
+  if (rest >= 2 && (UrlValue(text.back()) & (rest == 2 ? 0x0f : 0x03)) != 0) return false;
+  if (!absl::WebSafeBase64Unescape(absl::string_view(text.data(), text.size()), out)) {
+    out->clear();
+    return false;
+  }
+  return true;
 }
 
 uint64_t SipHash24(uint64_t k0, uint64_t k1, std::string_view data) {
@@ -76,10 +55,20 @@ uint64_t SipHash24(uint64_t k0, uint64_t k1, std::string_view data) {
   uint64_t v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
   auto rotl = [](uint64_t x, int b) { return (x << b) | (x >> (64 - b)); };
   auto round = [&] {
-    v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);
-    v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;
-    v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;
-    v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);
+    v0 += v1;
+    v1 = rotl(v1, 13);
+    v1 ^= v0;
+    v0 = rotl(v0, 32);
+    v2 += v3;
+    v3 = rotl(v3, 16);
+    v3 ^= v2;
+    v0 += v3;
+    v3 = rotl(v3, 21);
+    v3 ^= v0;
+    v2 += v1;
+    v1 = rotl(v1, 17);
+    v1 ^= v2;
+    v2 = rotl(v2, 32);
   };
   const size_t n = data.size();
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
@@ -134,7 +123,8 @@ bool ReceiptHandleCodec::Decode(std::string_view text, ReceiptHandle* out) const
   std::string raw;
   if (!Base64UrlDecode(text, &raw)) return false;
   if (raw.size() != kPayloadSize + kMacSize || raw[0] != kVersion) return false;
-  if (Mac(std::string_view(raw.data(), kPayloadSize)) != storage::GetLE64(raw.data() + kPayloadSize)) {
+  if (Mac(std::string_view(raw.data(), kPayloadSize)) !=
+      storage::GetLE64(raw.data() + kPayloadSize)) {
     return false;
   }
   out->queue_id = storage::GetBE64(raw.data() + 1);

@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-namespace lqs::worker {
+#include "lqs/limits.h"
 
-namespace {
-constexpr int64_t kMaxVisibilitySeconds = 43200;
-}  // namespace
+namespace lqs::worker {
 
 Backoff::Backoff(int base_seconds, int max_seconds, double jitter, uint64_t seed)
     : base_seconds_(base_seconds), max_seconds_(max_seconds), jitter_(jitter), rng_(seed) {}
@@ -28,7 +26,7 @@ int Backoff::Seconds(int receive_count) {
     extra = dist(rng_) * static_cast<double>(s);
   }
   const int64_t total = s + static_cast<int64_t>(std::floor(extra));
-  return static_cast<int>(std::min(total, kMaxVisibilitySeconds));
+  return static_cast<int>(std::min<int64_t>(total, limits::kMaxVisibilityTimeoutSeconds));
 }
 
 }  // namespace lqs::worker

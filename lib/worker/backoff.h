@@ -2,7 +2,8 @@
 //
 // After a retryable failure on receive n the message becomes visible again
 // after min(max, base * 2^(n-1)) seconds plus up to `jitter` of that at
-// random (WorkerOptions::backoff_*), capped at SQS's 43200-second limit.
+// random (WorkerOptions::backoff_*), capped at SQS's visibility timeout limit
+// (limits::kMaxVisibilityTimeoutSeconds).
 //
 // Thread safety: Backoff::Seconds may be called from any thread.
 

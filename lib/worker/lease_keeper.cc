@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "lqs/limits.h"
+
 namespace lqs::worker {
 
 namespace {
-constexpr size_t kBatch = 10;
+constexpr size_t kBatch = limits::kMaxBatchEntries;
 constexpr int64_t kRetryAfterErrorMs = 1000;
 }  // namespace
 

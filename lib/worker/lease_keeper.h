@@ -26,13 +26,14 @@
 #include "lib/worker/worker_log.h"
 #include "lib/worker/worker_stats.h"
 
+#include "lqs/limits.h"
 #include "lqs/queue.h"
 
 namespace lqs::worker {
 
 class LeaseKeeper {
  public:
-  static constexpr int64_t kMaxLeaseMs = 43200LL * 1000;
+  static constexpr int64_t kMaxLeaseMs = limits::kMaxLeaseBudgetMs;
 
   LeaseKeeper(std::shared_ptr<Queue> queue, std::shared_ptr<Clock> clock,
               int visibility_timeout_seconds, const WorkerLog* log, StatsBlock* stats);

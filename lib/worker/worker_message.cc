@@ -127,7 +127,9 @@ std::string AttributeText(const std::string& text, size_t max_bytes) {
 }
 
 std::string CheckAttributeName(const std::string& name) {
-  if (name.empty() || name.size() > 256) return "must be 1 to 256 characters long";
+  if (name.empty() || name.size() > limits::kMaxAttributeNameLength) {
+    return "must be 1 to " + std::to_string(limits::kMaxAttributeNameLength) + " characters long";
+  }
   for (char c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
       return "may contain only letters, digits, '_', '-' and '.'";

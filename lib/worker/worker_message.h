@@ -9,13 +9,14 @@
 #include <cstddef>
 #include <string>
 
+#include "lqs/limits.h"
 #include "lqs/types.h"
 #include "lqs/worker.h"
 
 namespace lqs::worker {
 
-// The longest inbox key (Queue::DeleteMessageAndRecord accepts 1..512 bytes).
-constexpr size_t kMaxIdempotencyKey = 512;
+// The longest inbox key (Queue::DeleteMessageAndRecord's limit).
+constexpr size_t kMaxIdempotencyKey = limits::kMaxIdempotencyKeyBytes;
 // Error texts stored in WorkerOptions::error_attribute are cut to this.
 constexpr size_t kMaxErrorText = 1024;
 

@@ -6,6 +6,8 @@
 
 #include "lib/worker/worker_message.h"
 
+#include "lqs/limits.h"
+
 namespace lqs::worker {
 
 namespace {
@@ -40,16 +42,20 @@ int EffectiveMaxInProgress(const WorkerOptions& o) {
 
 Status ValidateOptions(const WorkerOptions& o) {
   for (Status st : {
-           Range("max_messages_per_receive", o.max_messages_per_receive, 1, 10),
-           Range("wait_time_seconds", o.wait_time_seconds, 0, 20),
-           Range("visibility_timeout_seconds", o.visibility_timeout_seconds, 1, 43200),
+           Range("max_messages_per_receive", o.max_messages_per_receive, 1,
+                 limits::kMaxReceiveMessages),
+           Range("wait_time_seconds", o.wait_time_seconds, 0, limits::kMaxWaitTimeSeconds),
+           Range("visibility_timeout_seconds", o.visibility_timeout_seconds, 1,
+                 limits::kMaxVisibilityTimeoutSeconds),
            Range("concurrency", o.concurrency, 1, 4096),
            Range("max_in_progress", o.max_in_progress, 0, 1000000),
            Rate("rate_limit_per_second", o.rate_limit_per_second),
            Rate("rate_limit_per_group_per_second", o.rate_limit_per_group_per_second),
-           Range("backoff_base_seconds", o.backoff_base_seconds, 0, 43200),
-           Range("backoff_max_seconds", o.backoff_max_seconds, 0, 43200),
-           Range("inbox_ttl_seconds", o.inbox_ttl_seconds, int64_t{1}, int64_t{1209600}),
+           Range("backoff_base_seconds", o.backoff_base_seconds, 0,
+                 limits::kMaxVisibilityTimeoutSeconds),
+           Range("backoff_max_seconds", o.backoff_max_seconds, 0,
+                 limits::kMaxVisibilityTimeoutSeconds),
+           Range("inbox_ttl_seconds", o.inbox_ttl_seconds, int64_t{1}, limits::kMaxInboxTtlSeconds),
        }) {
     if (!st.ok()) return st;
   }
