@@ -1,5 +1,5 @@
-# The C API (include/lqs/c.h; lib/c.cc, and lib/c_worker.cc for the worker)
-# and its C11 tests.
+# The C API (include/lqs/c.h; lib/c.cc, c_broker.cc, c_messages.cc, c_queue.cc,
+# and c_worker.cc for the worker) and its C11 tests.
 #
 # lqs_c is a static library with the C shim; link it (it brings lqs along).
 # c_api_test and c_api_worker_test are plain C11, registered with CTest. When
@@ -9,7 +9,7 @@
 # UndefinedBehaviorSanitizer, so that the ordinary test command
 # (scripts/test.sh, which CI runs) checks the C API's ownership rules.
 
-set(_lqs_c_sources lib/c.cc lib/c_worker.cc)
+set(_lqs_c_sources lib/c.cc lib/c_broker.cc lib/c_messages.cc lib/c_queue.cc lib/c_worker.cc)
 set(_lqs_c_tests c_api_test c_api_worker_test)
 
 add_library(lqs_c STATIC ${_lqs_c_sources})

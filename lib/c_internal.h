@@ -1,11 +1,14 @@
 // lib/c_internal.h — what the C API's implementation files (lib/c.cc,
-// lib/c_worker.cc) share: the handles more than one of them opens, and the
-// error helpers every entry point goes through. Not installed.
+// lib/c_broker.cc, lib/c_messages.cc, lib/c_queue.cc, lib/c_worker.cc) share:
+// the handles more than one of them opens, the error helpers every entry point
+// goes through, and the conversions of C arrays. Not installed.
 
 #ifndef LQS_LIB_C_INTERNAL_H_
 #define LQS_LIB_C_INTERNAL_H_
 
+#include <cstddef>
 #include <exception>
+#include <map>
 #include <memory>
 #include <new>
 #include <optional>
@@ -23,6 +26,29 @@ struct lqs_queue_t {
 
 struct lqs_strmap_t {
   std::vector<std::pair<std::string, std::string>> rep;
+};
+
+struct lqs_options_t {
+  lqs::Options rep;
+  int durability = 1;
+};
+
+struct lqs_broker_t {
+  std::shared_ptr<lqs::Broker> rep;
+};
+
+struct lqs_strlist_t {
+  std::vector<std::string> rep;
+};
+
+struct lqs_send_result_t {
+  lqs::SendMessageResult rep;
+};
+
+struct lqs_batch_result_t {
+  std::vector<std::string> successful_ids;
+  std::vector<lqs_send_result_t> successful_sends;  // send batches only
+  std::vector<lqs::BatchResultError> failed;
 };
 
 namespace lqs::c_internal {
@@ -57,6 +83,20 @@ inline std::string Str(const char* s) { return s == nullptr ? std::string() : st
 inline const char* OptStr(const std::optional<std::string>& s) {
   return s.has_value() ? s->c_str() : nullptr;
 }
+
+// A malloc'd NUL-terminated copy of `s` (freed with lqs_free). Throws
+// std::bad_alloc.
+char* CopyString(const std::string& s);
+
+// n keys and n values (parallel arrays; NULL entries are "") as a map.
+std::map<std::string, std::string> MakeMap(const char* const* keys, const char* const* values,
+                                           size_t n);
+
+// n strings (NULL entries are "").
+std::vector<std::string> MakeList(const char* const* items, size_t n);
+
+// A new lqs_strmap_t holding `m` in key order (the caller owns it).
+lqs_strmap_t* NewMap(const std::map<std::string, std::string>& m);
 
 // A message's user attributes in name order, for the index-based accessors
 // (lqs_message_attribute_*, lqs_worker_message_attribute_*). The pointers

@@ -28,7 +28,7 @@ struct lqs_worker_options_t {
 };
 
 struct lqs_worker_t {
-  std::shared_ptr<lqs::Broker> broker;  // keeps the database's memory alive
+  std::shared_ptr<lqs::Broker> broker;  // keeps the broker's memory alive
   std::unique_ptr<lqs::Worker> rep;     // destroyed first
 };
 
@@ -129,7 +129,7 @@ int Create(lqs_queue_t* queue, const lqs_worker_options_t* options, Handler hand
   LQS_REQUIRE(handler, "handler must not be NULL");
   LQS_REQUIRE(worker != nullptr, "worker must not be NULL");
   lqs::WorkerOptions o = options != nullptr ? options->rep : lqs::WorkerOptions();
-  o.clock = queue->broker->options().clock;  // the database's clock, always
+  o.clock = queue->broker->options().clock;  // the broker's clock, always
   auto created = lqs::Worker::Create(queue->rep, std::move(o), std::move(handler));
   if (!created.ok()) return SaveError(created.status(), errptr);
   *worker = new lqs_worker_t{queue->broker, std::move(*created)};

@@ -10,7 +10,7 @@ namespace {
 constexpr std::string_view kModeledNamespace = "com.amazonaws.sqs";
 constexpr std::string_view kGenericNamespace = "com.amazon.coral.service";
 
-// Shapes of the current SQS model (sqs-api.md §9.1); anything else is a
+// Shapes of the current SQS model (docs/sqs-reference.md §10.1); anything else is a
 // generic ("coral") error.
 constexpr std::string_view kModeledShapes[] = {
     "QueueDoesNotExist",
@@ -68,13 +68,51 @@ SqsError Make(std::string_view shape, std::string_view query_code, int http_stat
 
 }  // namespace
 
+int HttpStatusFor(lqs::ErrorCode code) {
+  using lqs::ErrorCode;
+  switch (code) {
+    case ErrorCode::kOk:
+      return 200;
+    case ErrorCode::kInvalidParameterValue:
+    case ErrorCode::kMissingParameter:
+    case ErrorCode::kInvalidAttributeName:
+    case ErrorCode::kInvalidAttributeValue:
+    case ErrorCode::kQueueDoesNotExist:
+    case ErrorCode::kQueueNameExists:
+    case ErrorCode::kQueueDeletedRecently:
+    case ErrorCode::kInvalidMessageContents:
+    case ErrorCode::kEmptyBatchRequest:
+    case ErrorCode::kTooManyEntriesInBatchRequest:
+    case ErrorCode::kBatchEntryIdsNotDistinct:
+    case ErrorCode::kInvalidBatchEntryId:
+    case ErrorCode::kBatchRequestTooLong:
+    case ErrorCode::kUnsupportedOperation:
+    case ErrorCode::kMessageNotInflight:
+      return 400;
+    case ErrorCode::kPurgeQueueInProgress:
+    case ErrorCode::kOverLimit:
+      return 403;
+    case ErrorCode::kReceiptHandleIsInvalid:
+    case ErrorCode::kResourceNotFound:
+      return 404;
+    case ErrorCode::kIOError:
+    case ErrorCode::kDatabaseLocked:
+    case ErrorCode::kClosed:
+      return 503;
+    case ErrorCode::kCorruption:
+    case ErrorCode::kInternal:
+      return 500;
+  }
+  return 500;
+}
+
 SqsError ErrorFromStatus(const lqs::Status& status) {
   const lqs::ErrorInfo& info = lqs::ErrorInfoFor(status.code());
-  SqsError e =
-      Make(info.shape, info.query_code, info.http_status, info.sender_fault, status.message());
+  SqsError e = Make(info.shape, info.query_code, HttpStatusFor(status.code()), info.sender_fault,
+                    status.message());
   if (status.code() == lqs::ErrorCode::kQueueDoesNotExist) {
     if (e.message.empty()) e.message = std::string(kQueueMissingJson);
-    // The query protocol's text differs (sqs-api.md §5.3, §9.3).
+    // The query protocol's text differs (docs/sqs-reference.md §6.1).
     if (e.message == kQueueMissingJson) e.query_message = std::string(kQueueMissingQuery);
   }
   if (e.message.empty()) e.message = std::string(info.shape);

@@ -3,10 +3,11 @@
 // An SqsError is protocol-neutral: the JSON shape (`__type` =
 // "<namespace>#<shape>"), the query code (XML <Code>, and the JSON
 // x-amzn-query-error header), the HTTP status, the fault side, and the
-// message. Library Status codes map through lqs::ErrorInfoFor (one table for
-// the whole project); errors that only the server raises (protocol, routing,
-// authentication) have constructors here. The one message that differs by
-// protocol (NonExistentQueue, sqs-api.md §5.3) is resolved by MessageFor().
+// message. Library Status codes take their spellings from lqs::ErrorInfoFor
+// (one table for the whole project) and their HTTP status from HttpStatusFor
+// (the transport's part, which the core does not know); errors that only the
+// server raises (protocol, routing, authentication) have constructors here. The one message that
+// differs by protocol (NonExistentQueue) is resolved by MessageFor().
 //
 // Thread safety: pure functions over values.
 
@@ -31,6 +32,12 @@ struct SqsError {
   std::string message;        // the JSON protocol's text
   std::string query_message;  // the query protocol's text when it differs; else empty
 };
+
+// The HTTP status SQS answers a library error with: 400 for most caller
+// errors; 403 PurgeQueueInProgress and OverLimit; 404 ReceiptHandleIsInvalid
+// and ResourceNotFound; 503 IOError, DatabaseLocked and Closed; 500
+// Corruption, Internal and any unknown code; 200 for kOk.
+int HttpStatusFor(lqs::ErrorCode code);
 
 // The SQS error for a non-OK library status.
 SqsError ErrorFromStatus(const lqs::Status& status);
@@ -67,7 +74,7 @@ SqsError ServiceUnavailable(std::string message);
 // InternalFailure 500 (a bug: an exception escaped a handler).
 SqsError InternalFailure(std::string message);
 
-// SigV4 (sqs-api.md §12.4).
+// SigV4 (docs/sqs-reference.md §13.3).
 SqsError MissingAuthenticationToken();
 SqsError IncompleteSignature(std::string message);
 SqsError InvalidClientTokenId();

@@ -24,9 +24,9 @@ static void test_errors_and_version(void) {
   CHECK(streq(lqs_error_query_code(LQS_QUEUE_DOES_NOT_EXIST),
               "AWS.SimpleQueueService.NonExistentQueue"));
   CHECK(streq(lqs_error_shape(LQS_QUEUE_DOES_NOT_EXIST), "QueueDoesNotExist"));
-  CHECK(lqs_error_http_status(LQS_QUEUE_DOES_NOT_EXIST) == 400);
-  CHECK(lqs_error_http_status(LQS_PURGE_QUEUE_IN_PROGRESS) == 403);
-  CHECK(lqs_error_http_status(LQS_RESOURCE_NOT_FOUND) == 404);
+  CHECK(streq(lqs_error_query_code(LQS_PURGE_QUEUE_IN_PROGRESS),
+              "AWS.SimpleQueueService.PurgeQueueInProgress"));
+  CHECK(streq(lqs_error_shape(LQS_RESOURCE_NOT_FOUND), "ResourceNotFoundException"));
   CHECK(lqs_error_is_sender_fault(LQS_INVALID_PARAMETER_VALUE) == 1);
   CHECK(lqs_error_is_sender_fault(LQS_IO_ERROR) == 0);
   CHECK(streq(lqs_error_name(9999), "Internal"));
@@ -42,16 +42,16 @@ static void test_open_errors(const char* base) {
   snprintf(path, sizeof path, "%s/missing", base);
   lqs_options_t* opts = lqs_options_create();
   lqs_options_set_create_if_missing(opts, 0);
-  lqs_t* db = NULL;
+  lqs_broker_t* broker = NULL;
   char* err = NULL;
-  int rc = lqs_open(path, opts, &db, &err);
+  int rc = lqs_open(path, opts, &broker, &err);
   CHECK(rc == LQS_IO_ERROR);
-  CHECK(db == NULL);
+  CHECK(broker == NULL);
   CHECK(err != NULL);
   /* A second failure frees and replaces the earlier message. */
   lqs_options_set_create_if_missing(opts, 1);
   lqs_options_set_durability(opts, 7);
-  rc = lqs_open(path, opts, &db, &err);
+  rc = lqs_open(path, opts, &broker, &err);
   CHECK(rc == LQS_INVALID_PARAMETER_VALUE);
   CHECK(err != NULL && strstr(err, "durability") != NULL);
   lqs_free(err);
@@ -59,49 +59,49 @@ static void test_open_errors(const char* base) {
   CHECK(lqs_close(NULL, NULL) == LQS_OK); /* no-op */
 }
 
-static void test_catalogue(lqs_t* db) {
+static void test_catalogue(lqs_broker_t* broker) {
   char* err = NULL;
   const char* attr_names[] = {"VisibilityTimeout", "DelaySeconds"};
   const char* attr_values[] = {"60", "0"};
   const char* tag_keys[] = {"team"};
   const char* tag_values[] = {"core"};
   lqs_queue_t* q = NULL;
-  CHECK(lqs_create_queue(db, "alpha", attr_names, attr_values, 2, tag_keys, tag_values, 1,
-                         &q, &err) == LQS_OK);
+  CHECK(lqs_create_queue(broker, "alpha", attr_names, attr_values, 2, tag_keys, tag_values, 1, &q,
+                         &err) == LQS_OK);
   CHECK(q != NULL);
   CHECK(streq(lqs_queue_name(q), "alpha"));
   CHECK(streq(lqs_queue_arn(q), "arn:aws:sqs:us-east-1:123456789012:alpha"));
   CHECK(lqs_queue_is_fifo(q) == 0);
-  char* arn = lqs_arn_for(db, "alpha");
+  char* arn = lqs_arn_for(broker, "alpha");
   CHECK(streq(arn, lqs_queue_arn(q)));
   lqs_free(arn);
-  CHECK(streq(lqs_region(db), "us-east-1"));
-  CHECK(streq(lqs_account_id(db), "123456789012"));
+  CHECK(streq(lqs_region(broker), "us-east-1"));
+  CHECK(streq(lqs_account_id(broker), "123456789012"));
 
   /* Idempotent create; a different value is QueueNameExists. */
   lqs_queue_t* again = NULL;
-  CHECK(lqs_create_queue(db, "alpha", attr_names, attr_values, 1, NULL, NULL, 0, &again,
+  CHECK(lqs_create_queue(broker, "alpha", attr_names, attr_values, 1, NULL, NULL, 0, &again,
                          &err) == LQS_OK);
   lqs_queue_destroy(again);
   const char* other[] = {"90"};
-  CHECK(lqs_create_queue(db, "alpha", attr_names, other, 1, NULL, NULL, 0, &again, &err) ==
+  CHECK(lqs_create_queue(broker, "alpha", attr_names, other, 1, NULL, NULL, 0, &again, &err) ==
         LQS_QUEUE_NAME_EXISTS);
   CHECK(err != NULL);
-  CHECK(lqs_create_queue(db, "bad name!", NULL, NULL, 0, NULL, NULL, 0, &again, &err) ==
+  CHECK(lqs_create_queue(broker, "bad name!", NULL, NULL, 0, NULL, NULL, 0, &again, &err) ==
         LQS_INVALID_PARAMETER_VALUE);
 
   lqs_queue_t* beta = NULL;
-  CHECK(lqs_create_queue(db, "beta", NULL, NULL, 0, NULL, NULL, 0, &beta, &err) == LQS_OK);
+  CHECK(lqs_create_queue(broker, "beta", NULL, NULL, 0, NULL, NULL, 0, &beta, &err) == LQS_OK);
   lqs_queue_destroy(beta);
 
   /* Get by name and ARN. */
   lqs_queue_t* got = NULL;
-  CHECK(lqs_get_queue(db, "alpha", &got, &err) == LQS_OK);
+  CHECK(lqs_get_queue(broker, "alpha", &got, &err) == LQS_OK);
   lqs_queue_destroy(got);
   got = NULL;
-  CHECK(lqs_get_queue(db, "nope", &got, &err) == LQS_QUEUE_DOES_NOT_EXIST);
+  CHECK(lqs_get_queue(broker, "nope", &got, &err) == LQS_QUEUE_DOES_NOT_EXIST);
   CHECK(got == NULL);
-  CHECK(lqs_get_queue_by_arn(db, "arn:aws:sqs:us-east-1:123456789012:beta", &got, &err) ==
+  CHECK(lqs_get_queue_by_arn(broker, "arn:aws:sqs:us-east-1:123456789012:beta", &got, &err) ==
         LQS_OK);
   CHECK(got != NULL && streq(lqs_queue_name(got), "beta"));
   lqs_queue_destroy(got);
@@ -109,23 +109,23 @@ static void test_catalogue(lqs_t* db) {
   /* Listing, with and without pages. */
   lqs_strlist_t* names = NULL;
   char* token = NULL;
-  CHECK(lqs_list_queues(db, NULL, -1, NULL, &names, &token, &err) == LQS_OK);
+  CHECK(lqs_list_queues(broker, NULL, -1, NULL, &names, &token, &err) == LQS_OK);
   CHECK(lqs_strlist_count(names) == 2);
   CHECK(streq(lqs_strlist_get(names, 0), "alpha"));
   CHECK(streq(lqs_strlist_get(names, 1), "beta"));
   CHECK(token == NULL);
   lqs_strlist_destroy(names);
-  CHECK(lqs_list_queues(db, "", 1, NULL, &names, &token, &err) == LQS_OK);
+  CHECK(lqs_list_queues(broker, "", 1, NULL, &names, &token, &err) == LQS_OK);
   CHECK(lqs_strlist_count(names) == 1);
   CHECK(token != NULL);
   lqs_strlist_destroy(names);
   char* token2 = NULL;
-  CHECK(lqs_list_queues(db, "", 1, token, &names, &token2, &err) == LQS_OK);
+  CHECK(lqs_list_queues(broker, "", 1, token, &names, &token2, &err) == LQS_OK);
   CHECK(lqs_strlist_count(names) == 1 && streq(lqs_strlist_get(names, 0), "beta"));
   CHECK(token2 == NULL);
   lqs_strlist_destroy(names);
   lqs_free(token);
-  CHECK(lqs_list_queues(db, "b", -1, NULL, &names, NULL, &err) == LQS_OK);
+  CHECK(lqs_list_queues(broker, "b", -1, NULL, &names, NULL, &err) == LQS_OK);
   CHECK(lqs_strlist_count(names) == 1);
   lqs_strlist_destroy(names);
 
@@ -142,8 +142,7 @@ static void test_catalogue(lqs_t* db) {
   const char* set_values[] = {"45"};
   CHECK(lqs_queue_set_attributes(q, set_names, set_values, 1, &err) == LQS_OK);
   const char* bad_values[] = {"99999"};
-  CHECK(lqs_queue_set_attributes(q, set_names, bad_values, 1, &err) ==
-        LQS_INVALID_ATTRIBUTE_VALUE);
+  CHECK(lqs_queue_set_attributes(q, set_names, bad_values, 1, &err) == LQS_INVALID_ATTRIBUTE_VALUE);
   const char* all[] = {"All"};
   CHECK(lqs_queue_get_attributes(q, all, 1, &attrs, &err) == LQS_OK);
   CHECK(streq(lqs_strmap_get(attrs, "VisibilityTimeout"), "45"));
@@ -176,26 +175,26 @@ static void test_catalogue(lqs_t* db) {
   CHECK(lqs_queue_remove_permission(q, "p1", &err) == LQS_INVALID_PARAMETER_VALUE);
 
   /* Delete: the old handle now fails, the name is blocked for 60 s. */
-  CHECK(lqs_delete_queue(db, "beta", &err) == LQS_OK);
-  CHECK(lqs_delete_queue(db, "beta", &err) == LQS_QUEUE_DOES_NOT_EXIST);
-  CHECK(lqs_create_queue(db, "beta", NULL, NULL, 0, NULL, NULL, 0, &beta, &err) ==
+  CHECK(lqs_delete_queue(broker, "beta", &err) == LQS_OK);
+  CHECK(lqs_delete_queue(broker, "beta", &err) == LQS_QUEUE_DOES_NOT_EXIST);
+  CHECK(lqs_create_queue(broker, "beta", NULL, NULL, 0, NULL, NULL, 0, &beta, &err) ==
         LQS_QUEUE_DELETED_RECENTLY);
   lqs_queue_destroy(q);
   lqs_free(err);
 }
 
-static void test_messages(lqs_t* db, lqs_clock_t* clock) {
+static void test_messages(lqs_broker_t* broker, lqs_clock_t* clock) {
   char* err = NULL;
   lqs_queue_t* q = NULL;
-  CHECK(lqs_create_queue(db, "msgs", NULL, NULL, 0, NULL, NULL, 0, &q, &err) == LQS_OK);
+  CHECK(lqs_create_queue(broker, "msgs", NULL, NULL, 0, NULL, NULL, 0, &q, &err) == LQS_OK);
 
   /* Send with attributes (string, number, binary with a NUL byte). */
-  lqs_send_t* send = lqs_send_create("test", 4);
-  lqs_send_add_string_attribute(send, "s", "String", "x");
-  lqs_send_add_string_attribute(send, "n", "Number", "1493147359900");
+  lqs_send_request_t* send = lqs_send_request_create("test", 4);
+  lqs_send_request_add_string_attribute(send, "s", "String", "x");
+  lqs_send_request_add_string_attribute(send, "n", "Number", "1493147359900");
   const unsigned char bin[] = {0x00, 0x01, 0xff};
-  lqs_send_add_binary_attribute(send, "b", "Binary", bin, sizeof bin);
-  lqs_send_add_system_attribute(send, "AWSTraceHeader", "String", "Root=1-abc");
+  lqs_send_request_add_binary_attribute(send, "b", "Binary", bin, sizeof bin);
+  lqs_send_request_add_system_attribute(send, "AWSTraceHeader", "String", "Root=1-abc");
   lqs_send_result_t* sent = NULL;
   CHECK(lqs_queue_send_message(q, send, &sent, &err) == LQS_OK);
   CHECK(streq(lqs_send_result_md5_of_message_body(sent), "098f6bcd4621d373cade4e832627b4f6"));
@@ -206,29 +205,29 @@ static void test_messages(lqs_t* db, lqs_clock_t* clock) {
   char first_id[64];
   snprintf(first_id, sizeof first_id, "%s", lqs_send_result_message_id(sent));
   lqs_send_result_destroy(sent);
-  lqs_send_destroy(send);
+  lqs_send_request_destroy(send);
 
   /* Send errors. */
-  send = lqs_send_create("", 0);
+  send = lqs_send_request_create("", 0);
   CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_MISSING_PARAMETER);
-  lqs_send_destroy(send);
-  send = lqs_send_create("\x01", 1);
+  lqs_send_request_destroy(send);
+  send = lqs_send_request_create("\x01", 1);
   CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_INVALID_MESSAGE_CONTENTS);
-  lqs_send_destroy(send);
-  send = lqs_send_create("late", 4);
-  lqs_send_set_delay_seconds(send, 901);
+  lqs_send_request_destroy(send);
+  send = lqs_send_request_create("late", 4);
+  lqs_send_request_set_delay_seconds(send, 901);
   CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_INVALID_PARAMETER_VALUE);
-  lqs_send_set_delay_seconds(send, 5);
+  lqs_send_request_set_delay_seconds(send, 5);
   CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_OK); /* delayed 5 s */
-  lqs_send_destroy(send);
+  lqs_send_request_destroy(send);
 
   /* Receive with all attributes. */
-  lqs_receive_t* rr = lqs_receive_create();
-  lqs_receive_set_max_number_of_messages(rr, 10);
-  lqs_receive_set_visibility_timeout(rr, 30);
-  lqs_receive_set_wait_time_seconds(rr, 0);
-  lqs_receive_add_system_attribute_name(rr, "All");
-  lqs_receive_add_message_attribute_name(rr, "All");
+  lqs_receive_request_t* rr = lqs_receive_request_create();
+  lqs_receive_request_set_max_number_of_messages(rr, 10);
+  lqs_receive_request_set_visibility_timeout(rr, 30);
+  lqs_receive_request_set_wait_time_seconds(rr, 0);
+  lqs_receive_request_add_system_attribute_name(rr, "All");
+  lqs_receive_request_add_message_attribute_name(rr, "All");
   lqs_messages_t* got = NULL;
   CHECK(lqs_queue_receive_message(q, rr, &got, &err) == LQS_OK);
   CHECK(lqs_messages_count(got) == 1);
@@ -286,21 +285,21 @@ static void test_messages(lqs_t* db, lqs_clock_t* clock) {
   }
   lqs_messages_destroy(got);
 
-  lqs_receive_set_max_number_of_messages(rr, 11);
+  lqs_receive_request_set_max_number_of_messages(rr, 11);
   CHECK(lqs_queue_receive_message(q, rr, &got, &err) == LQS_INVALID_PARAMETER_VALUE);
-  lqs_receive_destroy(rr);
+  lqs_receive_request_destroy(rr);
 
   /* Send batch: one entry fails on its own. */
-  lqs_send_batch_t* batch = lqs_send_batch_create();
-  lqs_send_t* a = lqs_send_create("one", 3);
-  lqs_send_t* b = lqs_send_create("\x01", 1);
-  lqs_send_t* c = lqs_send_create("three", 5);
-  lqs_send_batch_add(batch, "a", a);
-  lqs_send_batch_add(batch, "b", b);
-  lqs_send_batch_add(batch, "c", c);
-  lqs_send_destroy(a);
-  lqs_send_destroy(b);
-  lqs_send_destroy(c);
+  lqs_send_batch_request_t* batch = lqs_send_batch_request_create();
+  lqs_send_request_t* a = lqs_send_request_create("one", 3);
+  lqs_send_request_t* b = lqs_send_request_create("\x01", 1);
+  lqs_send_request_t* c = lqs_send_request_create("three", 5);
+  lqs_send_batch_request_add(batch, "a", a);
+  lqs_send_batch_request_add(batch, "b", b);
+  lqs_send_batch_request_add(batch, "c", c);
+  lqs_send_request_destroy(a);
+  lqs_send_request_destroy(b);
+  lqs_send_request_destroy(c);
   lqs_batch_result_t* br = NULL;
   CHECK(lqs_queue_send_message_batch(q, batch, &br, &err) == LQS_OK);
   CHECK(lqs_batch_result_successful_count(br) == 2);
@@ -313,20 +312,20 @@ static void test_messages(lqs_t* db, lqs_clock_t* clock) {
   CHECK(lqs_batch_result_failed_sender_fault(br, 0) == 1);
   CHECK(lqs_batch_result_failed_message(br, 0) != NULL);
   lqs_batch_result_destroy(br);
-  lqs_send_batch_destroy(batch);
+  lqs_send_batch_request_destroy(batch);
 
-  batch = lqs_send_batch_create();
+  batch = lqs_send_batch_request_create();
   CHECK(lqs_queue_send_message_batch(q, batch, &br, &err) == LQS_EMPTY_BATCH_REQUEST);
-  lqs_send_t* d = lqs_send_create("dup", 3);
-  lqs_send_batch_add(batch, "x", d);
-  lqs_send_batch_add(batch, "x", d);
+  lqs_send_request_t* d = lqs_send_request_create("dup", 3);
+  lqs_send_batch_request_add(batch, "x", d);
+  lqs_send_batch_request_add(batch, "x", d);
   CHECK(lqs_queue_send_message_batch(q, batch, &br, &err) == LQS_BATCH_ENTRY_IDS_NOT_DISTINCT);
-  lqs_send_destroy(d);
-  lqs_send_batch_destroy(batch);
+  lqs_send_request_destroy(d);
+  lqs_send_batch_request_destroy(batch);
 
   /* Receive both, change visibility and delete in batches. */
-  rr = lqs_receive_create();
-  lqs_receive_set_max_number_of_messages(rr, 10);
+  rr = lqs_receive_request_create();
+  lqs_receive_request_set_max_number_of_messages(rr, 10);
   CHECK(lqs_queue_receive_message(q, rr, &got, &err) == LQS_OK);
   CHECK(lqs_messages_count(got) == 2);
   if (lqs_messages_count(got) == 2) {
@@ -345,19 +344,17 @@ static void test_messages(lqs_t* db, lqs_clock_t* clock) {
     CHECK(lqs_batch_result_successful_count(br) == 2);
     CHECK(lqs_batch_result_failed_count(br) == 1);
     lqs_batch_result_destroy(br);
-    CHECK(lqs_queue_delete_message_batch(q, ids, handles, 0, &br, &err) ==
-          LQS_EMPTY_BATCH_REQUEST);
+    CHECK(lqs_queue_delete_message_batch(q, ids, handles, 0, &br, &err) == LQS_EMPTY_BATCH_REQUEST);
   }
   lqs_messages_destroy(got);
-  lqs_receive_destroy(rr);
+  lqs_receive_request_destroy(rr);
 
   /* Purge, and the 60-second rule. */
-  send = lqs_send_create("p", 1);
+  send = lqs_send_request_create("p", 1);
   CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_OK);
-  lqs_send_destroy(send);
+  lqs_send_request_destroy(send);
   CHECK(lqs_queue_purge(q, &err) == LQS_OK);
   CHECK(lqs_queue_purge(q, &err) == LQS_PURGE_QUEUE_IN_PROGRESS);
-  CHECK(lqs_error_http_status(LQS_PURGE_QUEUE_IN_PROGRESS) == 403);
   lqs_clock_advance_seconds(clock, 61);
   CHECK(lqs_queue_purge(q, &err) == LQS_OK);
 
@@ -375,28 +372,28 @@ struct poll_arg {
 
 static void* poll_thread(void* p) {
   struct poll_arg* arg = p;
-  lqs_receive_t* rr = lqs_receive_create();
-  lqs_receive_set_wait_time_seconds(rr, 20);
+  lqs_receive_request_t* rr = lqs_receive_request_create();
+  lqs_receive_request_set_wait_time_seconds(rr, 20);
   lqs_messages_t* got = NULL;
   arg->rc = lqs_queue_receive_message(arg->q, rr, &got, NULL);
   arg->count = lqs_messages_count(got);
   lqs_messages_destroy(got);
-  lqs_receive_destroy(rr);
+  lqs_receive_request_destroy(rr);
   return NULL;
 }
 
-static void test_long_poll(lqs_t* db) {
+static void test_long_poll(lqs_broker_t* broker) {
   char* err = NULL;
   lqs_queue_t* q = NULL;
-  CHECK(lqs_create_queue(db, "poll", NULL, NULL, 0, NULL, NULL, 0, &q, &err) == LQS_OK);
+  CHECK(lqs_create_queue(broker, "poll", NULL, NULL, 0, NULL, NULL, 0, &q, &err) == LQS_OK);
   struct poll_arg arg = {q, -1, 0};
   pthread_t t;
   CHECK(pthread_create(&t, NULL, poll_thread, &arg) == 0);
   struct timespec pause = {0, 100 * 1000 * 1000};
   nanosleep(&pause, NULL);
-  lqs_send_t* send = lqs_send_create("wake", 4);
+  lqs_send_request_t* send = lqs_send_request_create("wake", 4);
   CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_OK);
-  lqs_send_destroy(send);
+  lqs_send_request_destroy(send);
   pthread_join(t, NULL);
   CHECK(arg.rc == LQS_OK);
   CHECK(arg.count == 1);
@@ -407,41 +404,42 @@ static void test_long_poll(lqs_t* db) {
 /* Creates queue `dlq_name`, then queue `name` whose RedrivePolicy names it
  * with `max_receive_count` and whose VisibilityTimeout is `visibility` (NULL:
  * the default). */
-static void create_with_dead_letter_queue(lqs_t* db, const char* name, const char* dlq_name,
-                                          int max_receive_count, const char* visibility,
-                                          lqs_queue_t** queue, lqs_queue_t** dlq) {
+static void create_with_dead_letter_queue(lqs_broker_t* broker, const char* name,
+                                          const char* dlq_name, int max_receive_count,
+                                          const char* visibility, lqs_queue_t** queue,
+                                          lqs_queue_t** dlq) {
   char* err = NULL;
-  CHECK(lqs_create_queue(db, dlq_name, NULL, NULL, 0, NULL, NULL, 0, dlq, &err) == LQS_OK);
+  CHECK(lqs_create_queue(broker, dlq_name, NULL, NULL, 0, NULL, NULL, 0, dlq, &err) == LQS_OK);
   char policy[256];
   snprintf(policy, sizeof policy, "{\"deadLetterTargetArn\":\"%s\",\"maxReceiveCount\":%d}",
            lqs_queue_arn(*dlq), max_receive_count);
   const char* names[] = {"RedrivePolicy", "VisibilityTimeout"};
   const char* values[] = {policy, visibility};
-  CHECK(lqs_create_queue(db, name, names, values, visibility != NULL ? 2 : 1, NULL, NULL, 0,
+  CHECK(lqs_create_queue(broker, name, names, values, visibility != NULL ? 2 : 1, NULL, NULL, 0,
                          queue, &err) == LQS_OK);
   lqs_free(err);
 }
 
-static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
+static void test_dead_letter_and_move_tasks(lqs_broker_t* broker, lqs_clock_t* clock) {
   char* err = NULL;
   lqs_queue_t* dlq = NULL;
   lqs_queue_t* src = NULL;
-  create_with_dead_letter_queue(db, "src", "dlq", 1, "1", &src, &dlq);
+  create_with_dead_letter_queue(broker, "src", "dlq", 1, "1", &src, &dlq);
 
   lqs_strlist_t* sources = NULL;
   char* token = NULL;
-  CHECK(lqs_list_dead_letter_source_queues(db, "dlq", -1, NULL, &sources, &token, &err) ==
+  CHECK(lqs_list_dead_letter_source_queues(broker, "dlq", -1, NULL, &sources, &token, &err) ==
         LQS_OK);
   CHECK(lqs_strlist_count(sources) == 1 && streq(lqs_strlist_get(sources, 0), "src"));
   CHECK(token == NULL);
   lqs_strlist_destroy(sources);
-  CHECK(lqs_list_dead_letter_source_queues(db, "nope", -1, NULL, &sources, NULL, &err) ==
+  CHECK(lqs_list_dead_letter_source_queues(broker, "nope", -1, NULL, &sources, NULL, &err) ==
         LQS_QUEUE_DOES_NOT_EXIST);
 
   /* Receive once, let the lease lapse: the next receive moves it. */
-  lqs_send_t* send = lqs_send_create("poison", 6);
+  lqs_send_request_t* send = lqs_send_request_create("poison", 6);
   CHECK(lqs_queue_send_message(src, send, NULL, &err) == LQS_OK);
-  lqs_send_destroy(send);
+  lqs_send_request_destroy(send);
   lqs_messages_t* got = NULL;
   CHECK(lqs_queue_receive_message(src, NULL, &got, &err) == LQS_OK);
   CHECK(lqs_messages_count(got) == 1);
@@ -458,13 +456,12 @@ static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
 
   /* Move it back. */
   char* handle = NULL;
-  CHECK(lqs_start_message_move_task(db, "arn:aws:sqs:us-east-1:123456789012:src", NULL, -1,
+  CHECK(lqs_start_message_move_task(broker, "arn:aws:sqs:us-east-1:123456789012:src", NULL, -1,
                                     &handle, &err) == LQS_INVALID_PARAMETER_VALUE);
-  CHECK(lqs_start_message_move_task(db, lqs_queue_arn(dlq), NULL, 10, &handle, &err) ==
-        LQS_OK);
+  CHECK(lqs_start_message_move_task(broker, lqs_queue_arn(dlq), NULL, 10, &handle, &err) == LQS_OK);
   CHECK(handle != NULL && handle[0] != '\0');
   lqs_move_tasks_t* tasks = NULL;
-  CHECK(lqs_list_message_move_tasks(db, lqs_queue_arn(dlq), 10, &tasks, &err) == LQS_OK);
+  CHECK(lqs_list_message_move_tasks(broker, lqs_queue_arn(dlq), 10, &tasks, &err) == LQS_OK);
   CHECK(lqs_move_tasks_count(tasks) == 1);
   if (lqs_move_tasks_count(tasks) == 1) {
     CHECK(streq(lqs_move_task_status(tasks, 0), "RUNNING"));
@@ -478,8 +475,8 @@ static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
   }
   lqs_move_tasks_destroy(tasks);
   lqs_clock_advance_seconds(clock, 1);
-  CHECK(lqs_run_maintenance(db, &err) == LQS_OK);
-  CHECK(lqs_list_message_move_tasks(db, lqs_queue_arn(dlq), -1, &tasks, &err) == LQS_OK);
+  CHECK(lqs_run_maintenance(broker, &err) == LQS_OK);
+  CHECK(lqs_list_message_move_tasks(broker, lqs_queue_arn(dlq), -1, &tasks, &err) == LQS_OK);
   CHECK(lqs_move_tasks_count(tasks) == 1);
   if (lqs_move_tasks_count(tasks) == 1) {
     CHECK(streq(lqs_move_task_status(tasks, 0), "COMPLETED"));
@@ -487,9 +484,9 @@ static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
   }
   lqs_move_tasks_destroy(tasks);
   int64_t moved = -1;
-  CHECK(lqs_cancel_message_move_task(db, "not-a-handle", &moved, &err) ==
+  CHECK(lqs_cancel_message_move_task(broker, "not-a-handle", &moved, &err) ==
         LQS_INVALID_PARAMETER_VALUE);
-  CHECK(lqs_cancel_message_move_task(db, handle, &moved, &err) ==
+  CHECK(lqs_cancel_message_move_task(broker, handle, &moved, &err) ==
         LQS_RESOURCE_NOT_FOUND); /* not running */
   lqs_free(handle);
   CHECK(lqs_queue_receive_message(src, NULL, &got, &err) == LQS_OK);
@@ -497,10 +494,10 @@ static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
   lqs_messages_destroy(got);
 
   lqs_strlist_t* problems = NULL;
-  CHECK(lqs_verify(db, &problems, &err) == LQS_OK);
+  CHECK(lqs_verify(broker, &problems, &err) == LQS_OK);
   CHECK(lqs_strlist_count(problems) == 0);
   lqs_strlist_destroy(problems);
-  CHECK(lqs_compact_all(db, &err) == LQS_OK);
+  CHECK(lqs_compact_all(broker, &err) == LQS_OK);
 
   lqs_queue_destroy(src);
   lqs_queue_destroy(dlq);
@@ -508,19 +505,19 @@ static void test_dead_letter_and_move_tasks(lqs_t* db, lqs_clock_t* clock) {
 }
 
 /* The idempotency inbox and the immediate dead-letter move. */
-static void test_consumer_support(lqs_t* db, lqs_clock_t* clock) {
+static void test_consumer_support(lqs_broker_t* broker, lqs_clock_t* clock) {
   char* err = NULL;
   lqs_queue_t* dlq = NULL;
   lqs_queue_t* work = NULL;
-  create_with_dead_letter_queue(db, "work", "work-dlq", 5, NULL, &work, &dlq);
+  create_with_dead_letter_queue(broker, "work", "work-dlq", 5, NULL, &work, &dlq);
   for (int i = 0; i < 2; ++i) {
-    lqs_send_t* send = lqs_send_create(i == 0 ? "done" : "fails", i == 0 ? 4 : 5);
+    lqs_send_request_t* send = lqs_send_request_create(i == 0 ? "done" : "fails", i == 0 ? 4 : 5);
     CHECK(lqs_queue_send_message(work, send, NULL, &err) == LQS_OK);
-    lqs_send_destroy(send);
+    lqs_send_request_destroy(send);
   }
-  lqs_receive_t* req = lqs_receive_create();
-  lqs_receive_set_max_number_of_messages(req, 10);
-  lqs_receive_add_message_attribute_name(req, "All");
+  lqs_receive_request_t* req = lqs_receive_request_create();
+  lqs_receive_request_set_max_number_of_messages(req, 10);
+  lqs_receive_request_add_message_attribute_name(req, "All");
   lqs_messages_t* got = NULL;
   CHECK(lqs_queue_receive_message(work, req, &got, &err) == LQS_OK);
   CHECK(lqs_messages_count(got) == 2);
@@ -564,7 +561,7 @@ static void test_consumer_support(lqs_t* db, lqs_clock_t* clock) {
     lqs_messages_destroy(dead);
   }
   lqs_messages_destroy(got);
-  lqs_receive_destroy(req);
+  lqs_receive_request_destroy(req);
 
   /* Records expire by the database's clock. */
   lqs_clock_advance_seconds(clock, 61);
@@ -581,20 +578,20 @@ static void test_consumer_support(lqs_t* db, lqs_clock_t* clock) {
 
 static void test_close_and_reopen(const char* path, lqs_clock_t* clock) {
   char* err = NULL;
-  lqs_t* db = open_db(path, clock);
-  CHECK(db != NULL);
-  if (db == NULL) return;
+  lqs_broker_t* broker = open_broker(path, clock);
+  CHECK(broker != NULL);
+  if (broker == NULL) return;
   lqs_queue_t* q = NULL;
-  CHECK(lqs_get_queue(db, "alpha", &q, &err) == LQS_OK);
+  CHECK(lqs_get_queue(broker, "alpha", &q, &err) == LQS_OK);
   /* A second open of the same directory in this process is refused. */
-  lqs_t* second = NULL;
+  lqs_broker_t* second = NULL;
   CHECK(lqs_open(path, NULL, &second, &err) != LQS_OK);
   CHECK(second == NULL);
-  CHECK(lqs_close(db, &err) == LQS_OK);
-  /* The queue handle outlives the database and fails cleanly. */
-  lqs_send_t* send = lqs_send_create("late", 4);
+  CHECK(lqs_close(broker, &err) == LQS_OK);
+  /* The queue handle outlives the broker and fails cleanly. */
+  lqs_send_request_t* send = lqs_send_request_create("late", 4);
   CHECK(lqs_queue_send_message(q, send, NULL, &err) == LQS_CLOSED);
-  lqs_send_destroy(send);
+  lqs_send_request_destroy(send);
   lqs_queue_destroy(q);
   lqs_free(err);
 }
@@ -603,22 +600,22 @@ int main(int argc, char** argv) {
   const char* base = scratch_dir(argc, argv, dir_template);
   if (base == NULL) return 2;
   char path[512];
-  snprintf(path, sizeof path, "%s/db", base);
+  snprintf(path, sizeof path, "%s/broker", base);
 
   test_errors_and_version();
   test_open_errors(base);
 
   lqs_clock_t* clock = lqs_manual_clock_create(LQS_MANUAL_CLOCK_DEFAULT_START_MS);
   CHECK(lqs_clock_now_millis(clock) == LQS_MANUAL_CLOCK_DEFAULT_START_MS);
-  lqs_t* db = open_db(path, clock);
-  CHECK(db != NULL);
-  if (db != NULL) {
-    test_catalogue(db);
-    test_messages(db, clock);
-    test_dead_letter_and_move_tasks(db, clock);
-    test_consumer_support(db, clock);
+  lqs_broker_t* broker = open_broker(path, clock);
+  CHECK(broker != NULL);
+  if (broker != NULL) {
+    test_catalogue(broker);
+    test_messages(broker, clock);
+    test_dead_letter_and_move_tasks(broker, clock);
+    test_consumer_support(broker, clock);
     char* err = NULL;
-    CHECK(lqs_close(db, &err) == LQS_OK);
+    CHECK(lqs_close(broker, &err) == LQS_OK);
     lqs_free(err);
   }
   test_close_and_reopen(path, clock);
@@ -626,7 +623,7 @@ int main(int argc, char** argv) {
   /* Long polling with the system clock (real time). */
   char path2[512];
   snprintf(path2, sizeof path2, "%s/db2", base);
-  lqs_t* db2 = open_db(path2, NULL);
+  lqs_broker_t* db2 = open_broker(path2, NULL);
   CHECK(db2 != NULL);
   if (db2 != NULL) {
     test_long_poll(db2);

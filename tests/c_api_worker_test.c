@@ -131,34 +131,34 @@ static void gate_destroy(struct gate* g) {
   pthread_mutex_destroy(&g->mu);
 }
 
-/* ---- Database and queue helpers -------------------------------------------- */
+/* ---- Broker and queue helpers ---------------------------------------------- */
 
 static char dir_template[] = "/tmp/lqs_c_api_worker_test_XXXXXX";
 
-static lqs_queue_t* make_queue(lqs_t* db, const char* name) {
+static lqs_queue_t* make_queue(lqs_broker_t* broker, const char* name) {
   lqs_queue_t* q = NULL;
-  CHECK_OK(lqs_create_queue(db, name, NULL, NULL, 0, NULL, NULL, 0, &q, &err_));
+  CHECK_OK(lqs_create_queue(broker, name, NULL, NULL, 0, NULL, NULL, 0, &q, &err_));
   return q;
 }
 
 /* Creates `dlq_name`, then `name` with a RedrivePolicy naming it. */
-static lqs_queue_t* make_queue_with_dlq(lqs_t* db, const char* name, const char* dlq_name,
-                                        lqs_queue_t** dlq) {
-  *dlq = make_queue(db, dlq_name);
+static lqs_queue_t* make_queue_with_dlq(lqs_broker_t* broker, const char* name,
+                                        const char* dlq_name, lqs_queue_t** dlq) {
+  *dlq = make_queue(broker, dlq_name);
   char policy[256];
   snprintf(policy, sizeof policy, "{\"deadLetterTargetArn\":\"%s\",\"maxReceiveCount\":5}",
            lqs_queue_arn(*dlq));
   const char* names[] = {"RedrivePolicy"};
   const char* values[] = {policy};
   lqs_queue_t* q = NULL;
-  CHECK_OK(lqs_create_queue(db, name, names, values, 1, NULL, NULL, 0, &q, &err_));
+  CHECK_OK(lqs_create_queue(broker, name, names, values, 1, NULL, NULL, 0, &q, &err_));
   return q;
 }
 
 static void send_body(lqs_queue_t* q, const char* body) {
-  lqs_send_t* s = lqs_send_create(body, strlen(body));
+  lqs_send_request_t* s = lqs_send_request_create(body, strlen(body));
   CHECK_OK(lqs_queue_send_message(q, s, NULL, &err_));
-  lqs_send_destroy(s);
+  lqs_send_request_destroy(s);
 }
 
 /* ApproximateNumberOfMessages + ApproximateNumberOfMessagesNotVisible. */
@@ -187,13 +187,13 @@ static long visible_count(lqs_queue_t* q) {
 /* Receives (no wait) up to 10 messages with all attributes; the caller
  * destroys the list. */
 static lqs_messages_t* receive_now(lqs_queue_t* q) {
-  lqs_receive_t* r = lqs_receive_create();
-  lqs_receive_set_max_number_of_messages(r, 10);
-  lqs_receive_set_wait_time_seconds(r, 0);
-  lqs_receive_add_message_attribute_name(r, "All");
+  lqs_receive_request_t* r = lqs_receive_request_create();
+  lqs_receive_request_set_max_number_of_messages(r, 10);
+  lqs_receive_request_set_wait_time_seconds(r, 0);
+  lqs_receive_request_add_message_attribute_name(r, "All");
   lqs_messages_t* got = NULL;
   CHECK_OK(lqs_queue_receive_message(q, r, &got, &err_));
-  lqs_receive_destroy(r);
+  lqs_receive_request_destroy(r);
   return got;
 }
 
@@ -303,8 +303,8 @@ static const char* set_invalid_option(lqs_worker_options_t* o, int i) {
   }
 }
 
-static void test_options_and_lifecycle(lqs_t* db) {
-  lqs_queue_t* q = make_queue(db, "opts");
+static void test_options_and_lifecycle(lqs_broker_t* broker) {
+  lqs_queue_t* q = make_queue(broker, "opts");
   struct counter c = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
   char* err = NULL;
   lqs_worker_t* w = NULL;
@@ -428,21 +428,21 @@ static int record_message(const lqs_worker_message_t* m, void* user, lqs_worker_
   return LQS_WORKER_SUCCESS;
 }
 
-static void test_success_and_message_accessors(lqs_t* db) {
+static void test_success_and_message_accessors(lqs_broker_t* broker) {
   clear_log();
-  lqs_queue_t* q = make_queue(db, "jobs");
+  lqs_queue_t* q = make_queue(broker, "jobs");
   /* A body with multi-byte UTF-8 (SQS bodies cannot hold NUL: U+0000 is not
    * an XML character); a key with a NUL byte, from a Binary attribute. */
   static const char kBody[] = "caf\xc3\xa9 \xe2\x82\xac 42";
   static const unsigned char kBlob[] = {0x00, 0x01, 0xff};
   static const char kKey[] = {'k', '\0', '1'};
-  lqs_send_t* send = lqs_send_create(kBody, sizeof kBody - 1);
-  lqs_send_add_string_attribute(send, "tenant", "String", "acme");
-  lqs_send_add_binary_attribute(send, "blob", "Binary", kBlob, sizeof kBlob);
-  lqs_send_add_binary_attribute(send, "IdempotencyKey", "Binary", kKey, sizeof kKey);
+  lqs_send_request_t* send = lqs_send_request_create(kBody, sizeof kBody - 1);
+  lqs_send_request_add_string_attribute(send, "tenant", "String", "acme");
+  lqs_send_request_add_binary_attribute(send, "blob", "Binary", kBlob, sizeof kBlob);
+  lqs_send_request_add_binary_attribute(send, "IdempotencyKey", "Binary", kKey, sizeof kKey);
   lqs_send_result_t* sent = NULL;
   CHECK_OK(lqs_queue_send_message(q, send, &sent, &err_));
-  lqs_send_destroy(send);
+  lqs_send_request_destroy(send);
 
   struct seen s;
   memset(&s, 0, sizeof s);
@@ -493,7 +493,7 @@ static void test_success_and_message_accessors(lqs_t* db) {
   CHECK(logged("DEBUG queue=jobs message_id="));
   CHECK(logged("receive_count=1: done; deleted"));
   lqs_queue_t* again = NULL;
-  CHECK_OK(lqs_get_queue(db, "jobs", &again, &err_));
+  CHECK_OK(lqs_get_queue(broker, "jobs", &again, &err_));
   CHECK(queue_depth(again) == 0);
   lqs_queue_destroy(again);
 }
@@ -509,17 +509,17 @@ static int record_group(const lqs_worker_message_t* m, void* user, lqs_worker_re
   return LQS_WORKER_SUCCESS;
 }
 
-static void test_fifo_group_and_key(lqs_t* db) {
+static void test_fifo_group_and_key(lqs_broker_t* broker) {
   const char* names[] = {"FifoQueue"};
   const char* values[] = {"true"};
   lqs_queue_t* q = NULL;
-  CHECK_OK(lqs_create_queue(db, "orders.fifo", names, values, 1, NULL, NULL, 0, &q, &err_));
+  CHECK_OK(lqs_create_queue(broker, "orders.fifo", names, values, 1, NULL, NULL, 0, &q, &err_));
   if (q == NULL) return;
-  lqs_send_t* send = lqs_send_create("o1", 2);
-  lqs_send_set_message_group_id(send, "customer-7");
-  lqs_send_set_message_deduplication_id(send, "dedup-1");
+  lqs_send_request_t* send = lqs_send_request_create("o1", 2);
+  lqs_send_request_set_message_group_id(send, "customer-7");
+  lqs_send_request_set_message_deduplication_id(send, "dedup-1");
   CHECK_OK(lqs_queue_send_message(q, send, NULL, &err_));
-  lqs_send_destroy(send);
+  lqs_send_request_destroy(send);
   char seen[64] = "";
   lqs_worker_options_t* o = test_options();
   lqs_worker_t* w = NULL;
@@ -554,9 +554,9 @@ static int fail_twice(const lqs_worker_message_t* m, void* user, lqs_worker_resu
   return LQS_WORKER_SUCCESS;
 }
 
-static void test_retry_backoff(lqs_t* db, lqs_clock_t* clock) {
+static void test_retry_backoff(lqs_broker_t* broker, lqs_clock_t* clock) {
   clear_log();
-  lqs_queue_t* q = make_queue(db, "flaky");
+  lqs_queue_t* q = make_queue(broker, "flaky");
   send_body(q, "flaky job");
   struct counter c = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
   lqs_worker_options_t* o = test_options();
@@ -611,10 +611,10 @@ static int refuse(const lqs_worker_message_t* m, void* user, lqs_worker_result_t
   return LQS_WORKER_NON_RETRYABLE; /* "worse": no reason given */
 }
 
-static void test_non_retryable_dead_letter(lqs_t* db) {
+static void test_non_retryable_dead_letter(lqs_broker_t* broker) {
   clear_log();
   lqs_queue_t* dlq = NULL;
-  lqs_queue_t* q = make_queue_with_dlq(db, "refused", "refused-dlq", &dlq);
+  lqs_queue_t* q = make_queue_with_dlq(broker, "refused", "refused-dlq", &dlq);
   send_body(q, "bad");
   send_body(q, "worse");
   lqs_worker_options_t* o = test_options();
@@ -699,9 +699,9 @@ static int batch_handler(const lqs_worker_message_t* const* ms, size_t n, void* 
   return LQS_WORKER_SUCCESS;
 }
 
-static void test_batch_handler(lqs_t* db, lqs_clock_t* clock) {
+static void test_batch_handler(lqs_broker_t* broker, lqs_clock_t* clock) {
   clear_log();
-  lqs_queue_t* q = make_queue(db, "batched");
+  lqs_queue_t* q = make_queue(broker, "batched");
   char body[3] = "b0";
   for (int i = 0; i < 5; ++i) {
     body[1] = (char)('0' + i);
@@ -743,15 +743,15 @@ static void test_batch_handler(lqs_t* db, lqs_clock_t* clock) {
 /* ---- The inbox ------------------------------------------------------------------------------- */
 
 static void send_with_key(lqs_queue_t* q, const char* body, const char* key) {
-  lqs_send_t* s = lqs_send_create(body, strlen(body));
-  lqs_send_add_string_attribute(s, "Key", "String", key);
+  lqs_send_request_t* s = lqs_send_request_create(body, strlen(body));
+  lqs_send_request_add_string_attribute(s, "Key", "String", key);
   CHECK_OK(lqs_queue_send_message(q, s, NULL, &err_));
-  lqs_send_destroy(s);
+  lqs_send_request_destroy(s);
 }
 
-static void test_inbox_skips_duplicates(lqs_t* db) {
+static void test_inbox_skips_duplicates(lqs_broker_t* broker) {
   clear_log();
-  lqs_queue_t* q = make_queue(db, "charges");
+  lqs_queue_t* q = make_queue(broker, "charges");
   struct counter c = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
   lqs_worker_options_t* o = test_options();
   lqs_worker_options_set_inbox(o, 1);
@@ -779,8 +779,8 @@ static void test_inbox_skips_duplicates(lqs_t* db) {
 
 /* ---- Pause, heartbeats, shutdown -------------------------------------------------------- */
 
-static void test_pause_resume(lqs_t* db) {
-  lqs_queue_t* q = make_queue(db, "paused");
+static void test_pause_resume(lqs_broker_t* broker) {
+  lqs_queue_t* q = make_queue(broker, "paused");
   struct counter c = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
   lqs_worker_t* w = NULL;
   CHECK_OK(lqs_worker_create(q, NULL, count_and_succeed, &c, &w, &err_)); /* default options */
@@ -805,9 +805,9 @@ static void test_pause_resume(lqs_t* db) {
 
 /* The worker follows the database's manual clock: a handler slower than the
  * visibility timeout keeps its lease, and a stop deadline can pass. */
-static void test_heartbeat_and_stop_deadline(lqs_t* db, lqs_clock_t* clock) {
+static void test_heartbeat_and_stop_deadline(lqs_broker_t* broker, lqs_clock_t* clock) {
   clear_log();
-  lqs_queue_t* q = make_queue(db, "slow");
+  lqs_queue_t* q = make_queue(broker, "slow");
   send_body(q, "slow job");
   struct blocker b;
   gate_init(&b.gate);
@@ -856,8 +856,8 @@ static void* stop_thread(void* p) {
   return NULL;
 }
 
-static void test_stop_releases_unstarted(lqs_t* db) {
-  lqs_queue_t* q = make_queue(db, "draining");
+static void test_stop_releases_unstarted(lqs_broker_t* broker) {
+  lqs_queue_t* q = make_queue(broker, "draining");
   for (int i = 0; i < 5; ++i) send_body(q, "d");
   struct blocker b;
   gate_init(&b.gate);
@@ -922,9 +922,9 @@ static int waited(struct wait_arg* a) {
   return d;
 }
 
-static void test_signal_handlers(lqs_t* db) {
+static void test_signal_handlers(lqs_broker_t* broker) {
   clear_log();
-  lqs_queue_t* q = make_queue(db, "signalled");
+  lqs_queue_t* q = make_queue(broker, "signalled");
   struct counter c = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
   struct sigaction before;
   sigaction(SIGTERM, NULL, &before);
@@ -973,26 +973,26 @@ int main(int argc, char** argv) {
   const char* base = scratch_dir(argc, argv, dir_template);
   if (base == NULL) return 2;
   char path[512];
-  snprintf(path, sizeof path, "%s/db", base);
+  snprintf(path, sizeof path, "%s/broker", base);
   CHECK(lqs_c_api_version() == LQS_C_API_VERSION && LQS_C_API_VERSION >= 2);
 
   lqs_clock_t* clock = lqs_manual_clock_create(LQS_MANUAL_CLOCK_DEFAULT_START_MS);
-  lqs_t* db = open_db(path, clock);
-  CHECK(db != NULL);
-  if (db != NULL) {
-    test_options_and_lifecycle(db);
-    test_success_and_message_accessors(db);
-    test_fifo_group_and_key(db);
-    test_retry_backoff(db, clock);
-    test_non_retryable_dead_letter(db);
-    test_batch_handler(db, clock);
-    test_inbox_skips_duplicates(db);
-    test_pause_resume(db);
-    test_heartbeat_and_stop_deadline(db, clock);
-    test_stop_releases_unstarted(db);
-    test_signal_handlers(db);
+  lqs_broker_t* broker = open_broker(path, clock);
+  CHECK(broker != NULL);
+  if (broker != NULL) {
+    test_options_and_lifecycle(broker);
+    test_success_and_message_accessors(broker);
+    test_fifo_group_and_key(broker);
+    test_retry_backoff(broker, clock);
+    test_non_retryable_dead_letter(broker);
+    test_batch_handler(broker, clock);
+    test_inbox_skips_duplicates(broker);
+    test_pause_resume(broker);
+    test_heartbeat_and_stop_deadline(broker, clock);
+    test_stop_releases_unstarted(broker);
+    test_signal_handlers(broker);
     /* Every worker was destroyed before the close. */
-    CHECK_OK(lqs_close(db, &err_));
+    CHECK_OK(lqs_close(broker, &err_));
   }
   lqs_clock_destroy(clock);
   clear_log();

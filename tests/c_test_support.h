@@ -48,23 +48,23 @@ static inline void remove_tree(const char* path) {
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", path);
 }
 
-/* A database at `path` on `clock`, without background maintenance (tests
+/* A broker on the database at `path` on `clock`, without background maintenance (tests
  * run it themselves), durability `process`; NULL (reported) on failure. */
-static inline lqs_t* open_db(const char* path, lqs_clock_t* clock) {
+static inline lqs_broker_t* open_broker(const char* path, lqs_clock_t* clock) {
   lqs_options_t* opts = lqs_options_create();
   lqs_options_set_clock(opts, clock);
   lqs_options_set_background_maintenance(opts, 0);
   lqs_options_set_durability(opts, LQS_DURABILITY_PROCESS);
-  lqs_t* db = NULL;
+  lqs_broker_t* broker = NULL;
   char* err = NULL;
-  int rc = lqs_open(path, opts, &db, &err);
-  lqs_options_destroy(opts); /* the database keeps what it needs */
+  int rc = lqs_open(path, opts, &broker, &err);
+  lqs_options_destroy(opts); /* the broker keeps what it needs */
   if (rc != LQS_OK) {
     fprintf(stderr, "lqs_open: %s\n", err);
     lqs_free(err);
     return NULL;
   }
-  return db;
+  return broker;
 }
 
 /* The test's scratch directory: argv[1] when given, else a fresh one made

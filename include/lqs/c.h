@@ -8,29 +8,29 @@
  *
  *   lqs_options_t* opts = lqs_options_create();
  *   char* err = NULL;
- *   lqs_t* db = NULL;
- *   if (lqs_open("/var/lib/myapp/queues", opts, &db, &err) != LQS_OK) {
+ *   lqs_broker_t* broker = NULL;
+ *   if (lqs_open("/var/lib/myapp/queues", opts, &broker, &err) != LQS_OK) {
  *     fprintf(stderr, "open: %s\n", err);
  *     lqs_free(err);
  *   }
  *   lqs_options_destroy(opts);
  *   lqs_queue_t* q = NULL;
- *   lqs_create_queue(db, "jobs", NULL, NULL, 0, NULL, NULL, 0, &q, &err);
- *   lqs_send_t* msg = lqs_send_create("hello", 5);
+ *   lqs_create_queue(broker, "jobs", NULL, NULL, 0, NULL, NULL, 0, &q, &err);
+ *   lqs_send_request_t* msg = lqs_send_request_create("hello", 5);
  *   lqs_send_result_t* sent = NULL;
  *   lqs_queue_send_message(q, msg, &sent, &err);
  *   ...
  *   lqs_send_result_destroy(sent);
- *   lqs_send_destroy(msg);
+ *   lqs_send_request_destroy(msg);
  *   lqs_queue_destroy(q);
- *   lqs_close(db);
+ *   lqs_close(broker);
  *
  * CONVENTIONS (they hold for every function below)
  *
  * 1. Handles. Every lqs object is an opaque pointer. A function that creates
  *    or returns an object (lqs_*_create, lqs_open, an `out` parameter of
  *    pointer-to-pointer type) hands ownership to the caller, who releases it
- *    with the matching lqs_*_destroy (lqs_close for lqs_t). Every destroy
+ *    with the matching lqs_*_destroy (lqs_close for lqs_broker_t). Every destroy
  *    function accepts NULL and does nothing. Pointers obtained from an
  *    accessor of an object (strings, messages, attributes) are borrowed: they
  *    stay valid until that object is destroyed, and must not be freed.
@@ -43,7 +43,7 @@
  *    failure lqs frees that message and stores a new one (NUL-terminated,
  *    "<what went wrong>", naming the parameter and the rule), which the
  *    caller frees with lqs_free. On success *errptr is left unchanged.
- *    lqs_error_query_code(), lqs_error_http_status() etc. give the spellings
+ *    lqs_error_query_code(), lqs_error_shape() etc. give the spellings
  *    SQS front ends use for a code. On failure, `out` parameters are left
  *    unchanged and nothing was modified (a rejected call changes nothing).
  *    No C++ exception crosses this API: an unexpected one (including
@@ -65,11 +65,11 @@
  *
  * THREAD SAFETY
  *
- * lqs_t, lqs_queue_t and lqs_worker_t handles may be used from any number
+ * lqs_broker_t, lqs_queue_t and lqs_worker_t handles may be used from any number
  * of threads at once, except that lqs_close must not race with other calls
- * on the same database (a worker's threads make such calls: see "Worker").
- * Request builders (lqs_options_t, lqs_send_t, lqs_receive_t,
- * lqs_send_batch_t, lqs_worker_options_t) and results are plain values: use
+ * on the same broker (a worker's threads make such calls: see "Worker").
+ * Request builders (lqs_options_t, lqs_send_request_t, lqs_receive_request_t,
+ * lqs_send_batch_request_t, lqs_worker_options_t) and results are plain values: use
  * one from one thread at a time. A manual clock may be advanced from any
  * thread.
  *
@@ -99,8 +99,10 @@ extern "C" {
 
 /* The version of this header's API. It grows when functions are added;
  * existing signatures never change (a *_v2 function appears instead).
- * 2: the worker (lqs_worker_*). */
-#define LQS_C_API_VERSION 2
+ * 2: the worker (lqs_worker_*).
+ * 3: noun type names (lqs_broker_t, lqs_send_request_t, lqs_send_batch_request_t,
+ *    lqs_receive_request_t and their functions); no lqs_error_http_status. */
+#define LQS_C_API_VERSION 3
 
 /* ---- Error codes (== lqs::ErrorCode; never renumbered) ------------------ */
 
@@ -112,10 +114,10 @@ enum {
   LQS_MISSING_PARAMETER = 2,
   LQS_INVALID_ATTRIBUTE_NAME = 3,
   LQS_INVALID_ATTRIBUTE_VALUE = 4,
-  LQS_QUEUE_DOES_NOT_EXIST = 5,     /* AWS.SimpleQueueService.NonExistentQueue */
-  LQS_QUEUE_NAME_EXISTS = 6,        /* QueueAlreadyExists */
+  LQS_QUEUE_DOES_NOT_EXIST = 5, /* AWS.SimpleQueueService.NonExistentQueue */
+  LQS_QUEUE_NAME_EXISTS = 6,    /* QueueAlreadyExists */
   LQS_QUEUE_DELETED_RECENTLY = 7,
-  LQS_PURGE_QUEUE_IN_PROGRESS = 8,  /* HTTP 403 */
+  LQS_PURGE_QUEUE_IN_PROGRESS = 8,
   LQS_RECEIPT_HANDLE_IS_INVALID = 9,
   LQS_INVALID_MESSAGE_CONTENTS = 10,
   LQS_EMPTY_BATCH_REQUEST = 11,
@@ -123,8 +125,8 @@ enum {
   LQS_BATCH_ENTRY_IDS_NOT_DISTINCT = 13,
   LQS_INVALID_BATCH_ENTRY_ID = 14,
   LQS_BATCH_REQUEST_TOO_LONG = 15,
-  LQS_OVER_LIMIT = 16,              /* HTTP 403 */
-  LQS_RESOURCE_NOT_FOUND = 17,      /* ResourceNotFoundException, HTTP 404 */
+  LQS_OVER_LIMIT = 16,
+  LQS_RESOURCE_NOT_FOUND = 17, /* ResourceNotFoundException */
   LQS_UNSUPPORTED_OPERATION = 18,
   LQS_MESSAGE_NOT_INFLIGHT = 19,
 
@@ -132,7 +134,7 @@ enum {
   LQS_IO_ERROR = 100,        /* the disk refused (ENOSPC, EIO); retry later */
   LQS_CORRUPTION = 101,      /* a stored record failed verification */
   LQS_DATABASE_LOCKED = 102, /* another process holds the database */
-  LQS_CLOSED = 103,          /* the database was closed */
+  LQS_CLOSED = 103,          /* the broker was closed */
   LQS_INTERNAL = 104         /* a bug (or out of memory); please report it */
 };
 
@@ -145,8 +147,6 @@ LQS_C_EXPORT const char* lqs_error_name(int code);
 LQS_C_EXPORT const char* lqs_error_query_code(int code);
 /* The SQS error shape name (JSON __type suffix), e.g. "QueueDoesNotExist". */
 LQS_C_EXPORT const char* lqs_error_shape(int code);
-/* The HTTP status SQS answers with (400, 403, 404, 500, 503; 200 for OK). */
-LQS_C_EXPORT int lqs_error_http_status(int code);
 /* 1 if the error is the caller's fault ("Sender"), 0 otherwise. */
 LQS_C_EXPORT int lqs_error_is_sender_fault(int code);
 
@@ -164,21 +164,21 @@ LQS_C_EXPORT int lqs_c_api_version(void);
 
 /* ---- Opaque types ------------------------------------------------------- */
 
-typedef struct lqs_t lqs_t;                       /* an open database */
-typedef struct lqs_options_t lqs_options_t;       /* how to open it */
-typedef struct lqs_clock_t lqs_clock_t;           /* a manual clock */
-typedef struct lqs_queue_t lqs_queue_t;           /* a queue handle */
-typedef struct lqs_strmap_t lqs_strmap_t;         /* string -> string, sorted */
-typedef struct lqs_strlist_t lqs_strlist_t;       /* list of strings */
-typedef struct lqs_send_t lqs_send_t;             /* a message to send */
+typedef struct lqs_broker_t lqs_broker_t;             /* an open database */
+typedef struct lqs_options_t lqs_options_t;           /* how to open it */
+typedef struct lqs_clock_t lqs_clock_t;               /* a manual clock */
+typedef struct lqs_queue_t lqs_queue_t;               /* a queue handle */
+typedef struct lqs_strmap_t lqs_strmap_t;             /* string -> string, sorted */
+typedef struct lqs_strlist_t lqs_strlist_t;           /* list of strings */
+typedef struct lqs_send_request_t lqs_send_request_t; /* a message to send */
 typedef struct lqs_send_result_t lqs_send_result_t;
-typedef struct lqs_send_batch_t lqs_send_batch_t; /* entries to send */
+typedef struct lqs_send_batch_request_t lqs_send_batch_request_t; /* entries to send */
 typedef struct lqs_batch_result_t lqs_batch_result_t;
-typedef struct lqs_receive_t lqs_receive_t;       /* receive parameters */
-typedef struct lqs_messages_t lqs_messages_t;     /* received messages */
-typedef struct lqs_message_t lqs_message_t;       /* one, borrowed */
-typedef struct lqs_move_tasks_t lqs_move_tasks_t; /* message move tasks */
-typedef struct lqs_worker_t lqs_worker_t;         /* a consumer loop */
+typedef struct lqs_receive_request_t lqs_receive_request_t; /* receive parameters */
+typedef struct lqs_messages_t lqs_messages_t;               /* received messages */
+typedef struct lqs_message_t lqs_message_t;                 /* one, borrowed */
+typedef struct lqs_move_tasks_t lqs_move_tasks_t;           /* message move tasks */
+typedef struct lqs_worker_t lqs_worker_t;                   /* a consumer loop */
 typedef struct lqs_worker_options_t lqs_worker_options_t;
 typedef struct lqs_worker_message_t lqs_worker_message_t; /* borrowed */
 typedef struct lqs_worker_result_t lqs_worker_result_t;   /* borrowed */
@@ -247,28 +247,28 @@ LQS_C_EXPORT void lqs_options_set_maintenance_interval_ms(lqs_options_t* o, int6
 LQS_C_EXPORT void lqs_options_set_block_cache_bytes(lqs_options_t* o, int64_t n);
 LQS_C_EXPORT void lqs_options_set_write_buffer_bytes(lqs_options_t* o, int64_t n);
 
-/* ---- Database ------------------------------------------------------------ */
+/* ---- Broker -------------------------------------------------------------- */
 
 /* Opens (or creates) the database in directory `path`. `options` may be
  * NULL (defaults) and may be destroyed right after the call. On success
- * *db receives the handle; close it with lqs_close.
+ * *broker receives the handle; close it with lqs_close.
  * Errors: LQS_DATABASE_LOCKED (another process holds it), LQS_IO_ERROR,
  * LQS_CORRUPTION, LQS_INVALID_PARAMETER_VALUE (bad option). */
-LQS_C_EXPORT int lqs_open(const char* path, const lqs_options_t* options,
-                          lqs_t** db, char** errptr);
+LQS_C_EXPORT int lqs_open(const char* path, const lqs_options_t* options, lqs_broker_t** broker,
+                          char** errptr);
 
 /* Flushes and closes the database and frees the handle. Long-polling
  * receivers wake and fail with LQS_CLOSED; queue handles still alive fail
  * every call with LQS_CLOSED and must still be destroyed. NULL is a no-op.
  * Returns the status of the final flush (the handle is freed regardless). */
-LQS_C_EXPORT int lqs_close(lqs_t* db, char** errptr);
+LQS_C_EXPORT int lqs_close(lqs_broker_t* broker, char** errptr);
 
 /* The ARN lqs gives queue `name`: arn:aws:sqs:<region>:<account>:<name>.
  * Malloc'd; free with lqs_free. */
-LQS_C_EXPORT char* lqs_arn_for(const lqs_t* db, const char* name);
-/* The options' region and account id (borrowed from the database). */
-LQS_C_EXPORT const char* lqs_region(const lqs_t* db);
-LQS_C_EXPORT const char* lqs_account_id(const lqs_t* db);
+LQS_C_EXPORT char* lqs_arn_for(const lqs_broker_t* broker, const char* name);
+/* The options' region and account id (borrowed from the broker). */
+LQS_C_EXPORT const char* lqs_region(const lqs_broker_t* broker);
+LQS_C_EXPORT const char* lqs_account_id(const lqs_broker_t* broker);
 
 /* ---- Queue catalogue ----------------------------------------------------- */
 
@@ -279,41 +279,41 @@ LQS_C_EXPORT const char* lqs_account_id(const lqs_t* db);
  * Errors: LQS_INVALID_PARAMETER_VALUE (bad name), LQS_INVALID_ATTRIBUTE_NAME,
  * LQS_INVALID_ATTRIBUTE_VALUE, LQS_QUEUE_NAME_EXISTS, LQS_QUEUE_DELETED_RECENTLY,
  * LQS_UNSUPPORTED_OPERATION. */
-LQS_C_EXPORT int lqs_create_queue(lqs_t* db, const char* name,
-                                  const char* const* attr_names,
-                                  const char* const* attr_values, size_t n_attrs,
-                                  const char* const* tag_keys,
-                                  const char* const* tag_values, size_t n_tags,
-                                  lqs_queue_t** queue, char** errptr);
+LQS_C_EXPORT int lqs_create_queue(lqs_broker_t* broker, const char* name,
+                                  const char* const* attr_names, const char* const* attr_values,
+                                  size_t n_attrs, const char* const* tag_keys,
+                                  const char* const* tag_values, size_t n_tags, lqs_queue_t** queue,
+                                  char** errptr);
 
 /* The queue called `name` (case-sensitive). Errors: LQS_QUEUE_DOES_NOT_EXIST. */
-LQS_C_EXPORT int lqs_get_queue(lqs_t* db, const char* name, lqs_queue_t** queue,
+LQS_C_EXPORT int lqs_get_queue(lqs_broker_t* broker, const char* name, lqs_queue_t** queue,
                                char** errptr);
 
 /* The queue whose ARN is `arn`. Errors: LQS_QUEUE_DOES_NOT_EXIST,
  * LQS_INVALID_PARAMETER_VALUE (not an ARN of this region and account). */
-LQS_C_EXPORT int lqs_get_queue_by_arn(lqs_t* db, const char* arn,
-                                      lqs_queue_t** queue, char** errptr);
+LQS_C_EXPORT int lqs_get_queue_by_arn(lqs_broker_t* broker, const char* arn, lqs_queue_t** queue,
+                                      char** errptr);
 
 /* Deletes a queue and its messages; the name cannot be re-created for 60 s
  * unless the reuse delay is disabled. Existing handles then fail with
  * LQS_QUEUE_DOES_NOT_EXIST. Errors: LQS_QUEUE_DOES_NOT_EXIST. */
-LQS_C_EXPORT int lqs_delete_queue(lqs_t* db, const char* name, char** errptr);
+LQS_C_EXPORT int lqs_delete_queue(lqs_broker_t* broker, const char* name, char** errptr);
 
 /* Queue names starting with `prefix` (NULL or "" for all), in name order.
  * max_results < 0: at most 1000 names and never a next token; otherwise
  * 1..1000 names per page. `next_token` is NULL/"" for the first page.
  * *names receives the page; *next_token_out (may be NULL) receives a
  * malloc'd token, or NULL on the last page. */
-LQS_C_EXPORT int lqs_list_queues(lqs_t* db, const char* prefix, int max_results,
+LQS_C_EXPORT int lqs_list_queues(lqs_broker_t* broker, const char* prefix, int max_results,
                                  const char* next_token, lqs_strlist_t** names,
                                  char** next_token_out, char** errptr);
 
 /* Names of the queues whose RedrivePolicy targets `dlq_name`, paginated as
  * lqs_list_queues. Errors: LQS_QUEUE_DOES_NOT_EXIST. */
-LQS_C_EXPORT int lqs_list_dead_letter_source_queues(
-    lqs_t* db, const char* dlq_name, int max_results, const char* next_token,
-    lqs_strlist_t** names, char** next_token_out, char** errptr);
+LQS_C_EXPORT int lqs_list_dead_letter_source_queues(lqs_broker_t* broker, const char* dlq_name,
+                                                    int max_results, const char* next_token,
+                                                    lqs_strlist_t** names, char** next_token_out,
+                                                    char** errptr);
 
 /* ---- Message move tasks (dead-letter queue redrive) ---------------------- */
 
@@ -323,21 +323,20 @@ LQS_C_EXPORT int lqs_list_dead_letter_source_queues(
  * receives the malloc'd handle.
  * Errors: LQS_RESOURCE_NOT_FOUND, LQS_INVALID_PARAMETER_VALUE (not a DLQ, a
  * task already running, bad ARN, rate out of 1..500). */
-LQS_C_EXPORT int lqs_start_message_move_task(lqs_t* db, const char* source_arn,
-                                             const char* destination_arn,
-                                             int max_per_second,
+LQS_C_EXPORT int lqs_start_message_move_task(lqs_broker_t* broker, const char* source_arn,
+                                             const char* destination_arn, int max_per_second,
                                              char** task_handle, char** errptr);
 
 /* Cancels a running task; *moved (may be NULL) receives the number of
  * messages moved so far. Errors: LQS_INVALID_PARAMETER_VALUE (undecodable
  * handle), LQS_RESOURCE_NOT_FOUND (unknown source queue or task, or a task
  * that is no longer running). */
-LQS_C_EXPORT int lqs_cancel_message_move_task(lqs_t* db, const char* task_handle,
+LQS_C_EXPORT int lqs_cancel_message_move_task(lqs_broker_t* broker, const char* task_handle,
                                               int64_t* moved, char** errptr);
 
 /* The most recent tasks of `source_arn`, newest first (max_results 1..10;
  * < 0 means 1, as SQS). */
-LQS_C_EXPORT int lqs_list_message_move_tasks(lqs_t* db, const char* source_arn,
+LQS_C_EXPORT int lqs_list_message_move_tasks(lqs_broker_t* broker, const char* source_arn,
                                              int max_results, lqs_move_tasks_t** tasks,
                                              char** errptr);
 LQS_C_EXPORT size_t lqs_move_tasks_count(const lqs_move_tasks_t* t);
@@ -361,15 +360,15 @@ LQS_C_EXPORT void lqs_move_tasks_destroy(lqs_move_tasks_t* t);
 /* ---- Maintenance --------------------------------------------------------- */
 
 /* One pass of the background work (retention, move tasks, space). */
-LQS_C_EXPORT int lqs_run_maintenance(lqs_t* db, char** errptr);
+LQS_C_EXPORT int lqs_run_maintenance(lqs_broker_t* broker, char** errptr);
 /* Compacts the whole database. Slow; for operators. */
-LQS_C_EXPORT int lqs_compact_all(lqs_t* db, char** errptr);
+LQS_C_EXPORT int lqs_compact_all(lqs_broker_t* broker, char** errptr);
 /* Checks every invariant; *problems receives the list (empty = consistent). */
-LQS_C_EXPORT int lqs_verify(lqs_t* db, lqs_strlist_t** problems, char** errptr);
+LQS_C_EXPORT int lqs_verify(lqs_broker_t* broker, lqs_strlist_t** problems, char** errptr);
 
 /* ---- Queue handles ------------------------------------------------------- */
 
-/* Releases the handle (not the queue). The handle keeps the database's
+/* Releases the handle (not the queue). The handle keeps the broker's
  * memory alive, but not open: after lqs_close its calls fail. */
 LQS_C_EXPORT void lqs_queue_destroy(lqs_queue_t* queue);
 /* Borrowed; valid until lqs_queue_destroy. */
@@ -381,37 +380,35 @@ LQS_C_EXPORT int lqs_queue_is_fifo(const lqs_queue_t* queue);
 
 /* A message to send: body (1 byte or more of XML-legal UTF-8). The builder
  * copies everything it is given and may be reused for several sends. */
-LQS_C_EXPORT lqs_send_t* lqs_send_create(const char* body, size_t body_len);
-LQS_C_EXPORT void lqs_send_destroy(lqs_send_t* send);
+LQS_C_EXPORT lqs_send_request_t* lqs_send_request_create(const char* body, size_t body_len);
+LQS_C_EXPORT void lqs_send_request_destroy(lqs_send_request_t* send);
 /* 0..900; without it the queue's DelaySeconds applies. */
-LQS_C_EXPORT void lqs_send_set_delay_seconds(lqs_send_t* send, int seconds);
+LQS_C_EXPORT void lqs_send_request_set_delay_seconds(lqs_send_request_t* send, int seconds);
 /* A String or Number message attribute (data_type "String", "Number" or
  * with a ".label"). Replaces an attribute of the same name. */
-LQS_C_EXPORT void lqs_send_add_string_attribute(lqs_send_t* send, const char* name,
-                                                const char* data_type,
-                                                const char* value);
+LQS_C_EXPORT void lqs_send_request_add_string_attribute(lqs_send_request_t* send, const char* name,
+                                                        const char* data_type, const char* value);
 /* A Binary message attribute (data_type "Binary" or "Binary.label"); raw
  * bytes, not base64. */
-LQS_C_EXPORT void lqs_send_add_binary_attribute(lqs_send_t* send, const char* name,
-                                                const char* data_type,
-                                                const void* value, size_t len);
+LQS_C_EXPORT void lqs_send_request_add_binary_attribute(lqs_send_request_t* send, const char* name,
+                                                        const char* data_type, const void* value,
+                                                        size_t len);
 /* A message system attribute; only "AWSTraceHeader" of type "String" is
  * accepted by the send. */
-LQS_C_EXPORT void lqs_send_add_system_attribute(lqs_send_t* send, const char* name,
-                                                const char* data_type,
-                                                const char* value);
+LQS_C_EXPORT void lqs_send_request_add_system_attribute(lqs_send_request_t* send, const char* name,
+                                                        const char* data_type, const char* value);
 /* FIFO queues (and fair standard queues). */
-LQS_C_EXPORT void lqs_send_set_message_group_id(lqs_send_t* send, const char* id);
+LQS_C_EXPORT void lqs_send_request_set_message_group_id(lqs_send_request_t* send, const char* id);
 /* FIFO queues only. */
-LQS_C_EXPORT void lqs_send_set_message_deduplication_id(lqs_send_t* send,
-                                                        const char* id);
+LQS_C_EXPORT void lqs_send_request_set_message_deduplication_id(lqs_send_request_t* send,
+                                                                const char* id);
 
 /* Stores one message, durable before it returns. *result (may be NULL)
  * receives the message id and digests.
  * Errors: LQS_MISSING_PARAMETER (empty body), LQS_INVALID_MESSAGE_CONTENTS,
  * LQS_INVALID_PARAMETER_VALUE (size, delay, attributes, ids),
  * LQS_QUEUE_DOES_NOT_EXIST. */
-LQS_C_EXPORT int lqs_queue_send_message(lqs_queue_t* queue, const lqs_send_t* send,
+LQS_C_EXPORT int lqs_queue_send_message(lqs_queue_t* queue, const lqs_send_request_t* send,
                                         lqs_send_result_t** result, char** errptr);
 
 LQS_C_EXPORT const char* lqs_send_result_message_id(const lqs_send_result_t* r);
@@ -426,61 +423,56 @@ LQS_C_EXPORT const char* lqs_send_result_sequence_number(const lqs_send_result_t
 LQS_C_EXPORT void lqs_send_result_destroy(lqs_send_result_t* r);
 
 /* A batch of 1..10 messages, each with an id ([A-Za-z0-9_-]{1,80},
- * distinct). lqs_send_batch_add copies `send`. */
-LQS_C_EXPORT lqs_send_batch_t* lqs_send_batch_create(void);
-LQS_C_EXPORT void lqs_send_batch_add(lqs_send_batch_t* batch, const char* id,
-                                     const lqs_send_t* send);
-LQS_C_EXPORT void lqs_send_batch_destroy(lqs_send_batch_t* batch);
+ * distinct). lqs_send_batch_request_add copies `send`. */
+LQS_C_EXPORT lqs_send_batch_request_t* lqs_send_batch_request_create(void);
+LQS_C_EXPORT void lqs_send_batch_request_add(lqs_send_batch_request_t* batch, const char* id,
+                                             const lqs_send_request_t* send);
+LQS_C_EXPORT void lqs_send_batch_request_destroy(lqs_send_batch_request_t* batch);
 
 /* Sends a batch; each entry succeeds or fails on its own (see
  * lqs_batch_result_t). Whole-request errors: LQS_EMPTY_BATCH_REQUEST,
  * LQS_TOO_MANY_ENTRIES_IN_BATCH_REQUEST, LQS_INVALID_BATCH_ENTRY_ID,
  * LQS_BATCH_ENTRY_IDS_NOT_DISTINCT, LQS_BATCH_REQUEST_TOO_LONG. */
 LQS_C_EXPORT int lqs_queue_send_message_batch(lqs_queue_t* queue,
-                                              const lqs_send_batch_t* batch,
-                                              lqs_batch_result_t** result,
-                                              char** errptr);
+                                              const lqs_send_batch_request_t* batch,
+                                              lqs_batch_result_t** result, char** errptr);
 
 /* ---- Batch results (send, delete and change-visibility batches) ---------- */
 
 LQS_C_EXPORT size_t lqs_batch_result_successful_count(const lqs_batch_result_t* r);
-LQS_C_EXPORT const char* lqs_batch_result_successful_id(const lqs_batch_result_t* r,
-                                                        size_t i);
+LQS_C_EXPORT const char* lqs_batch_result_successful_id(const lqs_batch_result_t* r, size_t i);
 /* Send batches only (NULL otherwise): the entry's send result. Borrowed. */
-LQS_C_EXPORT const lqs_send_result_t* lqs_batch_result_successful_send(
-    const lqs_batch_result_t* r, size_t i);
+LQS_C_EXPORT const lqs_send_result_t* lqs_batch_result_successful_send(const lqs_batch_result_t* r,
+                                                                       size_t i);
 LQS_C_EXPORT size_t lqs_batch_result_failed_count(const lqs_batch_result_t* r);
 LQS_C_EXPORT const char* lqs_batch_result_failed_id(const lqs_batch_result_t* r, size_t i);
 /* The SQS query-protocol code, e.g. "ReceiptHandleIsInvalid". */
-LQS_C_EXPORT const char* lqs_batch_result_failed_code(const lqs_batch_result_t* r,
-                                                      size_t i);
-LQS_C_EXPORT const char* lqs_batch_result_failed_message(const lqs_batch_result_t* r,
-                                                         size_t i);
-LQS_C_EXPORT int lqs_batch_result_failed_sender_fault(const lqs_batch_result_t* r,
-                                                      size_t i);
+LQS_C_EXPORT const char* lqs_batch_result_failed_code(const lqs_batch_result_t* r, size_t i);
+LQS_C_EXPORT const char* lqs_batch_result_failed_message(const lqs_batch_result_t* r, size_t i);
+LQS_C_EXPORT int lqs_batch_result_failed_sender_fault(const lqs_batch_result_t* r, size_t i);
 LQS_C_EXPORT void lqs_batch_result_destroy(lqs_batch_result_t* r);
 
 /* ---- Receiving ----------------------------------------------------------- */
 
 /* Receive parameters; defaults are SQS's (1 message, the queue's
  * visibility timeout and wait time, no attributes). */
-LQS_C_EXPORT lqs_receive_t* lqs_receive_create(void);
-LQS_C_EXPORT void lqs_receive_destroy(lqs_receive_t* r);
+LQS_C_EXPORT lqs_receive_request_t* lqs_receive_request_create(void);
+LQS_C_EXPORT void lqs_receive_request_destroy(lqs_receive_request_t* r);
 /* 1..10. */
-LQS_C_EXPORT void lqs_receive_set_max_number_of_messages(lqs_receive_t* r, int n);
+LQS_C_EXPORT void lqs_receive_request_set_max_number_of_messages(lqs_receive_request_t* r, int n);
 /* 0..43200 seconds, for the messages of this receive. */
-LQS_C_EXPORT void lqs_receive_set_visibility_timeout(lqs_receive_t* r, int seconds);
+LQS_C_EXPORT void lqs_receive_request_set_visibility_timeout(lqs_receive_request_t* r, int seconds);
 /* 0..20 seconds; > 0 is a long poll. */
-LQS_C_EXPORT void lqs_receive_set_wait_time_seconds(lqs_receive_t* r, int seconds);
+LQS_C_EXPORT void lqs_receive_request_set_wait_time_seconds(lqs_receive_request_t* r, int seconds);
 /* System attributes to return: "All", "SentTimestamp", ... */
-LQS_C_EXPORT void lqs_receive_add_system_attribute_name(lqs_receive_t* r,
-                                                        const char* name);
+LQS_C_EXPORT void lqs_receive_request_add_system_attribute_name(lqs_receive_request_t* r,
+                                                                const char* name);
 /* User attributes to return: "All", ".*", a name, or "prefix.*". */
-LQS_C_EXPORT void lqs_receive_add_message_attribute_name(lqs_receive_t* r,
-                                                         const char* name);
+LQS_C_EXPORT void lqs_receive_request_add_message_attribute_name(lqs_receive_request_t* r,
+                                                                 const char* name);
 /* FIFO only. */
-LQS_C_EXPORT void lqs_receive_set_receive_request_attempt_id(lqs_receive_t* r,
-                                                             const char* id);
+LQS_C_EXPORT void lqs_receive_request_set_receive_request_attempt_id(lqs_receive_request_t* r,
+                                                                     const char* id);
 
 /* Leases up to max_number_of_messages messages. `request` may be NULL
  * (defaults). Long polling: blocks the calling thread until a message is
@@ -488,8 +480,7 @@ LQS_C_EXPORT void lqs_receive_set_receive_request_attempt_id(lqs_receive_t* r,
  * *messages is not an error; a wait that the queue's deletion cuts short
  * ends with one. Errors: LQS_INVALID_PARAMETER_VALUE, LQS_OVER_LIMIT,
  * LQS_QUEUE_DOES_NOT_EXIST (deleted before the call). */
-LQS_C_EXPORT int lqs_queue_receive_message(lqs_queue_t* queue,
-                                           const lqs_receive_t* request,
+LQS_C_EXPORT int lqs_queue_receive_message(lqs_queue_t* queue, const lqs_receive_request_t* request,
                                            lqs_messages_t** messages, char** errptr);
 
 LQS_C_EXPORT size_t lqs_messages_count(const lqs_messages_t* list);
@@ -509,45 +500,38 @@ LQS_C_EXPORT const char* lqs_message_md5_of_message_attributes(const lqs_message
 /* The requested user attributes, in name order. */
 LQS_C_EXPORT size_t lqs_message_attribute_count(const lqs_message_t* m);
 LQS_C_EXPORT const char* lqs_message_attribute_name(const lqs_message_t* m, size_t i);
-LQS_C_EXPORT const char* lqs_message_attribute_data_type(const lqs_message_t* m,
-                                                         size_t i);
+LQS_C_EXPORT const char* lqs_message_attribute_data_type(const lqs_message_t* m, size_t i);
 /* 1 for Binary types (use the binary value), 0 for String and Number. */
 LQS_C_EXPORT int lqs_message_attribute_is_binary(const lqs_message_t* m, size_t i);
-LQS_C_EXPORT const char* lqs_message_attribute_string_value(const lqs_message_t* m,
-                                                            size_t i);
-LQS_C_EXPORT const void* lqs_message_attribute_binary_value(const lqs_message_t* m,
-                                                            size_t i, size_t* len);
+LQS_C_EXPORT const char* lqs_message_attribute_string_value(const lqs_message_t* m, size_t i);
+LQS_C_EXPORT const void* lqs_message_attribute_binary_value(const lqs_message_t* m, size_t i,
+                                                            size_t* len);
 
 /* ---- Deleting and changing visibility ------------------------------------ */
 
 /* Deletes the message a receipt handle names. Deleting an already deleted
  * message succeeds (standard queues). Errors: LQS_RECEIPT_HANDLE_IS_INVALID,
  * LQS_QUEUE_DOES_NOT_EXIST. */
-LQS_C_EXPORT int lqs_queue_delete_message(lqs_queue_t* queue,
-                                          const char* receipt_handle, char** errptr);
+LQS_C_EXPORT int lqs_queue_delete_message(lqs_queue_t* queue, const char* receipt_handle,
+                                          char** errptr);
 
 /* Deletes n (1..10) messages; per-entry failures are in *result. */
-LQS_C_EXPORT int lqs_queue_delete_message_batch(lqs_queue_t* queue,
-                                                const char* const* ids,
-                                                const char* const* receipt_handles,
-                                                size_t n, lqs_batch_result_t** result,
-                                                char** errptr);
+LQS_C_EXPORT int lqs_queue_delete_message_batch(lqs_queue_t* queue, const char* const* ids,
+                                                const char* const* receipt_handles, size_t n,
+                                                lqs_batch_result_t** result, char** errptr);
 
 /* Ends the message's lease `visibility_timeout` seconds from now (0: visible
  * at once). Errors: LQS_RECEIPT_HANDLE_IS_INVALID,
  * LQS_INVALID_PARAMETER_VALUE (message gone, timeout out of range or over
  * the 12-hour budget). */
-LQS_C_EXPORT int lqs_queue_change_message_visibility(lqs_queue_t* queue,
-                                                     const char* receipt_handle,
-                                                     int visibility_timeout,
-                                                     char** errptr);
+LQS_C_EXPORT int lqs_queue_change_message_visibility(lqs_queue_t* queue, const char* receipt_handle,
+                                                     int visibility_timeout, char** errptr);
 
 /* n (1..10) changes. visibility_timeouts[i] < 0 leaves entry i's lease as it
  * is; the array itself may be NULL (all absent). */
 LQS_C_EXPORT int lqs_queue_change_message_visibility_batch(
     lqs_queue_t* queue, const char* const* ids, const char* const* receipt_handles,
-    const int* visibility_timeouts, size_t n, lqs_batch_result_t** result,
-    char** errptr);
+    const int* visibility_timeouts, size_t n, lqs_batch_result_t** result, char** errptr);
 
 /* Deletes every message of the queue. Errors: LQS_PURGE_QUEUE_IN_PROGRESS
  * (a purge less than 60 s ago), LQS_QUEUE_DOES_NOT_EXIST. */
@@ -563,16 +547,15 @@ LQS_C_EXPORT int lqs_queue_purge(lqs_queue_t* queue, char** errptr);
  * PurgeQueue keeps the records; DeleteQueue drops them. Errors: those of
  * lqs_queue_delete_message; LQS_INVALID_PARAMETER_VALUE naming
  * IdempotencyKey or TtlSeconds. */
-LQS_C_EXPORT int lqs_queue_delete_message_and_record(lqs_queue_t* queue,
-                                                     const char* receipt_handle,
+LQS_C_EXPORT int lqs_queue_delete_message_and_record(lqs_queue_t* queue, const char* receipt_handle,
                                                      const void* key, size_t key_len,
                                                      int64_t ttl_seconds, char** errptr);
 
 /* *contains = 1 when `key` is recorded and its record has not expired (by
  * the database's clock), else 0. Errors: LQS_INVALID_PARAMETER_VALUE
  * (IdempotencyKey empty or over 512 bytes), LQS_QUEUE_DOES_NOT_EXIST. */
-LQS_C_EXPORT int lqs_queue_inbox_contains(lqs_queue_t* queue, const void* key,
-                                          size_t key_len, int* contains, char** errptr);
+LQS_C_EXPORT int lqs_queue_inbox_contains(lqs_queue_t* queue, const void* key, size_t key_len,
+                                          int* contains, char** errptr);
 
 /* Moves the leased message `receipt_handle` names to the queue's dead-letter
  * queue at once, whatever its receive count (lqs::Queue::
@@ -581,8 +564,7 @@ LQS_C_EXPORT int lqs_queue_inbox_contains(lqs_queue_t* queue, const void* key,
  * Errors: LQS_RECEIPT_HANDLE_IS_INVALID; LQS_INVALID_PARAMETER_VALUE (no
  * RedrivePolicy, message gone or its lease ended, a bad attribute);
  * LQS_QUEUE_DOES_NOT_EXIST. */
-LQS_C_EXPORT int lqs_queue_move_to_dead_letter_queue(lqs_queue_t* queue,
-                                                     const char* receipt_handle,
+LQS_C_EXPORT int lqs_queue_move_to_dead_letter_queue(lqs_queue_t* queue, const char* receipt_handle,
                                                      const char* const* names,
                                                      const char* const* values, size_t n,
                                                      char** errptr);
@@ -608,8 +590,8 @@ LQS_C_EXPORT int lqs_queue_move_to_dead_letter_queue(lqs_queue_t* queue,
  * the others wait for the handlers. Their `user` pointers must stay valid
  * until lqs_worker_destroy returns.
  *
- * Closing: a worker's threads call the database, and lqs_close must not race
- * with other calls: destroy the database's workers before lqs_close. */
+ * Closing: a worker's threads call the broker, and lqs_close must not race
+ * with other calls: destroy the broker's workers before lqs_close. */
 
 /* A handler's outcome (== lqs::HandlerResult::Outcome). */
 enum {
@@ -826,38 +808,32 @@ LQS_C_EXPORT void lqs_worker_result_fail(lqs_worker_result_t* r, size_t i, int o
 
 /* The attributes named (names from SQS, or "All"); n == 0 gives an empty
  * map. Errors: LQS_INVALID_ATTRIBUTE_NAME. */
-LQS_C_EXPORT int lqs_queue_get_attributes(lqs_queue_t* queue,
-                                          const char* const* names, size_t n,
+LQS_C_EXPORT int lqs_queue_get_attributes(lqs_queue_t* queue, const char* const* names, size_t n,
                                           lqs_strmap_t** attributes, char** errptr);
 
 /* Validates all, then applies all. Errors: LQS_INVALID_ATTRIBUTE_NAME,
  * LQS_INVALID_ATTRIBUTE_VALUE, LQS_INVALID_PARAMETER_VALUE. */
-LQS_C_EXPORT int lqs_queue_set_attributes(lqs_queue_t* queue,
-                                          const char* const* names,
-                                          const char* const* values, size_t n,
-                                          char** errptr);
+LQS_C_EXPORT int lqs_queue_set_attributes(lqs_queue_t* queue, const char* const* names,
+                                          const char* const* values, size_t n, char** errptr);
 
 /* Adds or overwrites tags (at most 50 per queue). */
 LQS_C_EXPORT int lqs_queue_tag(lqs_queue_t* queue, const char* const* keys,
                                const char* const* values, size_t n, char** errptr);
 /* Removes tags; unknown keys are ignored. */
-LQS_C_EXPORT int lqs_queue_untag(lqs_queue_t* queue, const char* const* keys,
-                                 size_t n, char** errptr);
-LQS_C_EXPORT int lqs_queue_list_tags(lqs_queue_t* queue, lqs_strmap_t** tags,
-                                     char** errptr);
+LQS_C_EXPORT int lqs_queue_untag(lqs_queue_t* queue, const char* const* keys, size_t n,
+                                 char** errptr);
+LQS_C_EXPORT int lqs_queue_list_tags(lqs_queue_t* queue, lqs_strmap_t** tags, char** errptr);
 
 /* Adds a Policy statement `label` granting `actions` to `account_ids`.
  * Errors: LQS_INVALID_PARAMETER_VALUE (label exists, an unknown action, an
  * action only the queue owner may use: see Queue::AddPermission),
  * LQS_OVER_LIMIT. A refused call leaves the Policy unchanged. */
 LQS_C_EXPORT int lqs_queue_add_permission(lqs_queue_t* queue, const char* label,
-                                          const char* const* account_ids,
-                                          size_t n_accounts,
-                                          const char* const* actions,
-                                          size_t n_actions, char** errptr);
+                                          const char* const* account_ids, size_t n_accounts,
+                                          const char* const* actions, size_t n_actions,
+                                          char** errptr);
 /* Errors: LQS_INVALID_PARAMETER_VALUE (no such label). */
-LQS_C_EXPORT int lqs_queue_remove_permission(lqs_queue_t* queue, const char* label,
-                                             char** errptr);
+LQS_C_EXPORT int lqs_queue_remove_permission(lqs_queue_t* queue, const char* label, char** errptr);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -5,9 +5,10 @@
 // SQS error the call would have produced against Amazon SQS, and a message
 // that names the offending parameter and the rule it broke.
 //
-// ErrorInfoFor(code) gives the three spellings SQS front ends need (the JSON
-// shape name, the query-protocol code, and the HTTP status), so the server and
-// the bindings share one table.
+// ErrorInfoFor(code) gives the SQS spellings of a code (the JSON shape name
+// and the query-protocol code) and its fault side, so the engine, the server
+// and the bindings share one table. How a transport answers (lqsd's HTTP
+// status) is the transport's business: see server/error_map.h.
 //
 // Thread safety: Status and StatusOr are values; distinct objects may be used
 // from distinct threads without synchronisation.
@@ -33,10 +34,10 @@ enum class ErrorCode : int {
   kMissingParameter = 2,
   kInvalidAttributeName = 3,
   kInvalidAttributeValue = 4,
-  kQueueDoesNotExist = 5,        // AWS.SimpleQueueService.NonExistentQueue
-  kQueueNameExists = 6,          // QueueAlreadyExists
+  kQueueDoesNotExist = 5,  // AWS.SimpleQueueService.NonExistentQueue
+  kQueueNameExists = 6,    // QueueAlreadyExists
   kQueueDeletedRecently = 7,
-  kPurgeQueueInProgress = 8,     // HTTP 403
+  kPurgeQueueInProgress = 8,
   kReceiptHandleIsInvalid = 9,
   kInvalidMessageContents = 10,
   kEmptyBatchRequest = 11,
@@ -44,24 +45,23 @@ enum class ErrorCode : int {
   kBatchEntryIdsNotDistinct = 13,
   kInvalidBatchEntryId = 14,
   kBatchRequestTooLong = 15,
-  kOverLimit = 16,               // HTTP 403
-  kResourceNotFound = 17,        // ResourceNotFoundException, HTTP 404
+  kOverLimit = 16,
+  kResourceNotFound = 17,  // ResourceNotFoundException
   kUnsupportedOperation = 18,
   kMessageNotInflight = 19,
 
   // Engine errors (server faults).
-  kIOError = 100,          // the disk refused (ENOSPC, EIO); retry later
-  kCorruption = 101,       // a stored record failed verification
-  kDatabaseLocked = 102,   // another process holds the database
-  kClosed = 103,           // the Broker was closed
-  kInternal = 104,         // a bug; please report it
+  kIOError = 100,         // the disk refused (ENOSPC, EIO); retry later
+  kCorruption = 101,      // a stored record failed verification
+  kDatabaseLocked = 102,  // another process holds the database
+  kClosed = 103,          // the Broker was closed
+  kInternal = 104,        // a bug; please report it
 };
 
 // How SQS front ends spell an ErrorCode.
 struct ErrorInfo {
   std::string_view shape;       // JSON `__type` suffix / SDK exception name
   std::string_view query_code;  // query-protocol <Code>, x-amzn-query-error
-  int http_status;              // HTTP status SQS answers with
   bool sender_fault;            // true: the caller's fault ("Sender")
 };
 
@@ -75,8 +75,7 @@ class [[nodiscard]] Status {
  public:
   // An OK status. Cheap to create, copy and return.
   Status() = default;
-  Status(ErrorCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+  Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status OK() { return Status(); }
 
@@ -114,9 +113,18 @@ class [[nodiscard]] StatusOr {
   const Status& status() const { return status_; }
 
   // REQUIRES: ok()
-  T& value() & { assert(ok()); return *value_; }
-  const T& value() const& { assert(ok()); return *value_; }
-  T&& value() && { assert(ok()); return std::move(*value_); }
+  T& value() & {
+    assert(ok());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(ok());
+    return std::move(*value_);
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }

@@ -5,8 +5,8 @@ Two APIs over the same database:
 * the Pythonic one::
 
       import lqs
-      with lqs.open("/var/lib/myapp/queues") as db:
-          jobs = db.create_queue("jobs", attributes={"VisibilityTimeout": "60"})
+      with lqs.open("/var/lib/myapp/queues") as broker:
+          jobs = broker.create_queue("jobs", attributes={"VisibilityTimeout": "60"})
           jobs.send("resize photo 42", message_attributes={"size": 1024})
           for msg in jobs.messages(wait_time_seconds=20):
               handle(msg.body)
@@ -37,7 +37,7 @@ Errors are exceptions under :class:`lqs.Error`, one class per SQS error code
 ``.code`` (the SQS error code boto3 reports), ``.http_status`` and ``.message``.
 
 Every call that touches the database releases the GIL, so a long poll blocks
-only its own thread. Database, Queue and ManualClock objects may be shared
+only its own thread. Broker, Queue and ManualClock objects may be shared
 between threads.
 """
 
@@ -61,14 +61,15 @@ from ._errors import (BatchEntryIdsNotDistinct, BatchRequestTooLong, Closed, Cor
                       TooManyEntriesInBatchRequest, UnsupportedOperation, error_class)
 from . import _lqs
 from ._lqs import ManualClock
+from ._lqs import limits  # SQS's limits and defaults (lqs/limits.h)
 
 _errors._install_table(_lqs.error_table())
 
 __version__: str = _lqs.version()
 
 __all__ = [
-    "open", "client", "Server", "Database", "Queue", "Message", "MessageAttribute", "SendResult",
-    "BatchResult", "BatchResultError", "MoveTask", "ManualClock", "DURABILITY_NONE",
+    "open", "client", "Server", "Broker", "Queue", "Message", "MessageAttribute", "SendResult",
+    "BatchResult", "BatchResultError", "MoveTask", "ManualClock", "limits", "DURABILITY_NONE",
     "DURABILITY_PROCESS", "DURABILITY_FSYNC", "Error", "error_class",
     "InvalidParameterValue", "MissingParameter", "InvalidAttributeName",
     "InvalidAttributeValue", "QueueDoesNotExist", "QueueNameExists", "QueueDeletedRecently",
@@ -225,7 +226,8 @@ class Message:
         """Ends this message's lease ``visibility_timeout`` seconds from now."""
         self.queue.change_visibility(self.receipt_handle, visibility_timeout)
 
-    def delete_and_record(self, idempotency_key: str, ttl_seconds: int = 86400) -> None:
+    def delete_and_record(self, idempotency_key: str,
+                          ttl_seconds: int = limits.DEFAULT_INBOX_TTL_SECONDS) -> None:
         """Deletes this message and records ``idempotency_key`` in the queue's inbox,
         atomically (see :meth:`Queue.delete_and_record`)."""
         self.queue.delete_and_record(self.receipt_handle, idempotency_key, ttl_seconds)
@@ -251,12 +253,12 @@ def _handle(h: HandleLike) -> str:
 # ---- Queue ----------------------------------------------------------------------------
 
 class Queue:
-    """One queue of a :class:`Database`. Obtained from Database.create_queue /
+    """One queue of a :class:`Broker`. Obtained from Broker.create_queue /
     get_queue; valid until the queue is deleted (then calls raise QueueDoesNotExist)
-    or the database is closed (then they raise Closed)."""
+    or the broker is closed (then they raise Closed)."""
 
-    def __init__(self, db: "Database", rep: Any) -> None:
-        self._db = db
+    def __init__(self, broker: "Broker", rep: Any) -> None:
+        self._broker = broker
         self._rep = rep
 
     @property
@@ -272,17 +274,17 @@ class Queue:
         return self._rep.is_fifo
 
     @property
-    def database(self) -> "Database":
-        return self._db
+    def broker(self) -> "Broker":
+        return self._broker
 
     def __repr__(self) -> str:
         return f"<lqs.Queue {self.name!r}>"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Queue) and other._db is self._db and other.name == self.name
+        return isinstance(other, Queue) and other._broker is self._broker and other.name == self.name
 
     def __hash__(self) -> int:
-        return hash((id(self._db), self.name))
+        return hash((id(self._broker), self.name))
 
     # -- sending
 
@@ -371,13 +373,14 @@ class Queue:
         if msg is not None:
             msg.delete()
 
-    def messages(self, *, wait_time_seconds: int = 20, max_number_of_messages: int = 10,
+    def messages(self, *, wait_time_seconds: int = limits.MAX_WAIT_TIME_SECONDS,
+                 max_number_of_messages: int = limits.MAX_RECEIVE_MESSAGES,
                  visibility_timeout: Optional[int] = None,
                  stop_when_empty: bool = False,
                  message_system_attribute_names: Sequence[str] = ("All",),
                  message_attribute_names: Sequence[str] = ("All",)) -> Iterator[Message]:
         """Iterates over messages as they arrive, long-polling in between. Runs until
-        the database is closed (the iterator then ends) or, with
+        the broker is closed (the iterator then ends) or, with
         ``stop_when_empty=True``, until a receive returns nothing. The caller deletes
         each message it has processed."""
         while True:
@@ -438,7 +441,7 @@ class Queue:
     # -- consumer support (lqs extensions, used by lqs.Worker)
 
     def delete_and_record(self, receipt_handle: HandleLike, idempotency_key: str,
-                          ttl_seconds: int = 86400) -> None:
+                          ttl_seconds: int = limits.DEFAULT_INBOX_TTL_SECONDS) -> None:
         """Deletes the message exactly as :meth:`delete` does and, in the same atomic
         write, records ``idempotency_key`` (1..512 bytes) in the queue's idempotency
         inbox for ``ttl_seconds`` (1..1209600); re-recording a key renews it. Either
@@ -514,10 +517,11 @@ def _attr_strings(attrs: Mapping[str, Any]) -> Dict[str, str]:
     return out
 
 
-# ---- Database -------------------------------------------------------------------------
+# ---- Broker ---------------------------------------------------------------------------
 
-class Database:
-    """An open lqs database (a directory). Use as a context manager or call close().
+class Broker:
+    """An open lqs database (a directory): its queues and their messages. Use as a
+    context manager or call close().
     Safe to share between threads; close() must not race with other calls."""
 
     def __init__(self, rep: Any, clock: Optional[ManualClock] = None) -> None:
@@ -528,7 +532,7 @@ class Database:
 
     def close(self) -> None:
         """Flushes and closes the database. Idempotent. Long-polling receivers wake
-        and raise Closed; later calls on this database and its queues raise Closed."""
+        and raise Closed; later calls on this broker and its queues raise Closed."""
         if not self._rep.closed:
             self._rep.close()
 
@@ -536,7 +540,7 @@ class Database:
     def closed(self) -> bool:
         return bool(self._rep.closed)
 
-    def __enter__(self) -> "Database":
+    def __enter__(self) -> "Broker":
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -544,7 +548,7 @@ class Database:
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
-        return f"<lqs.Database {self.path!r} {state}>"
+        return f"<lqs.Broker {self.path!r} {state}>"
 
     @property
     def path(self) -> str:
@@ -608,7 +612,8 @@ class Database:
         """Every queue name with ``prefix``, paging through all of them."""
         token: Optional[str] = None
         while True:
-            names, token = self.list_queues(prefix, max_results=1000, next_token=token)
+            names, token = self.list_queues(prefix, max_results=limits.MAX_LIST_QUEUES_RESULTS,
+                                            next_token=token)
             yield from names
             if token is None:
                 return
@@ -666,10 +671,11 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
          clock: Optional[ManualClock] = None, region: str = "us-east-1",
          account_id: str = "123456789012", sender_id: str = "AIDAIT2UOQQY3AUEKVGXU",
          enforce_queue_name_reuse_delay: bool = True, enforce_purge_interval: bool = True,
-         max_inflight_per_queue: int = 120000, background_maintenance: bool = True,
+         max_inflight_per_queue: int = limits.MAX_INFLIGHT_MESSAGES,
+         background_maintenance: bool = True,
          maintenance_interval_ms: int = 1000, block_cache_bytes: int = 32 << 20,
          write_buffer_bytes: int = 16 << 20, flush_on_close: bool = True,
-         deferred_commits: bool = False) -> Database:
+         deferred_commits: bool = False) -> Broker:
     """Opens (or creates) the database in directory ``path``; use it as a context
     manager. ``durability`` is "none", "process" (default; survives kill -9) or
     "fsync" (survives power loss). ``clock``: a :class:`ManualClock` for tests.
@@ -681,19 +687,19 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
     DatabaseLocked (another process holds it), StorageIOError, Corruption."""
     if durability not in _DURABILITY:
         raise ValueError(f"durability must be one of {sorted(_DURABILITY)}, not {durability!r}")
-    rep = _lqs.Broker.open(str(path), create_if_missing, _DURABILITY[durability], clock, region,
-                           account_id, sender_id, enforce_queue_name_reuse_delay,
-                           enforce_purge_interval, max_inflight_per_queue,
-                           background_maintenance, maintenance_interval_ms, block_cache_bytes,
-                           write_buffer_bytes, flush_on_close, deferred_commits)
-    return Database(rep, clock)
+    rep = _lqs._Broker.open(str(path), create_if_missing, _DURABILITY[durability], clock, region,
+                            account_id, sender_id, enforce_queue_name_reuse_delay,
+                            enforce_purge_interval, max_inflight_per_queue,
+                            background_maintenance, maintenance_interval_ms, block_cache_bytes,
+                            write_buffer_bytes, flush_on_close, deferred_commits)
+    return Broker(rep, clock)
 
 
 class Server:
     """lqsd's SQS endpoint (both wire protocols) in this process, on its own threads;
     use it as a context manager. ``url`` is the endpoint for boto3's ``endpoint_url``
-    (queue URLs are ``<url>/<account_id>/<name>``, see ``url_style``); ``database`` is the
-    :class:`Database` it serves, for looking at the queues directly.
+    (queue URLs are ``<url>/<account_id>/<name>``, see ``url_style``); ``broker`` is the
+    :class:`Broker` it serves, for looking at the queues directly.
 
     ``path=None``: a temporary database (durability "none" unless given), removed at
     ``close()``. ``port=0``: any free port. The other keywords are those of
@@ -710,13 +716,13 @@ class Server:
     the path outside ``region``, as above) or ``"host"``
     (``http://sqs.<region>.localhost:<port>/<account_id>/<name>`` in every region);
     requests may use either form.
-    Regions, as lqsd's: ``database`` holds the queues of its ``region`` (and of
+    Regions, as lqsd's: ``broker`` holds the queues of its ``region`` (and of
     unsigned requests); requests signed for another region are served from that
     region's own database under ``<path>/regions/<region>``, opened on first use.
-    ``single_region=True`` serves every region from ``database``. At most
-    ``max_regions`` regions, ``database``'s included, are served; a request for
+    ``single_region=True`` serves every region from ``broker``. At most
+    ``max_regions`` regions, ``broker``'s included, are served; a request for
     one more gets 403 OverLimit.
-    ``close()`` stops the database's workers (lqs.Worker), stops accepting
+    ``close()`` stops the broker's workers (lqs.Worker), stops accepting
     connections, lets requests in progress finish (waiting long polls are answered
     with no messages) and closes the database.
     Raises ValueError when the address cannot be bound."""
@@ -734,14 +740,14 @@ class Server:
             options["flush_on_close"] = False
         options.setdefault("deferred_commits", True)  # as lqsd
         try:
-            self.database = open(path, **options)
+            self.broker = open(path, **options)
             try:
-                self._rep = _lqs.Endpoint.start(self.database._rep, host, port,
-                                                self.database.account_id, threads,
+                self._rep = _lqs.Endpoint.start(self.broker._rep, host, port,
+                                                self.broker.account_id, threads,
                                                 single_region, max_regions, busy_poll_us,
                                                 metrics_listen, url_style)
             except BaseException:
-                self.database.close()
+                self.broker.close()
                 raise
         except BaseException:
             self._remove_temp()
@@ -757,7 +763,7 @@ class Server:
             try:
                 rep.shutdown()
             finally:
-                self.database.close()
+                self.broker.close()
                 self._remove_temp()
 
     def _remove_temp(self) -> None:

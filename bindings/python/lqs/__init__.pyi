@@ -122,7 +122,7 @@ class Message:
 
 HandleLike = Union[str, Message]
 
-# ---- Queue and Database ---------------------------------------------------------------
+# ---- Queue and Broker -----------------------------------------------------------------
 
 class Queue:
     @property
@@ -132,7 +132,7 @@ class Queue:
     @property
     def is_fifo(self) -> bool: ...
     @property
-    def database(self) -> Database: ...
+    def broker(self) -> Broker: ...
     def send(self, body: str, *, delay_seconds: Optional[int] = ...,
              message_attributes: Optional[Mapping[str, AttributeValue]] = ...,
              message_system_attributes: Optional[Mapping[str, AttributeValue]] = ...,
@@ -180,12 +180,12 @@ class Queue:
                        actions: Sequence[str]) -> None: ...
     def remove_permission(self, label: str) -> None: ...
 
-class Database:
+class Broker:
     clock: Optional[ManualClock]
     def close(self) -> None: ...
     @property
     def closed(self) -> bool: ...
-    def __enter__(self) -> Database: ...
+    def __enter__(self) -> Broker: ...
     def __exit__(self, *exc: Any) -> None: ...
     @property
     def path(self) -> str: ...
@@ -224,12 +224,12 @@ def open(path: str, *, create_if_missing: bool = ..., durability: str = ...,
          enforce_purge_interval: bool = ..., max_inflight_per_queue: int = ...,
          background_maintenance: bool = ..., maintenance_interval_ms: int = ...,
          block_cache_bytes: int = ..., write_buffer_bytes: int = ...,
-         flush_on_close: bool = ...) -> Database: ...
+         flush_on_close: bool = ...) -> Broker: ...
 
 class Server:
     url: str
     metrics_url: Optional[str]
-    database: Database
+    broker: Broker
     def __init__(self, path: Optional[str] = ..., *, host: str = ..., port: int = ...,
                  threads: int = ..., single_region: bool = ..., max_regions: int = ...,
                  busy_poll_us: Optional[int] = ..., metrics_listen: Optional[str] = ...,
@@ -304,7 +304,7 @@ class Worker:
 Response = Dict[str, Any]
 
 class SQSClient:
-    database: Database
+    broker: Broker
     exceptions: Any
     meta: Any
     def close(self) -> None: ...

@@ -22,6 +22,7 @@ import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _errors
+from ._lqs import limits
 
 try:  # botocore is optional
     import botocore.exceptions as _bc_exceptions
@@ -275,7 +276,7 @@ class _PageIterator:
             if self._page_size is not None:
                 args["MaxResults"] = self._page_size
             elif "MaxResults" not in args:
-                args["MaxResults"] = 1000
+                args["MaxResults"] = limits.MAX_LIST_QUEUES_RESULTS
             if token:
                 args["NextToken"] = token
             page = self._method(**args)
@@ -325,20 +326,20 @@ class SQSClient:
             self._tempdir = tempfile.mkdtemp(prefix="lqs-client-")
             path = self._tempdir
         try:
-            self.database = _open(path, **options)
+            self.broker = _open(path, **options)
         except BaseException:
             if self._tempdir:
                 _remove_tree(self._tempdir)
             raise
         if self._tempdir:
-            self._finalizer = weakref.finalize(self, _close_and_remove, self.database,
+            self._finalizer = weakref.finalize(self, _close_and_remove, self.broker,
                                                self._tempdir)
         self._endpoint = endpoint_url.rstrip("/")
-        self._account = self.database.account_id
+        self._account = self.broker.account_id
         exc = _botocore_exceptions()
         self.exceptions = exc if exc is not None else _LqsExceptions()
         self.meta = types.SimpleNamespace(
-            region_name=self.database.region, endpoint_url=self._endpoint,
+            region_name=self.broker.region, endpoint_url=self._endpoint,
             service_model=_SERVICE_MODEL, partition="aws", config=None,
             method_to_api_mapping=dict(_METHOD_TO_API), events=None)
 
@@ -349,7 +350,7 @@ class SQSClient:
         if self._finalizer is not None:
             self._finalizer()
         else:
-            self.database.close()
+            self.broker.close()
 
     def __enter__(self) -> "SQSClient":
         return self
@@ -358,7 +359,7 @@ class SQSClient:
         self.close()
 
     def __repr__(self) -> str:
-        return f"<lqs.client {self.database.path!r}>"
+        return f"<lqs.client {self.broker.path!r}>"
 
     # boto3 conveniences
 
@@ -411,7 +412,7 @@ class SQSClient:
         return urllib.parse.unquote(parts[-1])
 
     def _queue(self, url: str) -> Any:
-        return self.database._rep.get_queue(self._queue_name(url))
+        return self.broker._rep.get_queue(self._queue_name(url))
 
     def _call(self, op: str, params: Dict[str, Any]) -> Dict[str, Any]:
         _validate(op, params)
@@ -430,23 +431,23 @@ class SQSClient:
 
     def _op_CreateQueue(self, QueueName: str, Attributes: Optional[Dict[str, str]] = None,
                         tags: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
-        self.database._rep.create_queue(QueueName, Attributes or {}, tags or {})
+        self.broker._rep.create_queue(QueueName, Attributes or {}, tags or {})
         return {"QueueUrl": self.queue_url(QueueName)}
 
     def _op_DeleteQueue(self, QueueUrl: str) -> Dict[str, Any]:
-        self.database._rep.delete_queue(self._queue_name(QueueUrl))
+        self.broker._rep.delete_queue(self._queue_name(QueueUrl))
         return {}
 
     def _op_GetQueueUrl(self, QueueName: str,
                         QueueOwnerAWSAccountId: Optional[str] = None) -> Dict[str, Any]:
         if QueueOwnerAWSAccountId is not None and QueueOwnerAWSAccountId != self._account:
             raise _errors.QueueDoesNotExist("The specified queue does not exist.")
-        self.database._rep.get_queue(QueueName)
+        self.broker._rep.get_queue(QueueName)
         return {"QueueUrl": self.queue_url(QueueName)}
 
     def _op_ListQueues(self, QueueNamePrefix: str = "", NextToken: Optional[str] = None,
                        MaxResults: Optional[int] = None) -> Dict[str, Any]:
-        r = self.database._rep.list_queues(QueueNamePrefix, MaxResults, NextToken)
+        r = self.broker._rep.list_queues(QueueNamePrefix, MaxResults, NextToken)
         out: Dict[str, Any] = {}
         if r["queue_names"]:
             out["QueueUrls"] = [self.queue_url(n) for n in r["queue_names"]]
@@ -456,7 +457,7 @@ class SQSClient:
 
     def _op_ListDeadLetterSourceQueues(self, QueueUrl: str, NextToken: Optional[str] = None,
                                        MaxResults: Optional[int] = None) -> Dict[str, Any]:
-        r = self.database._rep.list_dead_letter_source_queues(self._queue_name(QueueUrl),
+        r = self.broker._rep.list_dead_letter_source_queues(self._queue_name(QueueUrl),
                                                              MaxResults, NextToken)
         out: Dict[str, Any] = {"queueUrls": [self.queue_url(n) for n in r["queue_names"]]}
         if r["next_token"]:
@@ -566,17 +567,17 @@ class SQSClient:
     def _op_StartMessageMoveTask(self, SourceArn: str, DestinationArn: Optional[str] = None,
                                  MaxNumberOfMessagesPerSecond: Optional[int] = None
                                  ) -> Dict[str, Any]:
-        handle = self.database._rep.start_message_move_task(SourceArn, DestinationArn,
+        handle = self.broker._rep.start_message_move_task(SourceArn, DestinationArn,
                                                            MaxNumberOfMessagesPerSecond)
         return {"TaskHandle": handle}
 
     def _op_CancelMessageMoveTask(self, TaskHandle: str) -> Dict[str, Any]:
-        moved = self.database._rep.cancel_message_move_task(TaskHandle)
+        moved = self.broker._rep.cancel_message_move_task(TaskHandle)
         return {"ApproximateNumberOfMessagesMoved": moved}
 
     def _op_ListMessageMoveTasks(self, SourceArn: str, MaxResults: int = 1) -> Dict[str, Any]:
         results = []
-        for t in self.database._rep.list_message_move_tasks(SourceArn, MaxResults):
+        for t in self.broker._rep.list_message_move_tasks(SourceArn, MaxResults):
             r: Dict[str, Any] = {}
             if t["task_handle"] is not None:
                 r["TaskHandle"] = t["task_handle"]
@@ -595,9 +596,9 @@ class SQSClient:
         return {"Results": results}
 
 
-def _close_and_remove(database: Any, path: str) -> None:
+def _close_and_remove(broker: Any, path: str) -> None:
     try:
-        database.close()
+        broker.close()
     finally:
         _remove_tree(path)
 

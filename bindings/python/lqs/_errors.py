@@ -6,7 +6,7 @@ Every exception carries the SQS spellings of its error:
                       ``response["Error"]["Code"]`` (the query-protocol code, e.g.
                       ``"AWS.SimpleQueueService.NonExistentQueue"``);
 * ``shape``        -- the SQS error shape name (``"QueueDoesNotExist"``);
-* ``http_status``  -- the HTTP status SQS answers with (400, 403, 404, ...);
+* ``http_status``  -- the HTTP status SQS (and lqsd) answers with (400, 403, 404, ...);
 * ``sender_fault`` -- True when the caller is at fault;
 * ``lqs_code``     -- the stable numeric lqs error code (``lqs::ErrorCode``);
 * ``message``      -- the human-readable reason.
@@ -182,7 +182,8 @@ _CLASS_FOR_NAME: Dict[str, Type[Error]] = {
 
 
 def _install_table(table: Any) -> None:
-    """Copies the C++ error table (lqs::ErrorInfoFor) onto the classes."""
+    """Copies the C++ error table (lqs::ErrorInfoFor, and lqsd::HttpStatusFor for the
+    HTTP status) onto the classes."""
     for code, name, shape, query_code, http_status, sender_fault in table:
         cls = _CLASS_FOR_NAME.get(name)
         if cls is None:

@@ -220,7 +220,7 @@ class Worker:
             raise TypeError("handler must be callable")
         clock = options.pop("clock", None)
         logger = options.pop("logger", None)
-        db_clock = getattr(queue.database, "clock", None)
+        db_clock = getattr(queue.broker, "clock", None)
         if clock is None:
             clock = db_clock
         elif clock is not db_clock:
@@ -336,7 +336,7 @@ class Worker:
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Blocks until stop() finished (from another thread, a signal handler or
-        Database.close()); False if ``timeout`` seconds passed first. Waits in
+        Broker.close()); False if ``timeout`` seconds passed first. Waits in
         short slices with the GIL released, so Ctrl-C and signal handlers run."""
         if timeout is not None:
             return self._rep.wait(max(0.0, float(timeout)))

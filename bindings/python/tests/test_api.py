@@ -1,4 +1,4 @@
-"""The Pythonic API: lqs.open, Database, Queue, Message, errors, iterators."""
+"""The Pythonic API: lqs.open, Broker, Queue, Message, errors, iterators."""
 
 import pickle
 
@@ -9,8 +9,9 @@ import lqs
 
 def test_open_is_a_context_manager(tmp_path):
     with lqs.open(str(tmp_path / "db")) as db:
+        assert isinstance(db, lqs.Broker) and repr(db).startswith("<lqs.Broker ")
         assert not db.closed
-        db.create_queue("jobs")
+        assert db.create_queue("jobs").broker is db
     assert db.closed
     db.close()  # idempotent
     with pytest.raises(lqs.Closed):

@@ -292,7 +292,7 @@ def test_queue_urls_and_paginators(tmp_path, clock):
 
 def test_temporary_database_is_removed_on_close():
     sqs = lqs.client()
-    path = sqs.database.path
+    path = sqs.broker.path
     assert os.path.isdir(path)
     sqs.close()
     sqs.close()

@@ -38,14 +38,14 @@ def sqs_client(url, region="us-east-1"):
 def test_temporary_server_serves_boto3_and_removes_its_database():
     with lqs.Server() as server, sqs_client(server.url) as sqs:
         assert server.url.startswith("http://127.0.0.1:")
-        path = server.database.path
+        path = server.broker.path
         assert os.path.isdir(path)
         url = sqs.create_queue(QueueName="jobs")["QueueUrl"]
         assert url == server.url + "/123456789012/jobs"
         sent = sqs.send_message(QueueUrl=url, MessageBody="hello")
         assert sent["MD5OfMessageBody"] == hashlib.md5(b"hello").hexdigest()
-        # The same queue, seen through the in-process Database.
-        jobs = server.database.get_queue("jobs")
+        # The same queue, seen through the in-process Broker.
+        jobs = server.broker.get_queue("jobs")
         assert jobs.get_attributes("ApproximateNumberOfMessages") == {
             "ApproximateNumberOfMessages": "1"}
         got = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0)["Messages"]
@@ -93,7 +93,7 @@ def test_close_stops_the_databases_workers_before_closing_it():
     with lqs.Server() as server, sqs_client(server.url) as sqs:
         url = sqs.create_queue(QueueName="jobs")["QueueUrl"]
         handled = []
-        worker = lqs.Worker(server.database.get_queue("jobs"),
+        worker = lqs.Worker(server.broker.get_queue("jobs"),
                             lambda m: handled.append(m.body), wait_time_seconds=20,
                             logger=lambda level, line: lines.append((level, line))).start()
         sqs.send_message(QueueUrl=url, MessageBody="over HTTP, handled in process")
@@ -113,8 +113,8 @@ def test_regions_are_apart_unless_single_region(tmp_path):
         assert away_url == server.url + "/queue/ap-south-1/123456789012/jobs"
         away.send_message(QueueUrl=away_url, MessageBody="far")
         assert "Messages" not in home.receive_message(QueueUrl=home_url, WaitTimeSeconds=0)
-        # server.database is the default region's.
-        assert server.database.get_queue("jobs").get_attributes(
+        # server.broker is the default region's.
+        assert server.broker.get_queue("jobs").get_attributes(
             "ApproximateNumberOfMessages") == {"ApproximateNumberOfMessages": "0"}
     assert os.path.isdir(str(tmp_path / "db" / "regions" / "ap-south-1"))
     with lqs.Server(single_region=True) as server, sqs_client(server.url) as home, \

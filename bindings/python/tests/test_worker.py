@@ -369,9 +369,11 @@ def test_stop_releases_unstarted_messages_and_finishes_the_running_one(db):
     assert w.stop() is True  # idempotent
 
 
-def test_stop_deadline_and_wait(db):
+def start_a_straggler(db, body):
+    """A started worker on a new queue "jobs" holding `body`, whose handler is
+    running and returns once the event returned with it is set: (q, w, release)."""
     q = db.create_queue("jobs")
-    q.send("long")
+    q.send(body)
     started, release = threading.Event(), threading.Event()
 
     def handler(msg):
@@ -380,6 +382,11 @@ def test_stop_deadline_and_wait(db):
 
     w = lqs.Worker(q, handler).start()
     assert started.wait(TIMEOUT)
+    return q, w, release
+
+
+def test_stop_deadline_and_wait(db):
+    _, w, release = start_a_straggler(db, "long")
     assert w.wait(0) is False
     assert w.stop(0.05) is False  # the handler outlived the deadline
     assert w.wait(0) is True
@@ -389,16 +396,7 @@ def test_stop_deadline_and_wait(db):
 
 
 def test_last_reference_dropped_on_a_handler_thread(db):
-    q = db.create_queue("jobs")
-    q.send("x")
-    started, release = threading.Event(), threading.Event()
-
-    def handler(msg):
-        started.set()
-        release.wait(TIMEOUT)
-
-    w = lqs.Worker(q, handler).start()
-    assert started.wait(TIMEOUT)
+    q, w, release = start_a_straggler(db, "x")
     assert w.stop(0.05) is False
     ref = weakref.ref(w)
     del w
@@ -461,7 +459,7 @@ def test_a_running_worker_keeps_the_database_alive_and_close_stops_it(tmp_path):
     gc.collect()
     q.send("still working")
     eventually(lambda: handled == ["still working"])
-    db = q.database
+    db = q.broker
     db.close()  # stops the worker first, then closes
     with raises(lqs.Closed):
         q.send("after close")

@@ -1,0 +1,61 @@
+// bindings/python/src/common.h — what every file of lqs._lqs shares: turning
+// a Status into the Python exception lqs._errors picks for its code, releasing
+// the GIL around C++ calls, and the value conversions (str with surrogateescape,
+// message attributes as {name: (data_type, str | bytes)}).
+//
+// Thread safety: every function here needs the GIL except inside Unlocked().
+
+#ifndef LQS_BINDINGS_PYTHON_COMMON_H_
+#define LQS_BINDINGS_PYTHON_COMMON_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <pybind11/pybind11.h>
+
+#include "lqs/lqs.h"
+
+namespace lqs_py {
+
+namespace py = pybind11;
+
+// ---- Errors ------------------------------------------------------------------------
+
+// Raises the lqs.Error subclass of status.code() with status.message().
+// REQUIRES: !status.ok()
+[[noreturn]] void Raise(const lqs::Status& status);
+
+inline void Check(const lqs::Status& status) {
+  if (!status.ok()) Raise(status);
+}
+
+template <typename T>
+T Take(lqs::StatusOr<T>&& result) {
+  if (!result.ok()) Raise(result.status());
+  return std::move(result).value();
+}
+
+// Runs fn() with the GIL released.
+template <typename Fn>
+auto Unlocked(Fn&& fn) {
+  py::gil_scoped_release release;
+  return fn();
+}
+
+// ---- Conversions -------------------------------------------------------------------
+
+// UTF-8 (invalid bytes as surrogate escapes) -> str.
+py::str Text(const std::string& s);
+// None when absent.
+py::object OptText(const std::optional<std::string>& s);
+// {name: (data_type, str | bytes)} (or None) -> MessageAttributeMap
+lqs::MessageAttributeMap ToAttributes(const py::object& obj);
+// MessageAttributeMap -> {name: (data_type, str | bytes)}
+py::dict FromAttributes(const lqs::MessageAttributeMap& attrs);
+py::dict FromMap(const std::map<std::string, std::string>& m);
+
+}  // namespace lqs_py
+
+#endif  // LQS_BINDINGS_PYTHON_COMMON_H_

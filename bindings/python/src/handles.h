@@ -1,0 +1,44 @@
+// bindings/python/src/handles.h — the handles lqs._lqs hands to Python, and
+// the functions that register each class on the module.
+//
+// A _Broker owns the lqs::Broker; a Queue keeps its Broker's memory alive
+// (after close() its calls fail with lqs.Closed) and shares the broker's
+// WorkerRegistry, so that close() stops the broker's workers first.
+
+#ifndef LQS_BINDINGS_PYTHON_HANDLES_H_
+#define LQS_BINDINGS_PYTHON_HANDLES_H_
+
+#include <memory>
+#include <utility>
+
+#include <pybind11/pybind11.h>
+
+#include "bindings/python/src/worker_registry.h"
+
+#include "lqs/lqs.h"
+
+namespace lqs_py {
+
+struct PyQueue {
+  std::shared_ptr<lqs::Broker> broker;
+  std::shared_ptr<lqs::Queue> rep;
+  std::shared_ptr<WorkerRegistry> workers;
+};
+
+struct PyBroker {
+  std::shared_ptr<lqs::Broker> rep;
+  bool closed = false;
+  std::shared_ptr<WorkerRegistry> workers = std::make_shared<WorkerRegistry>();
+
+  PyQueue Wrap(std::shared_ptr<lqs::Queue> q) const { return PyQueue{rep, std::move(q), workers}; }
+};
+
+// Each registers one class on module `m` (module.cc calls them all).
+void BindBroker(py::module_& m);    // _Broker
+void BindQueue(py::module_& m);     // Queue
+void BindWorker(py::module_& m);    // Worker
+void BindEndpoint(py::module_& m);  // Endpoint
+
+}  // namespace lqs_py
+
+#endif  // LQS_BINDINGS_PYTHON_HANDLES_H_
