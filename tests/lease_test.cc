@@ -104,7 +104,8 @@ TEST_F(LeaseTest, ChangeVisibilityRules) {
   ASSERT_OK(q->DeleteMessage(h));
   auto gone = q->ChangeMessageVisibility(h, 10);
   EXPECT_CODE(gone, kInvalidParameterValue);
-  EXPECT_NE(gone.message().find("Message does not exist or is not available for visibility timeout change."),
+  EXPECT_NE(gone.message().find(
+                "Message does not exist or is not available for visibility timeout change."),
             std::string::npos);
 }
 
@@ -137,7 +138,8 @@ TEST_F(LeaseTest, MalformedAndForeignHandles) {
   auto other = MakeQueue("other");
   Send(*other, "x");
   auto got = Receive(*other);
-  for (const std::string& bad : std::vector<std::string>{"", "garbage", "AAAA", std::string(2000, 'A')}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"", "garbage", "AAAA", std::string(2000, 'A')}) {
     auto st = q->DeleteMessage(bad);
     EXPECT_CODE(st, kReceiptHandleIsInvalid);
     EXPECT_CODE(q->ChangeMessageVisibility(bad, 1), kReceiptHandleIsInvalid);
@@ -178,6 +180,41 @@ TEST_F(LeaseTest, BatchesReportPerEntry) {
   EXPECT_CODE(q->DeleteMessageBatch(eleven), kTooManyEntriesInBatchRequest);
   EXPECT_CODE(q->DeleteMessageBatch({{"a", "h"}, {"a", "h"}}), kBatchEntryIdsNotDistinct);
   EXPECT_CODE(q->DeleteMessageBatch({{"a b", "h"}}), kInvalidBatchEntryId);
+}
+
+// The single calls on a receipt handle return the typed Status of what
+// failed: after Close, kClosed (not an I/O error or an internal one), with
+// a handle that was valid before, on standard and FIFO queues alike.
+TEST_F(LeaseTest, HandleCallsOnAClosedBrokerReturnClosed) {
+  auto standard = MakeQueue("q");
+  auto fifo = MakeQueue("q.fifo", {{"FifoQueue", "true"}, {"ContentBasedDeduplication", "true"}});
+  std::vector<std::pair<std::shared_ptr<Queue>, std::string>> held;
+  for (const auto& q : {standard, fifo}) {
+    SendMessageRequest r;
+    r.body = "x";
+    if (q->is_fifo()) r.message_group_id = "g";
+    ASSERT_OK(q->SendMessage(r));
+    auto got = Receive(*q);
+    ASSERT_EQ(got.size(), 1u);
+    held.emplace_back(q, got[0].receipt_handle);
+  }
+  ASSERT_OK(broker_->Close());
+  for (const auto& [q, handle] : held) {
+    SCOPED_TRACE(q->name());
+    EXPECT_CODE(q->DeleteMessage(handle), kClosed);
+    EXPECT_CODE(q->DeleteMessageBatch({{"a", handle}}), kClosed);
+    EXPECT_CODE(q->ChangeMessageVisibility(handle, 10), kClosed);
+    EXPECT_CODE(q->ChangeMessageVisibilityBatch({{"a", handle, 10}}), kClosed);
+    EXPECT_CODE(q->DeleteMessageAndRecord(handle, "key", 60), kClosed);
+  }
+  // None of them changed anything: both messages are still in flight.
+  held.clear();
+  Reopen();
+  for (const std::string name : {"q", "q.fifo"}) {
+    auto q = broker_->GetQueue(name);
+    ASSERT_OK(q);
+    EXPECT_EQ(Counts(**q), (std::array<int64_t, 3>{0, 1, 0})) << name;
+  }
 }
 
 TEST_F(LeaseTest, InFlightLimit) {
@@ -230,16 +267,19 @@ TEST_F(LeaseTest, AttributeFilters) {
   ASSERT_OK(got);
   ASSERT_EQ(got->messages.size(), 1u);
   EXPECT_EQ(got->messages[0].message_attributes.size(), 2u);
-  EXPECT_EQ(got->messages[0].md5_of_message_attributes.value_or(""), "fca026605781cb4126a1e9044df24232");
+  EXPECT_EQ(got->messages[0].md5_of_message_attributes.value_or(""),
+            "fca026605781cb4126a1e9044df24232");
   EXPECT_TRUE(got->messages[0].attributes.empty());
   r.message_attribute_names = {"Hel.*"};
   r.message_system_attribute_names = {"SentTimestamp"};
   got = q->ReceiveMessage(r);
-  EXPECT_EQ(got->messages[0].md5_of_message_attributes.value_or(""), "83fee93c1bcd8b9a5a923ffacdc636c7");
+  EXPECT_EQ(got->messages[0].md5_of_message_attributes.value_or(""),
+            "83fee93c1bcd8b9a5a923ffacdc636c7");
   EXPECT_EQ(got->messages[0].attributes.size(), 1u);
   r.message_attribute_names = {"All"};
   got = q->ReceiveMessage(r);
-  EXPECT_EQ(got->messages[0].md5_of_message_attributes.value_or(""), "4c360f3fdafd970e05fae2f149d997f5");
+  EXPECT_EQ(got->messages[0].md5_of_message_attributes.value_or(""),
+            "4c360f3fdafd970e05fae2f149d997f5");
   r.message_attribute_names = {};
   got = q->ReceiveMessage(r);
   EXPECT_FALSE(got->messages[0].md5_of_message_attributes.has_value());

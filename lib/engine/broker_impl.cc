@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 
 #include <rocksdb/iterator.h>
 
@@ -36,7 +34,8 @@ StatusOr<uint64_t> ReadMetaU64(storage::Database* db, const char* name, uint64_t
   Status st = db->Get(storage::Cf::kCatalog, storage::MetaKey(name), &value, &found);
   if (!st.ok()) return st;
   if (!found) return fallback;
-  if (value.size() != 8) return Status(ErrorCode::kCorruption, std::string("meta ") + name + " is corrupt");
+  if (value.size() != 8)
+    return Status(ErrorCode::kCorruption, std::string("meta ") + name + " is corrupt");
   return storage::GetBE64(value.data());
 }
 
@@ -75,26 +74,25 @@ StatusOr<ListQueuesResult> Paginate(const std::vector<std::string>& sorted,
 
 class BrokerImpl final : public Broker {
  public:
-  explicit BrokerImpl(std::shared_ptr<Core> core)
-      : core_(std::move(core)), tasks_(core_) {}
+  explicit BrokerImpl(std::shared_ptr<Core> core) : core_(std::move(core)), tasks_(core_) {}
   ~BrokerImpl() override { Close().IgnoreError(); }
 
   Status Init();
 
   Status Close() override {
-    std::lock_guard<std::mutex> lock(close_mu_);
+    notify::MutexLock lock(&close_mu_);
     if (closed_) return Status::OK();
     closed_ = true;
     if (maintenance_) maintenance_->Stop();
     if (listener_id_ != 0) core_->options().clock->RemoveListener(listener_id_);
     core_->Shutdown();
-    std::unique_lock<std::shared_mutex> commits(commit_mu_);  // none in progress
+    notify::WriterMutexLock commits(&commit_mu_);  // none in progress
     return core_->db()->Close();
   }
 
   void DeferCommits(bool defer) override { core_->db()->DeferCommits(defer); }
   Status Commit() override {
-    std::shared_lock<std::shared_mutex> lock(commit_mu_);
+    notify::ReaderMutexLock lock(&commit_mu_);
     // Close() wrote (and synced) the whole log: nothing is left pending.
     if (core_->closed()) return Status::OK();
     return core_->db()->Commit();
@@ -155,7 +153,7 @@ class BrokerImpl final : public Broker {
 
   Status RunMaintenance() override {
     if (core_->closed()) return Closed();
-    std::lock_guard<std::mutex> lock(maintenance_mu_);
+    notify::MutexLock lock(&maintenance_mu_);
     for (const auto& q : core_->AllQueues()) {
       StatusOr<int64_t> n = q->ExpireNow(100000, /*reclaim=*/true);
       if (!n.ok() && n.status().code() != ErrorCode::kQueueDoesNotExist) return n.status();
@@ -189,12 +187,13 @@ class BrokerImpl final : public Broker {
  private:
   std::shared_ptr<Core> core_;
   MoveTaskManager tasks_;
-  std::mutex close_mu_;
-  bool closed_ = false;
+  notify::Mutex close_mu_ ABSL_ACQUIRED_BEFORE(commit_mu_);
+  bool closed_ ABSL_GUARDED_BY(close_mu_) = false;
   // Commit() shares it; Close() takes it alone to close the database.
-  std::shared_mutex commit_mu_;
+  notify::SharedMutex commit_mu_;
   int listener_id_ = 0;
-  std::mutex maintenance_mu_;
+  // Serialises RunMaintenance (the maintenance thread and callers).
+  notify::Mutex maintenance_mu_;
   std::unique_ptr<sweep::MaintenanceThread> maintenance_;
 };
 
@@ -261,13 +260,15 @@ StatusOr<std::shared_ptr<Queue>> BrokerImpl::CreateQueue(const std::string& name
   if (!st.ok()) return st;
   st = api::CheckPolicyLimits(attributes);
   if (!st.ok()) return st;
-  std::lock_guard<std::mutex> catalog(core_->catalog_mutex());
+  notify::MutexLock catalog(&core_->catalog_mutex());
   if (std::shared_ptr<QueueImpl> existing = core_->FindByName(name)) {
-    std::optional<std::string> differs = api::FirstDifferingAttribute(attributes, existing->config());
+    std::optional<std::string> differs =
+        api::FirstDifferingAttribute(attributes, existing->config());
     if (differs) {
       return Status(ErrorCode::kQueueNameExists,
                     "A queue already exists with the same name and a different value for "
-                    "attribute " + *differs);
+                    "attribute " +
+                        *differs);
     }
     return std::shared_ptr<Queue>(existing);
   }
@@ -315,7 +316,7 @@ StatusOr<std::shared_ptr<Queue>> BrokerImpl::CreateQueue(const std::string& name
 
 Status BrokerImpl::DeleteQueue(const std::string& name) {
   if (core_->closed()) return Closed();
-  std::lock_guard<std::mutex> catalog(core_->catalog_mutex());
+  notify::MutexLock catalog(&core_->catalog_mutex());
   std::shared_ptr<QueueImpl> q = core_->FindByName(name);
   if (!q) return Status(ErrorCode::kQueueDoesNotExist, "The specified queue does not exist.");
   storage::Database* db = core_->db();
@@ -345,9 +346,8 @@ StatusOr<std::unique_ptr<Broker>> OpenBroker(const Options& options, rocksdb::En
   Status st = d->Get(storage::Cf::kCatalog, storage::MetaKey(kMetaFormat), &format, &found);
   if (!st.ok()) return st;
   if (found && format != kFormatVersion) {
-    return Status(ErrorCode::kCorruption, "the database at " + options.path +
-                                              " has format '" + format + "', expected '" +
-                                              kFormatVersion + "'");
+    return Status(ErrorCode::kCorruption, "the database at " + options.path + " has format '" +
+                                              format + "', expected '" + kFormatVersion + "'");
   }
   std::string secret;
   st = d->Get(storage::Cf::kCatalog, storage::MetaKey(kMetaSecret), &secret, &found);

@@ -1,7 +1,8 @@
 // lib/engine/consumer_support.cc — Queue's consumer-support extensions: the
 // idempotency inbox and the immediate dead-letter move (see lqs/queue.h).
 // Members of QueueImpl; see queue_impl.h for the locking rules and
-// lib/storage/keys.h for the `inbox` column family.
+// lib/storage/keys.h for the `inbox` column family. The dead-letter move's
+// building blocks are in queue_dead_letter.cc.
 //
 // The inbox holds, per queue, one record per key (its expiry time) and one
 // sweep-index entry per record (keyed by that expiry). Every inbox write
@@ -11,23 +12,19 @@
 // batch.
 
 #include <algorithm>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
+#include <utility>
 
 #include <rocksdb/write_batch.h>
 
 #include "lib/api/message_rules.h"
 #include "lib/engine/handle_errors.h"
+#include "lib/engine/queue_common.h"
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
 #include "lib/storage/range_iterator.h"
 
 namespace lqs::engine {
-
-using storage::Cf;
-using storage::CounterDelta;
-using storage::LeaseEntry;
 
 namespace {
 
@@ -175,12 +172,12 @@ Status QueueImpl::MoveToDeadLetterQueue(const std::string& receipt_handle,
   // that one is busy. Holding a gate while waiting for a mu_ is safe because
   // no thread that holds a mu_ ever waits for a gate (queue_impl.h).
   std::shared_ptr<QueueImpl> waited_dlq;
-  std::shared_lock<std::shared_mutex> waited_gate;
+  notify::SharedHold waited_gate;
   while (true) {
     // The DLQ whose gate was busy.
     std::shared_ptr<QueueImpl> busy;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      notify::MutexLock lock(&mu_);
       if (Status st = CheckLive(); !st.ok()) return st;
       if (!config_.redrive_policy) {
         return Status(ErrorCode::kInvalidParameterValue,
@@ -208,14 +205,14 @@ Status QueueImpl::MoveToDeadLetterQueue(const std::string& receipt_handle,
 
       DeadLetterMove dm = PrepareDeadLetterLocked();
       if (!dm.dlq) return dlq_gone();
-      if (waited_gate.owns_lock()) {
+      if (waited_gate.held()) {
         if (dm.dlq == waited_dlq) {
           // The gate we waited for: the DLQ was deleted meanwhile, or it
           // takes the message now.
           if (!dm.dlq->CheckLive().ok()) return dlq_gone();
-          dm.gate = std::move(waited_gate);
+          dm.gate = std::exchange(waited_gate, notify::SharedHold());
         } else {
-          waited_gate.unlock();  // the RedrivePolicy names another DLQ now
+          waited_gate.Release();  // the RedrivePolicy names another DLQ now
         }
       }
       storage::Database* db = core_->db();
@@ -247,7 +244,7 @@ Status QueueImpl::MoveToDeadLetterQueue(const std::string& receipt_handle,
     }
     if (!busy) break;
     if (dead_letter_wait_hook_) dead_letter_wait_hook_();
-    waited_gate = std::shared_lock<std::shared_mutex>(busy->gate_);
+    waited_gate.Acquire(&busy->gate_);
     waited_dlq = std::move(busy);
   }
   if (wake_dlq) wake_dlq->Notify();

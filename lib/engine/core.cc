@@ -6,11 +6,11 @@
 
 namespace lqs::engine {
 
-Core::Core(Options options, std::unique_ptr<storage::Database> db, std::string secret,
+Core::Core(Options options, std::unique_ptr<storage::Database> db, const std::string& secret,
            uint64_t seq_reserved, uint64_t next_queue_id)
     : options_(std::move(options)),
       db_(std::move(db)),
-      handles_(std::move(secret)),
+      handles_(secret),
       next_seq_(seq_reserved),
       seq_reserved_(seq_reserved),
       next_queue_id_(next_queue_id) {
@@ -27,10 +27,12 @@ int64_t Core::NowMillis() {
 
 StatusOr<uint64_t> Core::AllocateSeqs(uint64_t n) {
   const uint64_t first = next_seq_.fetch_add(n);
-  if (first + n <= seq_reserved_) return first;  // racy read is re-checked below
-  std::lock_guard<std::mutex> lock(seq_mu_);
-  if (first + n > seq_reserved_) {
-    const uint64_t reserve = std::max(first + n, seq_reserved_) + kSeqBlock;
+  // A stale value is smaller: it only sends the call to the check below.
+  if (first + n <= seq_reserved_.load(std::memory_order_acquire)) return first;
+  notify::MutexLock lock(&seq_mu_);
+  const uint64_t reserved = seq_reserved_.load(std::memory_order_relaxed);
+  if (first + n > reserved) {
+    const uint64_t reserve = std::max(first + n, reserved) + kSeqBlock;
     std::string value;
     storage::PutBE64(&value, reserve);
     rocksdb::WriteBatch batch;
@@ -38,7 +40,7 @@ StatusOr<uint64_t> Core::AllocateSeqs(uint64_t n) {
     // Always synced: a reservation must never be lost while seqs from it are.
     Status st = db_->Write(&batch, /*must_sync=*/true);
     if (!st.ok()) return st;
-    seq_reserved_ = reserve;
+    seq_reserved_.store(reserve, std::memory_order_release);
   }
   return first;
 }
@@ -63,7 +65,7 @@ bool Core::NameFromArn(const std::string& arn, std::string* name) const {
 }
 
 std::shared_ptr<QueueImpl> Core::FindByName(const std::string& name) const {
-  std::shared_lock<std::shared_mutex> lock(catalog_mu_);
+  notify::ReaderMutexLock lock(&catalog_mu_);
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
 }
@@ -75,13 +77,13 @@ std::shared_ptr<QueueImpl> Core::FindByArn(const std::string& arn) const {
 }
 
 std::shared_ptr<QueueImpl> Core::FindById(uint64_t id) const {
-  std::shared_lock<std::shared_mutex> lock(catalog_mu_);
+  notify::ReaderMutexLock lock(&catalog_mu_);
   auto it = by_id_.find(id);
   return it == by_id_.end() ? nullptr : it->second;
 }
 
 std::vector<std::shared_ptr<QueueImpl>> Core::AllQueues() const {
-  std::shared_lock<std::shared_mutex> lock(catalog_mu_);
+  notify::ReaderMutexLock lock(&catalog_mu_);
   std::vector<std::shared_ptr<QueueImpl>> out;
   out.reserve(by_name_.size());
   for (const auto& [name, q] : by_name_) out.push_back(q);
@@ -89,13 +91,13 @@ std::vector<std::shared_ptr<QueueImpl>> Core::AllQueues() const {
 }
 
 void Core::AddQueue(std::shared_ptr<QueueImpl> q) {
-  std::unique_lock<std::shared_mutex> lock(catalog_mu_);
+  notify::WriterMutexLock lock(&catalog_mu_);
   by_id_[q->id()] = q;
   by_name_[q->name()] = std::move(q);
 }
 
 void Core::RemoveQueue(const std::string& name) {
-  std::unique_lock<std::shared_mutex> lock(catalog_mu_);
+  notify::WriterMutexLock lock(&catalog_mu_);
   auto it = by_name_.find(name);
   if (it == by_name_.end()) return;
   by_id_.erase(it->second->id());
@@ -108,7 +110,7 @@ void Core::Shutdown() {
   std::vector<std::shared_ptr<QueueImpl>> queues = AllQueues();
   for (const auto& q : queues) q->WakeWaiters();
   {
-    std::unique_lock<std::shared_mutex> lock(catalog_mu_);
+    notify::WriterMutexLock lock(&catalog_mu_);
     by_name_.clear();
     by_id_.clear();
   }

@@ -7,7 +7,11 @@
 // kClosed instead of touching freed memory. Close() drops the catalogue,
 // which breaks the Core <-> QueueImpl cycle.
 //
-// Thread safety: all methods are thread-safe.
+// Thread safety: all methods are thread-safe. Locks (each a leaf, except
+// that catalog_mutex() is taken before any queue's locks and AllocateSeqs'
+// seq_mu_ may be taken under a queue's pending_mu_): seq_mu_ serialises
+// sequence reservations, catalog_mu_ guards the catalogue maps,
+// catalog_change_mu_ serialises catalogue changes. Errors: Status returns.
 
 #ifndef LQS_LIB_ENGINE_CORE_H_
 #define LQS_LIB_ENGINE_CORE_H_
@@ -16,14 +20,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "lib/lease/receipt_handle.h"
 #include "lib/notify/async_receiver.h"
+#include "lib/notify/mutex.h"
 #include "lib/storage/database.h"
+
 #include "lqs/options.h"
 #include "lqs/status.h"
 
@@ -33,7 +37,7 @@ class QueueImpl;
 
 class Core {
  public:
-  Core(Options options, std::unique_ptr<storage::Database> db, std::string secret,
+  Core(Options options, std::unique_ptr<storage::Database> db, const std::string& secret,
        uint64_t seq_reserved, uint64_t next_queue_id);
 
   const Options& options() const { return options_; }
@@ -46,7 +50,7 @@ class Core {
 
   // Allocates `n` consecutive message sequence numbers, never reused within
   // this database (reservations are persisted in blocks). Returns the first.
-  StatusOr<uint64_t> AllocateSeqs(uint64_t n);
+  StatusOr<uint64_t> AllocateSeqs(uint64_t n) ABSL_LOCKS_EXCLUDED(seq_mu_);
   // Allocates a queue id; stores the counter in `batch` (caller writes it).
   uint64_t AllocateQueueId(rocksdb::WriteBatch* batch);
 
@@ -55,22 +59,26 @@ class Core {
   bool NameFromArn(const std::string& arn, std::string* name) const;
 
   // Catalogue of live queues.
-  std::shared_ptr<QueueImpl> FindByName(const std::string& name) const;
-  std::shared_ptr<QueueImpl> FindByArn(const std::string& arn) const;
-  std::shared_ptr<QueueImpl> FindById(uint64_t id) const;
-  std::vector<std::shared_ptr<QueueImpl>> AllQueues() const;
-  void AddQueue(std::shared_ptr<QueueImpl> q);
-  void RemoveQueue(const std::string& name);
+  std::shared_ptr<QueueImpl> FindByName(const std::string& name) const
+      ABSL_LOCKS_EXCLUDED(catalog_mu_);
+  std::shared_ptr<QueueImpl> FindByArn(const std::string& arn) const
+      ABSL_LOCKS_EXCLUDED(catalog_mu_);
+  std::shared_ptr<QueueImpl> FindById(uint64_t id) const ABSL_LOCKS_EXCLUDED(catalog_mu_);
+  std::vector<std::shared_ptr<QueueImpl>> AllQueues() const ABSL_LOCKS_EXCLUDED(catalog_mu_);
+  void AddQueue(std::shared_ptr<QueueImpl> q) ABSL_LOCKS_EXCLUDED(catalog_mu_);
+  void RemoveQueue(const std::string& name) ABSL_LOCKS_EXCLUDED(catalog_mu_);
 
   // Serialises catalogue changes (create, delete, attribute changes that
   // involve other queues).
-  std::mutex& catalog_mutex() { return catalog_change_mu_; }
+  notify::Mutex& catalog_mutex() ABSL_LOCK_RETURNED(catalog_change_mu_) {
+    return catalog_change_mu_;
+  }
 
   // Parked asynchronous receives (Queue::ReceiveMessageAsync).
   notify::AsyncReceiver& async_receiver() { return *async_; }
 
   // Marks the core closed, completes parked receives, drops the catalogue.
-  void Shutdown();
+  void Shutdown() ABSL_LOCKS_EXCLUDED(catalog_mu_);
 
  private:
   const Options options_;
@@ -80,16 +88,18 @@ class Core {
   std::atomic<int64_t> last_now_ms_{0};
   std::unique_ptr<notify::AsyncReceiver> async_;
 
-  std::mutex seq_mu_;
+  notify::Mutex seq_mu_;
   std::atomic<uint64_t> next_seq_;
-  uint64_t seq_reserved_;  // guarded by seq_mu_
+  // Written under seq_mu_ (and only increases); AllocateSeqs reads it first
+  // without the lock and re-checks under it.
+  std::atomic<uint64_t> seq_reserved_;
 
   std::atomic<uint64_t> next_queue_id_;
 
-  mutable std::shared_mutex catalog_mu_;
-  std::map<std::string, std::shared_ptr<QueueImpl>> by_name_;
-  std::map<uint64_t, std::shared_ptr<QueueImpl>> by_id_;
-  std::mutex catalog_change_mu_;
+  mutable notify::SharedMutex catalog_mu_;
+  std::map<std::string, std::shared_ptr<QueueImpl>> by_name_ ABSL_GUARDED_BY(catalog_mu_);
+  std::map<uint64_t, std::shared_ptr<QueueImpl>> by_id_ ABSL_GUARDED_BY(catalog_mu_);
+  notify::Mutex catalog_change_mu_ ABSL_ACQUIRED_BEFORE(catalog_mu_);
 };
 
 // Meta keys in the catalog column family.

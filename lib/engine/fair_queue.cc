@@ -2,20 +2,20 @@
 // (standard queues whose messages carry a MessageGroupId): taking a
 // consistent snapshot of the groups, discovering groups at open, and the
 // fair round in which every group of a standard queue gets one message.
-// Members of QueueImpl.
+// Members of QueueImpl (queue_impl.h); all run under mu_, and take
+// pending_mu_ only to capture the sends not yet written.
+
+#include <limits>
 
 #include <rocksdb/iterator.h>
 #include <rocksdb/snapshot.h>
 
-#include <limits>
-
+#include "lib/engine/queue_common.h"
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
 #include "lib/storage/range_iterator.h"
 
 namespace lqs::engine {
-
-using storage::Cf;
 
 namespace {
 
@@ -25,7 +25,7 @@ constexpr size_t kMaxGroupsPerRound = 4096;
 
 std::unique_ptr<rocksdb::ManagedSnapshot> QueueImpl::SnapshotGroupsLocked(
     absl::flat_hash_map<std::string, uint64_t>* pending_floor) {
-  std::lock_guard<std::mutex> lock(pending_mu_);
+  notify::MutexLock lock(&pending_mu_);
   for (const auto& [group, seq] : fifo_new_) groups_.MarkQueued(group, seq);
   fifo_new_.clear();
   for (const auto& [group, seqs] : fifo_pending_) {
@@ -39,6 +39,7 @@ Status QueueImpl::TakeFromGroupsRoundLocked(
     const absl::flat_hash_map<std::string, uint64_t>& pending_floor, bool* progress) {
   Status result;
   groups_.VisitRotation(kMaxGroupsPerRound, [&](const std::string& group) {
+    mu_.AssertHeld();  // called by VisitRotation synchronously, under mu_
     if (ctx->full()) return false;
     fifo::GroupState* g = groups_.Find(group);
     if (g == nullptr || !g->may_have_queued || ctx->group_exhausted.contains(group)) return true;

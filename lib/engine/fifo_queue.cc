@@ -2,27 +2,25 @@
 // message groups (strict order within a group; a group is locked past its
 // first message in flight). Members of QueueImpl; see queue_impl.h for the
 // locking rules and lib/storage/keys.h for the `grouped` and `dedup` column
-// families.
-
-#include <rocksdb/iterator.h>
-#include <rocksdb/snapshot.h>
+// families. Sends decide deduplication and group order under pending_mu_
+// and write holding gate_ shared; receives run under mu_.
 
 #include <algorithm>
 #include <limits>
 
+#include <rocksdb/iterator.h>
+#include <rocksdb/snapshot.h>
+
 #include "lib/api/message_rules.h"
 #include "lib/engine/ids.h"
+#include "lib/engine/queue_common.h"
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
 #include "lib/storage/range_iterator.h"
+
 #include "lqs/attributes.h"
 
 namespace lqs::engine {
-
-using storage::Cf;
-using storage::CounterDelta;
-using storage::LeaseEntry;
-using storage::VisibleEntry;
 
 namespace {
 
@@ -35,14 +33,25 @@ constexpr int64_t kAttemptWindowMs = 5 * 60 * 1000;
 Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>& requests,
                                     std::vector<SendMessageResult>* results) {
   std::shared_ptr<const api::QueueConfig> config = SendConfig();
-  std::shared_lock<std::shared_mutex> gate(gate_);
+  Status st;
+  bool wrote = false;
+  {
+    notify::ReaderMutexLock gate(&gate_);
+    st = WriteFifoSends(*config, requests, results, &wrote);
+  }
+  if (wrote) Notify();
+  return st;
+}
+
+Status QueueImpl::WriteFifoSends(const api::QueueConfig& config,
+                                 const std::vector<const SendMessageRequest*>& requests,
+                                 std::vector<SendMessageResult>* results, bool* wrote) {
   Status live = CheckLive();
   if (!live.ok()) return live;
 
   const size_t n = requests.size();
   // A DeduplicationScope set less than a minute ago is not in effect yet.
-  const bool per_group =
-      api::DeduplicationKeyScope(*config, core_->NowMillis()) == "messageGroup";
+  const bool per_group = api::DeduplicationKeyScope(config, core_->NowMillis()) == "messageGroup";
   struct Plan {
     std::string group;
     std::string dedup_id;
@@ -55,8 +64,8 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
   for (size_t i = 0; i < n; ++i) {
     const SendMessageRequest& r = *requests[i];
     plans[i].group = r.message_group_id.value_or("");
-    plans[i].dedup_id = r.message_deduplication_id ? *r.message_deduplication_id
-                                                   : api::Sha256Hex(r.body);
+    plans[i].dedup_id =
+        r.message_deduplication_id ? *r.message_deduplication_id : api::Sha256Hex(r.body);
     plans[i].dedup_key = fifo::DedupScopeKey(per_group, plans[i].group, plans[i].dedup_id);
   }
   int64_t now = 0;
@@ -65,7 +74,7 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
     // Deduplication and group order are decided here, atomically: a send
     // registers its seq in its group before writing, and receives never
     // pass a group's pending send.
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    notify::MutexLock lock(&pending_mu_);
     now = core_->NowMillis();
     for (Plan& p : plans) {
       if (const storage::DedupEntry* seen = dedup_.Find(p.dedup_key, now)) {
@@ -124,7 +133,8 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
     m.body = r.body;
     m.md5_of_body = results->back().md5_of_message_body;
     m.attributes = r.message_attributes;
-    if (!r.message_attributes.empty()) m.md5_of_attributes = *results->back().md5_of_message_attributes;
+    if (!r.message_attributes.empty())
+      m.md5_of_attributes = *results->back().md5_of_message_attributes;
     auto trace = r.message_system_attributes.find(std::string(attr::kAWSTraceHeader));
     if (trace != r.message_system_attributes.end()) m.aws_trace_header = trace->second.string_value;
     m.message_group_id = p.group;
@@ -140,7 +150,8 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
               storage::EncodeVisible(e));
     batch.Put(db->cf(Cf::kExpiry), storage::TimeKey(id_, now, p.seq),
               storage::ExpiryValueGrouped(p.group));
-    batch.Put(db->cf(Cf::kDedup), storage::DedupKey(id_, p.dedup_key), storage::EncodeDedup(p.entry));
+    batch.Put(db->cf(Cf::kDedup), storage::DedupKey(id_, p.dedup_key),
+              storage::EncodeDedup(p.entry));
     delta.Add(storage::kStored, 1);
     delta.Add(storage::kSentTotal, 1);
   }
@@ -153,7 +164,7 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
     if (p.duplicate || p.seq == 0) continue;
     FinishPendingGrouped(p.group, p.seq, st.ok());
     if (!st.ok()) {
-      std::lock_guard<std::mutex> lock(pending_mu_);
+      notify::MutexLock lock(&pending_mu_);
       dedup_.Erase(p.dedup_key);  // nothing was stored: the id is free again
     }
   }
@@ -163,8 +174,7 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
   }
   if (fresh > 0) {
     ApplyDelta(delta);
-    gate.unlock();
-    Notify();
+    *wrote = true;
   }
   return Status::OK();
 }
@@ -172,7 +182,7 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
 Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int64_t now,
                                        bool long_poll, std::vector<Taken>* taken) {
   if (now - last_expire_ms_ >= 1000) {
-    StatusOr<int64_t> expired = ExpireLocked(now, 256);
+    StatusOr<int64_t> expired = ExpireLocked(now, kExpireBudgetPerReceive);
     if (!expired.ok()) return expired.status();
     last_expire_ms_ = now;
   }
@@ -204,7 +214,8 @@ Status QueueImpl::TryReceiveFifoLocked(const ReceiveMessageRequest& request, int
         for (const auto& [seq, lease] : it->second.items) {
           LeaseEntry renewed = lease;
           renewed.visible_at_ms = now + lease_ms;
-          batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq), storage::EncodeLease(renewed));
+          batch.Put(db->cf(Cf::kInflight), storage::MessageKey(id_, seq),
+                    storage::EncodeLease(renewed));
           again.push_back({seq, renewed});
         }
         if (!again.empty()) {
@@ -318,6 +329,7 @@ Status QueueImpl::LoadFifo() {
   // queued messages, one seek per group (not per message).
   for (const auto& [seq, group] : [this] {
          std::vector<std::pair<uint64_t, std::string>> v;
+         mu_.AssertHeld();  // called right here, under mu_
          leases_.ForEach([&v](uint64_t s, const LeaseEntry& l) { v.emplace_back(s, l.group); });
          return v;
        }()) {
@@ -330,7 +342,7 @@ Status QueueImpl::LoadFifo() {
   const int64_t now = core_->NowMillis();
   storage::RangeIterator dit(core_->db(), Cf::kDedup, storage::QueuePrefix(id_),
                              storage::QueueEnd(id_));
-  std::lock_guard<std::mutex> lock(pending_mu_);
+  notify::MutexLock lock(&pending_mu_);
   for (; dit.Valid(); dit.Next()) {
     storage::DedupEntry e;
     if (!storage::DecodeDedup(dit.value(), &e)) {
@@ -346,7 +358,7 @@ Status QueueImpl::LoadFifo() {
 Status QueueImpl::ExpireDedup(int64_t now) {
   std::vector<std::string> keys;
   {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    notify::MutexLock lock(&pending_mu_);
     keys = dedup_.ExpiredKeys(now, 100000);
     for (const std::string& k : keys) dedup_.Erase(k);
   }

@@ -1,9 +1,9 @@
 #include "lib/engine/move_tasks.h"
 
-#include <rocksdb/iterator.h>
-
 #include <algorithm>
+
 #include <nlohmann/json.hpp>
+#include <rocksdb/iterator.h>
 
 #include "lib/engine/ids.h"
 #include "lib/engine/queue_impl.h"
@@ -20,7 +20,8 @@ std::string Base64(const std::string& in) {
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
     uint32_t v = (static_cast<unsigned char>(in[i]) << 16) |
-                 (static_cast<unsigned char>(in[i + 1]) << 8) | static_cast<unsigned char>(in[i + 2]);
+                 (static_cast<unsigned char>(in[i + 1]) << 8) |
+                 static_cast<unsigned char>(in[i + 2]);
     for (int s = 18; s >= 0; s -= 6) out.push_back(kB64[(v >> s) & 63]);
   }
   if (i < in.size()) {
@@ -75,7 +76,7 @@ std::string MoveTaskManager::HandleFor(const storage::MoveTaskRecord& r) {
 Status MoveTaskManager::Load() {
   storage::RangeIterator it(core_->db(), storage::Cf::kCatalog, std::string(1, storage::kTaskTag),
                             std::string(1, storage::kTaskTag + 1));
-  std::lock_guard<std::mutex> lock(mu_);
+  notify::MutexLock lock(&mu_);
   const int64_t now = core_->NowMillis();
   for (; it.Valid(); it.Next()) {
     Task t;
@@ -96,7 +97,8 @@ Status MoveTaskManager::PersistLocked(const Task& task) {
 
 StatusOr<std::string> MoveTaskManager::Start(const StartMessageMoveTaskRequest& request) {
   if (request.source_arn.empty()) {
-    return Status(ErrorCode::kMissingParameter, "The request must contain the parameter SourceArn.");
+    return Status(ErrorCode::kMissingParameter,
+                  "The request must contain the parameter SourceArn.");
   }
   if (Status st = CheckArnSyntax(request.source_arn, "SourceArn"); !st.ok()) return st;
   std::shared_ptr<QueueImpl> source = core_->FindByArn(request.source_arn);
@@ -137,7 +139,7 @@ StatusOr<std::string> MoveTaskManager::Start(const StartMessageMoveTaskRequest& 
     return Status(ErrorCode::kInvalidParameterValue,
                   "Source queue must be configured as a Dead Letter Queue.");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  notify::MutexLock lock(&mu_);
   for (const auto& [id, t] : tasks_) {
     if (t.record.source_arn == request.source_arn &&
         (t.record.status == "RUNNING" || t.record.status == "CANCELLING")) {
@@ -171,7 +173,7 @@ StatusOr<int64_t> MoveTaskManager::Cancel(const std::string& task_handle) {
     return Status(ErrorCode::kInvalidParameterValue, "Value for parameter TaskHandle is invalid.");
   }
   if (!core_->FindByArn(j["sourceArn"].get<std::string>())) return SourceMissing();
-  std::lock_guard<std::mutex> lock(mu_);
+  notify::MutexLock lock(&mu_);
   auto it = tasks_.find(j["taskId"].get<std::string>());
   if (it == tasks_.end()) return Status(ErrorCode::kResourceNotFound, "Task does not exist.");
   Task& t = it->second;
@@ -196,14 +198,15 @@ StatusOr<std::vector<MessageMoveTask>> MoveTaskManager::List(const std::string& 
                       " for parameter MaxResults is invalid. Reason: Must be between 1 and 10.");
   }
   if (!core_->FindByArn(source_arn)) return SourceMissing();
-  std::lock_guard<std::mutex> lock(mu_);
+  notify::MutexLock lock(&mu_);
   std::vector<const Task*> matching;
   for (const auto& [id, t] : tasks_) {
     if (t.record.source_arn == source_arn) matching.push_back(&t);
   }
   std::sort(matching.begin(), matching.end(), [](const Task* a, const Task* b) {
-    return a->record.started_ms != b->record.started_ms ? a->record.started_ms > b->record.started_ms
-                                                        : a->record.task_id > b->record.task_id;
+    return a->record.started_ms != b->record.started_ms
+               ? a->record.started_ms > b->record.started_ms
+               : a->record.task_id > b->record.task_id;
   });
   std::vector<MessageMoveTask> out;
   for (const Task* t : matching) {
@@ -225,7 +228,7 @@ StatusOr<std::vector<MessageMoveTask>> MoveTaskManager::List(const std::string& 
 }
 
 Status MoveTaskManager::Step() {
-  std::lock_guard<std::mutex> lock(mu_);
+  notify::MutexLock lock(&mu_);
   const int64_t now = core_->NowMillis();
   for (auto& [id, t] : tasks_) {
     if (t.record.status == "CANCELLING") {
@@ -238,8 +241,8 @@ Status MoveTaskManager::Step() {
     const int rate = t.record.rate > 0 ? t.record.rate : kDefaultRate;
     // Credit accrues at `rate` per second of the injected clock; at most two
     // seconds' worth is kept, so a late step catches up without a burst.
-    t.credit = std::min<double>(t.credit + static_cast<double>(now - t.last_step_ms) / 1000.0 * rate,
-                                2.0 * rate);
+    t.credit = std::min<double>(
+        t.credit + static_cast<double>(now - t.last_step_ms) / 1000.0 * rate, 2.0 * rate);
     t.last_step_ms = now;
     const int64_t budget = static_cast<int64_t>(t.credit);
     std::shared_ptr<QueueImpl> source = core_->FindByArn(t.record.source_arn);

@@ -13,12 +13,12 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "lib/engine/core.h"
 #include "lib/storage/records.h"
+
 #include "lqs/types.h"
 
 namespace lqs::engine {
@@ -43,12 +43,13 @@ class MoveTaskManager {
     int64_t last_step_ms = 0;
     double credit = 0;
   };
-  Status PersistLocked(const Task& task);
+  Status PersistLocked(const Task& task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static std::string HandleFor(const storage::MoveTaskRecord& r);
 
   std::shared_ptr<Core> core_;
-  std::mutex mu_;
-  std::map<std::string, Task> tasks_;  // by task id
+  // Held across a task's moves (so taken before the queues' locks).
+  notify::Mutex mu_;
+  std::map<std::string, Task> tasks_ ABSL_GUARDED_BY(mu_);  // by task id
 };
 
 }  // namespace lqs::engine

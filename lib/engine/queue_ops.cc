@@ -1,21 +1,26 @@
-// Operators' views of a queue: counters (GetStats) and a non-leasing scan
-// of its messages (ScanMessages, for peek and export). Members of
-// QueueImpl; they change nothing.
-
-#include <rocksdb/iterator.h>
-#include <rocksdb/snapshot.h>
+// lib/engine/queue_ops.cc — operators' views of a queue: its counts
+// (Counts, for attributes and verify; GetStats), and a non-leasing scan of
+// its messages (ScanMessages, for peek and export). Members of QueueImpl
+// (queue_impl.h); they change nothing but a retention sweep's expiries.
+//
+// Counts and OldestSentLocked read under mu_ (the delayed buckets under
+// pending_mu_); ScanMessages copies the leases and cursors under mu_ and
+// reads a RocksDB snapshot taken with them, holding no lock.
 
 #include <algorithm>
 #include <limits>
 
+#include <rocksdb/iterator.h>
+#include <rocksdb/snapshot.h>
+
+#include "lib/engine/queue_common.h"
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
 #include "lib/storage/range_iterator.h"
+
 #include "lqs/attributes.h"
 
 namespace lqs::engine {
-
-using storage::Cf;
 
 namespace {
 
@@ -31,6 +36,54 @@ bool FirstKey(storage::Database* db, Cf cf, std::string lo, std::string hi, std:
 
 }  // namespace
 
+QueueCounts QueueImpl::Counts() {
+  notify::MutexLock lock(&mu_);
+  QueueCounts c;
+  const int64_t now = core_->NowMillis();
+  const int64_t expired_leases = leases_.CountExpired(now);
+  c.delayed = DelayedCountLocked(now);
+  c.visible = std::max<int64_t>(0, counters_[storage::kStored].load() - c.delayed) + expired_leases;
+  c.not_visible = static_cast<int64_t>(leases_.size()) - expired_leases;
+  for (int i = 0; i < storage::kNumSlots; ++i) c.slots[i] = counters_[i].load();
+  return c;
+}
+
+int64_t QueueImpl::DelayedCountLocked(int64_t now) {
+  if (fifo_) {
+    // FIFO delays are the queue's, counted from each message's send time.
+    const int64_t delay_ms = int64_t{config_.delay_seconds} * 1000;
+    if (delay_ms == 0) return 0;
+    int64_t n = 0;
+    for (storage::RangeIterator it(core_->db(), Cf::kExpiry,
+                                   storage::TimeKey(id_, now - delay_ms + 1, 0),
+                                   storage::TimeKey(id_, now + 1, 0));
+         it.Valid(); it.Next()) {
+      if (!it.value().empty() && it.value()[0] == 'G') ++n;
+    }
+    return n;
+  }
+  const int64_t now_bucket = BucketOf(now);
+  int64_t total = 0;
+  {
+    notify::MutexLock lock(&pending_mu_);
+    for (auto it = buckets_.begin(); it != buckets_.end();) {
+      if (it->first < now_bucket || it->second <= 0) {
+        it = buckets_.erase(it);
+        continue;
+      }
+      if (it->first > now_bucket) total += it->second;
+      ++it;
+    }
+  }
+  // The current second's bucket is partly visible already: count exactly.
+  for (storage::RangeIterator it(core_->db(), Cf::kVisible, storage::TimeKey(id_, now + 1, 0),
+                                 storage::TimeKey(id_, now_bucket * 1000 + 1, 0));
+       it.Valid(); it.Next()) {
+    ++total;
+  }
+  return total;
+}
+
 int64_t QueueImpl::OldestSentLocked() {
   int64_t oldest = std::numeric_limits<int64_t>::max();
   std::vector<uint64_t> first = leases_.SentBefore(std::numeric_limits<int64_t>::max(), 1);
@@ -39,8 +92,8 @@ int64_t QueueImpl::OldestSentLocked() {
   std::string key, value;
   // Entries whose sent time differs from their index position (delays,
   // dead letters, every FIFO entry) are in the expiry index, oldest first.
-  if (FirstKey(db, Cf::kExpiry, storage::TimeKey(id_, expiry_cursor_ms_, 0),
-               storage::QueueEnd(id_), &key, &value)) {
+  if (FirstKey(db, Cf::kExpiry, storage::TimeKey(id_, expiry_cursor_ms_, 0), storage::QueueEnd(id_),
+               &key, &value)) {
     storage::DecodedTimeKey k;
     if (storage::DecodeTimeKey(key, &k)) oldest = std::min(oldest, k.time_ms);
   }
@@ -49,13 +102,15 @@ int64_t QueueImpl::OldestSentLocked() {
   // than any queued by seq after them and are counted above or below.
   if (!fifo_) {
     SeqLane lane(db, id_, seq_cursor_, name_, /*limit=*/1024);
-    lane.Start([this](uint64_t seq) { return TakenAheadLocked(seq); });
+    lane.Start([this](uint64_t seq) {
+      mu_.AssertHeld();  // called by the lane synchronously, under mu_
+      return TakenAheadLocked(seq);
+    });
     if (lane.Valid()) oldest = std::min(oldest, lane.message().sent_timestamp_ms);
   }
   // The rest of a standard queue's visible index is in send order.
-  if (!fifo_ && FirstKey(db, Cf::kVisible,
-                         storage::TimeKey(id_, cursor_ms_, cursor_seq_), storage::QueueEnd(id_),
-                         &key, &value)) {
+  if (!fifo_ && FirstKey(db, Cf::kVisible, storage::TimeKey(id_, cursor_ms_, cursor_seq_),
+                         storage::QueueEnd(id_), &key, &value)) {
     storage::VisibleEntry e;
     if (storage::DecodeVisible(value, &e)) oldest = std::min(oldest, e.sent_ms);
   }
@@ -79,9 +134,10 @@ StatusOr<QueueStats> QueueImpl::GetStats() {
   s.expired_total = c.slots[storage::kExpiredTotal];
   s.purged_total = c.slots[storage::kPurgedTotal];
   s.redriven_total = c.slots[storage::kMovedByTaskTotal];
-  std::lock_guard<std::mutex> lock(mu_);
+  notify::MutexLock lock(&mu_);
   const int64_t oldest = OldestSentLocked();
-  if (oldest >= 0) s.oldest_message_age_seconds = std::max<int64_t>(0, (core_->NowMillis() - oldest) / 1000);
+  if (oldest >= 0)
+    s.oldest_message_age_seconds = std::max<int64_t>(0, (core_->NowMillis() - oldest) / 1000);
   return s;
 }
 
@@ -94,9 +150,10 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
   int64_t now = 0, delay_ms = 0, cursor_ms = 0;
   uint64_t cursor_seq = 0, seq_cursor = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    notify::MutexLock lock(&mu_);
     now = core_->NowMillis();
-    leases_.ForEach([&](uint64_t seq, const storage::LeaseEntry& l) { leased.emplace_back(seq, l); });
+    leases_.ForEach(
+        [&](uint64_t seq, const storage::LeaseEntry& l) { leased.emplace_back(seq, l); });
     delay_ms = int64_t{config_.delay_seconds} * 1000;
     cursor_ms = cursor_ms_;
     cursor_seq = cursor_seq_;
@@ -122,12 +179,14 @@ Status QueueImpl::ScanMessages(const std::function<bool(const StoredMessage&)>& 
     out.message_attributes = std::move(m.attributes);
     out.attributes[std::string(attr::kSentTimestamp)] = std::to_string(m.sent_timestamp_ms);
     out.attributes[std::string(attr::kApproximateReceiveCount)] = std::to_string(receive_count);
-    if (!m.message_group_id.empty()) out.attributes[std::string(attr::kMessageGroupId)] = m.message_group_id;
+    if (!m.message_group_id.empty())
+      out.attributes[std::string(attr::kMessageGroupId)] = m.message_group_id;
     if (fifo_) {
       out.attributes[std::string(attr::kMessageDeduplicationId)] = m.message_deduplication_id;
       out.attributes[std::string(attr::kSequenceNumber)] = m.sequence_number;
     }
-    if (!m.aws_trace_header.empty()) out.attributes[std::string(attr::kAWSTraceHeader)] = m.aws_trace_header;
+    if (!m.aws_trace_header.empty())
+      out.attributes[std::string(attr::kAWSTraceHeader)] = m.aws_trace_header;
     if (!m.dead_letter_source_arn.empty()) {
       out.attributes[std::string(attr::kDeadLetterQueueSourceArn)] = m.dead_letter_source_arn;
     }

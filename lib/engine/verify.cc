@@ -43,8 +43,10 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
     rocksdb::ReadOptions gro;
     gro.snapshot = snap;
     storage::CounterDelta counters;
-    rocksdb::Status s = db->db()->Get(gro, db->cf(Cf::kCounters), storage::CounterKey(q->id()), &raw);
-    if (s.ok() && !storage::CounterDelta::Decode(raw, &counters)) problems.push_back(where + "corrupt counters");
+    rocksdb::Status s =
+        db->db()->Get(gro, db->cf(Cf::kCounters), storage::CounterKey(q->id()), &raw);
+    if (s.ok() && !storage::CounterDelta::Decode(raw, &counters))
+      problems.push_back(where + "corrupt counters");
     const auto seq_cursor = static_cast<uint64_t>(counters.Get(storage::kSeqCursor));
 
     std::set<uint64_t> visible, inflight, messages;
@@ -57,7 +59,8 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
         problems.push_back(where + "undecodable visible entry");
         return;
       }
-      if (!visible.insert(k.seq).second) problems.push_back(where + "message " + std::to_string(k.seq) + " twice in visible");
+      if (!visible.insert(k.seq).second)
+        problems.push_back(where + "message " + std::to_string(k.seq) + " twice in visible");
       if (e.has_expiry_entry) expiry_expected.emplace(e.sent_ms, k.seq);
     });
     scan(Cf::kGrouped, [&](std::string_view key, std::string_view value) {
@@ -69,7 +72,8 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
         problems.push_back(where + "undecodable grouped entry");
         return;
       }
-      if (!visible.insert(seq).second) problems.push_back(where + "message " + std::to_string(seq) + " queued twice");
+      if (!visible.insert(seq).second)
+        problems.push_back(where + "message " + std::to_string(seq) + " queued twice");
       if (e.has_expiry_entry) expiry_expected.emplace(e.sent_ms, seq);
     });
     scan(Cf::kInflight, [&](std::string_view key, std::string_view value) {
@@ -80,7 +84,9 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
         return;
       }
       inflight.insert(seq);
-      if (visible.count(seq)) problems.push_back(where + "message " + std::to_string(seq) + " both visible and in flight");
+      if (visible.count(seq))
+        problems.push_back(where + "message " + std::to_string(seq) +
+                           " both visible and in flight");
     });
     scan(Cf::kMessages, [&](std::string_view key, std::string_view value) {
       uint64_t qid = 0, seq = 0;
@@ -96,10 +102,12 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
         // Queued by its seq (seq_lane.h): never indexed; leased, or queued
         // at or above the seq cursor.
         if (visible.count(seq)) {
-          problems.push_back(where + "message " + std::to_string(seq) + " queued by seq has an index entry");
+          problems.push_back(where + "message " + std::to_string(seq) +
+                             " queued by seq has an index entry");
         } else if (!inflight.count(seq)) {
           if (seq < seq_cursor) {
-            problems.push_back(where + "message " + std::to_string(seq) + " is below the seq cursor and not leased");
+            problems.push_back(where + "message " + std::to_string(seq) +
+                               " is below the seq cursor and not leased");
           }
           ++queued_by_seq;
         }
@@ -108,10 +116,12 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
       }
     });
     for (uint64_t seq : visible) {
-      if (!messages.count(seq)) problems.push_back(where + "visible entry " + std::to_string(seq) + " has no message");
+      if (!messages.count(seq))
+        problems.push_back(where + "visible entry " + std::to_string(seq) + " has no message");
     }
     for (uint64_t seq : inflight) {
-      if (!messages.count(seq)) problems.push_back(where + "lease " + std::to_string(seq) + " has no message");
+      if (!messages.count(seq))
+        problems.push_back(where + "lease " + std::to_string(seq) + " has no message");
     }
     std::set<std::pair<int64_t, uint64_t>> expiry_found;
     scan(Cf::kExpiry, [&](std::string_view key, std::string_view /*value*/) {
@@ -122,7 +132,8 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
       }
       expiry_found.emplace(k.time_ms, k.seq);
     });
-    if (expiry_found != expiry_expected) problems.push_back(where + "expiry index disagrees with visible entries");
+    if (expiry_found != expiry_expected)
+      problems.push_back(where + "expiry index disagrees with visible entries");
 
     // The idempotency inbox: well-formed records (a key of 1..512 bytes, an
     // 8-byte expiry), each with exactly one sweep-index entry at its expiry.
@@ -151,11 +162,13 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
 
     const int64_t queued = static_cast<int64_t>(visible.size()) + queued_by_seq;
     if (counters.Get(storage::kStored) != queued) {
-      problems.push_back(where + "counter stored=" + std::to_string(counters.Get(storage::kStored)) +
+      problems.push_back(where +
+                         "counter stored=" + std::to_string(counters.Get(storage::kStored)) +
                          " but " + std::to_string(queued) + " queued messages");
     }
     if (counters.Get(storage::kLeases) != static_cast<int64_t>(inflight.size())) {
-      problems.push_back(where + "counter leases=" + std::to_string(counters.Get(storage::kLeases)) +
+      problems.push_back(where +
+                         "counter leases=" + std::to_string(counters.Get(storage::kLeases)) +
                          " but " + std::to_string(inflight.size()) + " leases");
     }
   }
@@ -170,7 +183,8 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
       if (it->key().size() < 8) continue;
       uint64_t qid = storage::GetBE64(it->key().data());
       if (!live_ids.count(qid)) {
-        problems.push_back(std::string("orphan data of queue id ") + std::to_string(qid) + " in " + storage::CfName(cf));
+        problems.push_back(std::string("orphan data of queue id ") + std::to_string(qid) + " in " +
+                           storage::CfName(cf));
         // Skip the rest of that queue's range.
         it->Seek(storage::QueueEnd(qid));
         if (!it->Valid()) break;

@@ -13,7 +13,7 @@ AsyncReceiver::~AsyncReceiver() { Shutdown(); }
 uint64_t AsyncReceiver::Park(uint64_t queue_id, uint64_t epoch, int64_t next_check_ms,
                              Attempt attempt) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (!stop_) {
       const uint64_t id = next_id_++;
       waiters_.emplace(id, Waiter{id, queue_id, std::move(attempt)});
@@ -30,7 +30,7 @@ uint64_t AsyncReceiver::Park(uint64_t queue_id, uint64_t epoch, int64_t next_che
       // needs it to look again.
       if (changed || earliest) {
         parked_new_ = true;
-        cv_.notify_one();
+        cv_.Signal();
       }
       return id;
     }
@@ -43,11 +43,11 @@ uint64_t AsyncReceiver::Park(uint64_t queue_id, uint64_t epoch, int64_t next_che
 bool AsyncReceiver::Cancel(uint64_t queue_id, uint64_t id) {
   Attempt doomed;  // destroyed after the lock is released
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (std::this_thread::get_id() == thread_.get_id()) {
       if (running_ == id) return false;  // called from its own completion
     } else {
-      attempt_done_.wait(lock, [&] { return running_ != id; });
+      while (running_ == id) attempt_done_.Wait(&mu_);
     }
     auto it = waiters_.find(id);
     if (it == waiters_.end() || it->second.queue_id != queue_id) return false;
@@ -66,35 +66,35 @@ bool AsyncReceiver::Cancel(uint64_t queue_id, uint64_t id) {
 void AsyncReceiver::Wake(uint64_t queue_id) {
   wake_epoch_.fetch_add(1, std::memory_order_seq_cst);
   if (parked_count_.load(std::memory_order_seq_cst) == 0) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   woken_queues_.insert(queue_id);
-  cv_.notify_one();
+  cv_.Signal();
 }
 
 void AsyncReceiver::WakeAll() {
   wake_epoch_.fetch_add(1, std::memory_order_seq_cst);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   clock_moved_ = true;
-  cv_.notify_one();
+  cv_.Signal();
 }
 
 size_t AsyncReceiver::parked() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return waiters_.size();
 }
 
 void AsyncReceiver::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (stop_ && !thread_.joinable()) return;
     stop_ = true;
-    cv_.notify_one();
+    cv_.Signal();
   }
   if (thread_.joinable()) thread_.join();
 }
 
 void AsyncReceiver::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   while (true) {
     if (stop_) break;
     const int64_t now = clock_->NowMillis();
@@ -113,10 +113,10 @@ void AsyncReceiver::Run() {
     parked_new_ = false;
     if (due.empty()) {
       int64_t next = schedule_.empty() ? now + 60000 : schedule_.begin()->first;
-      auto timeout = clock_->RealTimeUntil(next);
-      cv_.wait_for(lock, timeout, [this] {
-        return stop_ || !woken_queues_.empty() || clock_moved_ || parked_new_;
-      });
+      const auto until = std::chrono::steady_clock::now() + clock_->RealTimeUntil(next);
+      while (!HasNewsLocked()) {
+        if (!cv_.WaitUntil(&mu_, until)) break;
+      }
       continue;
     }
     // Try them in parking order, without holding the lock. While an attempt
@@ -130,12 +130,12 @@ void AsyncReceiver::Run() {
       Attempt& attempt = wit->second.attempt;
       schedule_.erase({next_check_[id], id});
       running_ = id;
-      lock.unlock();
+      mu_.Unlock();
       int64_t next_check = 0;
       const bool done = attempt(/*closing=*/false, &next_check);
-      lock.lock();
+      mu_.Lock();
       running_ = 0;
-      attempt_done_.notify_all();
+      attempt_done_.SignalAll();
       if (done) {
         waiters_.erase(id);
         next_check_.erase(id);
@@ -152,7 +152,7 @@ void AsyncReceiver::Run() {
   parked_count_.store(0);
   schedule_.clear();
   next_check_.clear();
-  lock.unlock();
+  mu_.Unlock();
   for (auto& [id, w] : rest) {
     int64_t ignored = 0;
     w.attempt(/*closing=*/true, &ignored);

@@ -8,45 +8,45 @@
 // for messages, Wait() if it found none, and Leave() when done; a notifier
 // makes its change visible first and calls NotifyAll() after.
 //
-// Thread safety: all methods are thread-safe; Wait() requires the caller to
-// hold `lock` on the mutex passed at construction.
+// The WaitList does not own the mutex its waiters hold: every call that
+// needs it names it (the owner's, the same one on every call), so that the
+// thread-safety analysis checks the caller's locking.
+//
+// Thread safety: all methods are thread-safe. Errors: none.
 
 #ifndef LQS_LIB_NOTIFY_WAITERS_H_
 #define LQS_LIB_NOTIFY_WAITERS_H_
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
+
+#include "lib/notify/mutex.h"
 
 namespace lqs::notify {
 
 class WaitList {
  public:
-  explicit WaitList(std::mutex* mu) : mu_(mu) {}
-
   void Enter() { waiting_.fetch_add(1, std::memory_order_seq_cst); }
   void Leave() { waiting_.fetch_sub(1, std::memory_order_seq_cst); }
 
-  // REQUIRES: `lock` holds the mutex. Returns after a notification or after
+  // Releases `mu` while waiting. Returns after a notification or after
   // `timeout` (spurious returns are possible; callers re-check).
-  void Wait(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds timeout) {
-    cv_.wait_for(lock, timeout);
+  void Wait(Mutex* mu, std::chrono::milliseconds timeout) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    cv_.WaitFor(mu, timeout);
   }
 
-  // Wakes every waiter. REQUIRES: the caller does not hold the mutex.
-  void NotifyAll() {
+  // Wakes every waiter; takes `mu` only when someone waits.
+  void NotifyAll(Mutex* mu) ABSL_LOCKS_EXCLUDED(mu) {
     if (waiting_.load(std::memory_order_seq_cst) == 0) return;
-    std::lock_guard<std::mutex> guard(*mu_);
-    cv_.notify_all();
+    MutexLock guard(mu);
+    cv_.SignalAll();
   }
 
-  // Wakes every waiter. REQUIRES: the caller holds the mutex.
-  void NotifyAllLocked() { cv_.notify_all(); }
+  // Wakes every waiter.
+  void NotifyAllLocked(Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { cv_.SignalAll(); }
 
  private:
-  std::mutex* mu_;
-  std::condition_variable cv_;
+  CondVar cv_;
   std::atomic<int> waiting_{0};
 };
 

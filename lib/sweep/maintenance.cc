@@ -2,29 +2,33 @@
 
 namespace lqs::sweep {
 
-MaintenanceThread::MaintenanceThread(std::chrono::milliseconds interval,
-                                     std::function<void()> work)
+MaintenanceThread::MaintenanceThread(std::chrono::milliseconds interval, std::function<void()> work)
     : interval_(interval), work_(std::move(work)), thread_([this] { Run(); }) {}
 
 MaintenanceThread::~MaintenanceThread() { Stop(); }
 
 void MaintenanceThread::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    notify::MutexLock lock(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
 void MaintenanceThread::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   while (!stop_) {
-    if (cv_.wait_for(lock, interval_, [this] { return stop_; })) break;
-    lock.unlock();
+    // Sleeps one interval unless stopped meanwhile.
+    const auto until = std::chrono::steady_clock::now() + interval_;
+    while (!stop_ && cv_.WaitUntil(&mu_, until)) {
+    }
+    if (stop_) break;
+    mu_.Unlock();
     work_();
-    lock.lock();
+    mu_.Lock();
   }
+  mu_.Unlock();
 }
 
 }  // namespace lqs::sweep

@@ -3,16 +3,18 @@
 // retention expiry on idle queues, move-task progress, space reclamation.
 // Correctness never depends on it; it only keeps idle queues tidy.
 //
-// Thread safety: Start/Stop from one owner thread.
+// Thread safety: construct and Stop from one owner thread; mu_ (a leaf)
+// guards stop_. Ownership: owns its thread and `work`. Errors: none; `work`
+// reports its own.
 
 #ifndef LQS_LIB_SWEEP_MAINTENANCE_H_
 #define LQS_LIB_SWEEP_MAINTENANCE_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
+
+#include "lib/notify/mutex.h"
 
 namespace lqs::sweep {
 
@@ -20,15 +22,15 @@ class MaintenanceThread {
  public:
   MaintenanceThread(std::chrono::milliseconds interval, std::function<void()> work);
   ~MaintenanceThread();  // stops
-  void Stop();
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  void Run();
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
   const std::chrono::milliseconds interval_;
   const std::function<void()> work_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
+  notify::Mutex mu_;
+  notify::CondVar cv_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 
