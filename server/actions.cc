@@ -9,9 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "server/sqs_json.h"
+#include "server/action_outputs.h"
 #include "server/text_util.h"
-#include "wire/message_json.h"
 #include "wire/move_task_json.h"
 
 #include "lqs/queue.h"
@@ -176,113 +175,6 @@ std::vector<Entry> Entries(Json& params, Parse&& parse) {
   return out;
 }
 
-// ---- Writing output members ----------------------------------------------------------
-
-// The optional digests of a send, in the order both send actions give them.
-void AddSendDigests(Json& out, const lqs::SendMessageResult& r) {
-  if (r.md5_of_message_attributes) out["MD5OfMessageAttributes"] = *r.md5_of_message_attributes;
-  if (r.md5_of_message_system_attributes) {
-    out["MD5OfMessageSystemAttributes"] = *r.md5_of_message_system_attributes;
-  }
-}
-
-void AddSendResult(Json& out, const lqs::SendMessageResult& r) {
-  out["MessageId"] = r.message_id;
-  out["MD5OfMessageBody"] = r.md5_of_message_body;
-  AddSendDigests(out, r);
-  if (r.sequence_number) out["SequenceNumber"] = *r.sequence_number;
-}
-
-Json FailedEntries(const std::vector<lqs::BatchResultError>& failed) {
-  Json out = Json::array();
-  for (const auto& f : failed) {
-    Json e = Json::object();
-    e["Id"] = f.id;
-    e["SenderFault"] = f.sender_fault;
-    e["Code"] = f.code;
-    e["Message"] = f.message;
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
-// ---- The same outputs written straight to JSON text (see ActionResult::json_body) ----
-// Each writer gives the bytes EncodeResult would give for the Json above.
-
-// `open`, then each of `items` written by `write` with ',' between, then
-// `close`: a JSON array ('[', ']') or object ('{', '}').
-template <typename Range, typename Write>
-void AppendEach(std::string* b, char open, const Range& items, char close, Write&& write) {
-  b->push_back(open);
-  bool first = true;
-  for (const auto& item : items) {
-    if (!first) b->push_back(',');
-    first = false;
-    write(item);
-  }
-  b->push_back(close);
-}
-
-// `,"key":"value"` when `value` is set; nothing otherwise.
-void AppendOptMember(std::string* b, std::string_view key,
-                     const std::optional<std::string>& value) {
-  if (!value) return;
-  b->push_back(',');
-  sqs_json::AppendMember(b, key, *value);
-}
-
-// A map of strings as a JSON object.
-void AppendStringMap(std::string* b, const std::map<std::string, std::string>& map) {
-  AppendEach(b, '{', map, '}', [b](const auto& kv) {
-    sqs_json::AppendString(b, kv.first);
-    b->push_back(':');
-    sqs_json::AppendString(b, kv.second);
-  });
-}
-
-// wire::MessageAttributeValueJson as text.
-void AppendAttributeValueJson(std::string* b, const lqs::MessageAttributeValue& v) {
-  b->push_back('{');
-  if (v.IsBinary()) {
-    sqs_json::AppendMember(b, "BinaryValue", Base64Encode(v.binary_value));
-  } else {
-    sqs_json::AppendMember(b, "StringValue", v.string_value);
-  }
-  b->push_back(',');
-  sqs_json::AppendMember(b, "DataType", v.data_type);
-  b->push_back('}');
-}
-
-// AddSendDigests as text (each member preceded by ',').
-void AppendSendDigests(std::string* b, const lqs::SendMessageResult& r) {
-  AppendOptMember(b, "MD5OfMessageAttributes", r.md5_of_message_attributes);
-  AppendOptMember(b, "MD5OfMessageSystemAttributes", r.md5_of_message_system_attributes);
-}
-
-// ',' unless `b` has only just opened its object.
-void AppendSeparator(std::string* b) {
-  if (b->back() != '{') b->push_back(',');
-}
-
-// `"Failed":[...]` (after a separator), nothing when there are none.
-void AppendFailedJson(std::string* b, const std::vector<lqs::BatchResultError>& failed) {
-  if (failed.empty()) return;
-  AppendSeparator(b);
-  sqs_json::AppendKey(b, "Failed");
-  AppendEach(b, '[', failed, ']', [b](const lqs::BatchResultError& f) {
-    b->push_back('{');
-    sqs_json::AppendMember(b, "Id", f.id);
-    b->push_back(',');
-    sqs_json::AppendKey(b, "SenderFault");
-    b->append(f.sender_fault ? "true" : "false");
-    b->push_back(',');
-    sqs_json::AppendMember(b, "Code", f.code);
-    b->push_back(',');
-    sqs_json::AppendMember(b, "Message", f.message);
-    b->push_back('}');
-  });
-}
-
 // (Moves the texts out of `p`.)
 lqs::SendMessageRequest TakeSendRequest(Json& p) {
   lqs::SendMessageRequest req;
@@ -305,129 +197,6 @@ std::vector<lqs::SendMessageBatchEntry> TakeSendBatchEntries(Json& params) {
 }
 
 }  // namespace
-
-Json ReceiveMessageOutput(const lqs::ReceiveMessageResult& result) {
-  Json out = Json::object();
-  if (result.messages.empty()) return out;  // "Messages" absent when none (§6.5)
-  Json messages = Json::array();
-  messages.get_ref<Json::array_t&>().reserve(result.messages.size());
-  for (const lqs::ReceivedMessage& m : result.messages) {
-    messages.push_back(lqs::wire::ReceivedMessageJson(m));
-  }
-  out["Messages"] = std::move(messages);
-  return out;
-}
-
-std::string ReceiveMessageOutputJson(const lqs::ReceiveMessageResult& result) {
-  if (result.messages.empty()) return "{}";  // "Messages" absent when none (§6.5)
-  // Room for the whole answer when nothing needs escaping: one allocation.
-  size_t size = 16;
-  for (const lqs::ReceivedMessage& m : result.messages) {
-    size +=
-        96 + m.message_id.size() + m.receipt_handle.size() + m.md5_of_body.size() + m.body.size();
-    for (const auto& [k, v] : m.attributes) size += 6 + k.size() + v.size();
-    if (m.md5_of_message_attributes) size += 30 + m.md5_of_message_attributes->size();
-    for (const auto& [k, v] : m.message_attributes) {
-      size += 48 + k.size() + v.data_type.size() +
-              (v.IsBinary() ? (v.binary_value.size() + 2) / 3 * 4 : v.string_value.size());
-    }
-  }
-  std::string b;
-  b.reserve(size);
-  b.append("{\"Messages\":");
-  AppendEach(&b, '[', result.messages, ']', [&b](const lqs::ReceivedMessage& m) {
-    b.push_back('{');
-    sqs_json::AppendMember(&b, "MessageId", m.message_id);
-    b.push_back(',');
-    sqs_json::AppendMember(&b, "ReceiptHandle", m.receipt_handle);
-    b.push_back(',');
-    sqs_json::AppendMember(&b, "MD5OfBody", m.md5_of_body);
-    b.push_back(',');
-    sqs_json::AppendMember(&b, "Body", m.body);
-    if (!m.attributes.empty()) {
-      b.push_back(',');
-      sqs_json::AppendKey(&b, "Attributes");
-      AppendStringMap(&b, m.attributes);
-    }
-    AppendOptMember(&b, "MD5OfMessageAttributes", m.md5_of_message_attributes);
-    if (!m.message_attributes.empty()) {
-      b.push_back(',');
-      sqs_json::AppendKey(&b, "MessageAttributes");
-      AppendEach(&b, '{', m.message_attributes, '}', [&b](const auto& kv) {
-        sqs_json::AppendString(&b, kv.first);
-        b.push_back(':');
-        AppendAttributeValueJson(&b, kv.second);
-      });
-    }
-    b.push_back('}');
-  });
-  b.push_back('}');
-  return b;
-}
-
-Json SendMessageBatchOutput(const lqs::SendMessageBatchResult& result) {
-  Json ok = Json::array();
-  for (const auto& sr : result.successful) {
-    Json e = Json::object();
-    e["Id"] = sr.id;
-    AddSendResult(e, sr.result);
-    ok.push_back(std::move(e));
-  }
-  Json out = Json::object();
-  out["Successful"] = std::move(ok);
-  out["Failed"] = FailedEntries(result.failed);
-  return out;
-}
-
-std::string SendMessageBatchOutputJson(const lqs::SendMessageBatchResult& result) {
-  std::string b;
-  b.reserve(64 + 160 * result.successful.size());
-  b.push_back('{');
-  if (!result.successful.empty()) {
-    sqs_json::AppendKey(&b, "Successful");
-    AppendEach(&b, '[', result.successful, ']', [&b](const lqs::SendMessageBatchResultEntry& ok) {
-      const lqs::SendMessageResult& sr = ok.result;
-      b.push_back('{');
-      sqs_json::AppendMember(&b, "Id", ok.id);
-      b.push_back(',');
-      sqs_json::AppendMember(&b, "MessageId", sr.message_id);
-      b.push_back(',');
-      sqs_json::AppendMember(&b, "MD5OfMessageBody", sr.md5_of_message_body);
-      AppendSendDigests(&b, sr);
-      AppendOptMember(&b, "SequenceNumber", sr.sequence_number);
-      b.push_back('}');
-    });
-  }
-  AppendFailedJson(&b, result.failed);
-  b.push_back('}');
-  return b;
-}
-
-Json BatchResultOutput(const lqs::BatchResult& result) {
-  Json ok = Json::array();
-  for (const auto& id : result.successful) ok.push_back(Json{{"Id", id}});
-  Json out = Json::object();
-  out["Successful"] = std::move(ok);
-  out["Failed"] = FailedEntries(result.failed);
-  return out;
-}
-
-std::string BatchResultOutputJson(const lqs::BatchResult& result) {
-  std::string b;
-  b.reserve(64 + 24 * result.successful.size());
-  b.push_back('{');
-  if (!result.successful.empty()) {
-    sqs_json::AppendKey(&b, "Successful");
-    AppendEach(&b, '[', result.successful, ']', [&b](const std::string& id) {
-      b.push_back('{');
-      sqs_json::AppendMember(&b, "Id", id);
-      b.push_back('}');
-    });
-  }
-  AppendFailedJson(&b, result.failed);
-  b.push_back('}');
-  return b;
-}
 
 std::optional<std::vector<lqs::SendMessageBatchEntry>> SendBatchEntriesFromParams(Json& params) {
   try {
@@ -622,23 +391,7 @@ void Actions::SendMessage(ActionRequest& r, ActionResult* out) {
   }
   auto queue = ResolveQueue(r);
   const lqs::SendMessageResult result = Take(queue->SendMessage(req));
-  if (r.protocol == Protocol::kJson) {
-    std::string& b = out->json_body;
-    b.reserve(160);
-    b.push_back('{');
-    sqs_json::AppendMember(&b, "MD5OfMessageBody", result.md5_of_message_body);
-    AppendSendDigests(&b, result);
-    b.push_back(',');
-    sqs_json::AppendMember(&b, "MessageId", result.message_id);
-    AppendOptMember(&b, "SequenceNumber", result.sequence_number);
-    b.push_back('}');
-    return;
-  }
-  Json& o = out->output;
-  o["MD5OfMessageBody"] = result.md5_of_message_body;
-  AddSendDigests(o, result);
-  o["MessageId"] = result.message_id;
-  if (result.sequence_number) o["SequenceNumber"] = *result.sequence_number;
+  SetOutput(r.protocol, result, out);
 }
 
 void Actions::SendMessageBatch(ActionRequest& r, ActionResult* out) {
@@ -646,11 +399,7 @@ void Actions::SendMessageBatch(ActionRequest& r, ActionResult* out) {
                                                         : TakeSendBatchEntries(r.params);
   auto queue = ResolveQueue(r);
   const lqs::SendMessageBatchResult result = Take(queue->SendMessageBatch(entries));
-  if (r.protocol == Protocol::kJson) {
-    out->json_body = SendMessageBatchOutputJson(result);
-    return;
-  }
-  out->output = SendMessageBatchOutput(result);
+  SetOutput(r.protocol, result, out);
 }
 
 void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
@@ -671,13 +420,11 @@ void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
   // built right here) or on the Broker's receiver thread (it only hands the
   // result to the connection's executor).
   Poster post = r.post;
-  auto finish = [this, done, json = r.protocol == Protocol::kJson](
-                    lqs::StatusOr<lqs::ReceiveMessageResult> result) {
+  auto finish = [this, done,
+                 protocol = r.protocol](lqs::StatusOr<lqs::ReceiveMessageResult> result) {
     ActionResult out;
-    if (result.ok() && json) {
-      out.json_body = ReceiveMessageOutputJson(*result);
-    } else if (result.ok()) {
-      out.output = ReceiveMessageOutput(*result);
+    if (result.ok()) {
+      SetOutput(protocol, *result, &out);
     } else if (result.status().code() == lqs::ErrorCode::kClosed && stopping_.load()) {
       out.output = Json::object();  // shutting down: the wait ends with no messages
     } else {
@@ -718,7 +465,6 @@ void Actions::DeleteMessage(ActionRequest& r, ActionResult* out) {
   const std::string handle = TakeReqString(r.params, "ReceiptHandle");
   auto queue = ResolveQueue(r);
   Check(queue->DeleteMessage(handle));
-  if (r.protocol == Protocol::kJson) out->json_body = "{}";  // EncodeResult's text for {}
 }
 
 void Actions::DeleteMessageBatch(ActionRequest& r, ActionResult* out) {
@@ -730,11 +476,7 @@ void Actions::DeleteMessageBatch(ActionRequest& r, ActionResult* out) {
   });
   auto queue = ResolveQueue(r);
   const lqs::BatchResult result = Take(queue->DeleteMessageBatch(entries));
-  if (r.protocol == Protocol::kJson) {
-    out->json_body = BatchResultOutputJson(result);
-    return;
-  }
-  out->output = BatchResultOutput(result);
+  SetOutput(r.protocol, result, out);
 }
 
 void Actions::ChangeMessageVisibility(ActionRequest& r, ActionResult* out) {
@@ -743,7 +485,6 @@ void Actions::ChangeMessageVisibility(ActionRequest& r, ActionResult* out) {
   if (!timeout.has_value()) Fail(MissingParameter("VisibilityTimeout"));
   auto queue = ResolveQueue(r);
   Check(queue->ChangeMessageVisibility(handle, *timeout));
-  if (r.protocol == Protocol::kJson) out->json_body = "{}";  // EncodeResult's text for {}
 }
 
 void Actions::ChangeMessageVisibilityBatch(ActionRequest& r, ActionResult* out) {
@@ -756,11 +497,7 @@ void Actions::ChangeMessageVisibilityBatch(ActionRequest& r, ActionResult* out) 
   });
   auto queue = ResolveQueue(r);
   const lqs::BatchResult result = Take(queue->ChangeMessageVisibilityBatch(entries));
-  if (r.protocol == Protocol::kJson) {
-    out->json_body = BatchResultOutputJson(result);
-    return;
-  }
-  out->output = BatchResultOutput(result);
+  SetOutput(r.protocol, result, out);
 }
 
 // ---- Tags and permissions -------------------------------------------------------------

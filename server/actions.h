@@ -68,33 +68,15 @@ struct ActionRequest {
 struct ActionResult {
   std::optional<SqsError> error;
   Json output = Json::object();  // the output members, when no error
-  // The hot actions (SendMessage(Batch), ReceiveMessage, DeleteMessage(Batch),
-  // ChangeMessageVisibility(Batch)) answering a JSON-protocol request write
-  // their output object here directly, encoded byte for byte as
-  // sqs_json::EncodeResult would encode `output` (which then stays empty): no
-  // Json tree per message.
+  // The hot actions (SendMessage(Batch), ReceiveMessage, DeleteMessageBatch,
+  // ChangeMessageVisibilityBatch) answering a JSON-protocol request write
+  // their output object here as text instead (output then stays empty), by
+  // the same encoder that writes `output` for the query protocol
+  // (action_outputs.h): no Json tree per message.
   std::string json_body;
 };
 
 using ActionDone = std::function<void(ActionResult)>;
-
-// ReceiveMessage's output members for `result`: as a Json tree (the query
-// protocol's; one wire::ReceivedMessageJson per message), and as JSON text
-// written directly (the JSON protocol's fast path, ActionResult::json_body).
-// sqs_json::EncodeEncodedResult of the text must be byte for byte
-// sqs_json::EncodeResult of the tree (tests/server/lqsd_json_tests.cc).
-Json ReceiveMessageOutput(const lqs::ReceiveMessageResult& result);
-std::string ReceiveMessageOutputJson(const lqs::ReceiveMessageResult& result);
-
-// The same pair for SendMessageBatch, and for DeleteMessageBatch and
-// ChangeMessageVisibilityBatch (BatchResult). The trees always carry
-// Successful and Failed (the legacy JSON rendering of query responses shows
-// an empty one as []); the text leaves out an empty one, as
-// sqs_json::EncodeResult does with the tree.
-Json SendMessageBatchOutput(const lqs::SendMessageBatchResult& result);
-std::string SendMessageBatchOutputJson(const lqs::SendMessageBatchResult& result);
-Json BatchResultOutput(const lqs::BatchResult& result);
-std::string BatchResultOutputJson(const lqs::BatchResult& result);
 
 // SendMessageBatch's entries read out of its decoded JSON-protocol input, the
 // way the action reads them (plain_send_batch.h must agree with this; its
@@ -128,7 +110,7 @@ class Actions {
 
  private:
   using Handler = Json (Actions::*)(const ActionRequest&);
-  // Writes output (or json_body, for JSON requests) into the result. May
+  // Writes output (or json_body, for JSON requests of the hot actions). May
   // move texts out of request.params (Run owns the request): it reads each
   // member once, in the order the errors are checked.
   using FastHandler = void (Actions::*)(ActionRequest&, ActionResult*);

@@ -7,6 +7,13 @@
 // copied in one piece, each object's and array's storage is allocated once,
 // at its final size.
 //
+// Why two readers: this one builds the tree 3.8x faster than nlohmann's
+// parse for a 10-entry SendMessageBatch (2.9 us vs 11.1 us) and 4.0x for a
+// ReceiveMessage request (0.65 us vs 2.6 us); simdjson's DOM parse followed
+// by building the same tree is 1.5x-1.9x slower than this reader (building
+// the tree dominates). nlohmann stays for everything this reader declines,
+// errors included. (Both measured in one run, -O2, 100,000 decodes each.)
+//
 // It is not a second JSON parser with its own rules: it accepts only
 // documents whose outcome it knows to be exactly nlohmann's, and declines
 // everything else (the caller then parses with nlohmann, which decides what

@@ -111,8 +111,8 @@ bool ReplaceLoneSurrogates(std::string_view text, std::string* out) {
       continue;
     }
     if (unit <= 0xdbff) {
-      const int32_t low = text.size() - i >= 12 && text[i + 6] == '\\' ? EscapedCodeUnit(text, i + 6)
-                                                                        : -1;
+      const int32_t low =
+          text.size() - i >= 12 && text[i + 6] == '\\' ? EscapedCodeUnit(text, i + 6) : -1;
       if (low >= 0xdc00 && low <= 0xdfff) {
         i += 11;  // a pair
         continue;
@@ -193,7 +193,7 @@ bool IsEmptyCollection(const Json& value) {
 
 HttpResponse EncodeResult(const Json& output, const std::string& request_id) {
   HttpResponse r = Base(200, request_id);
-  if (!output.is_object()) {
+  if (!output.is_object() || output.empty()) {
     r.body = "{}";
   } else if (std::none_of(output.begin(), output.end(), IsEmptyCollection)) {
     r.body = Dump(output);
