@@ -1,9 +1,9 @@
 // The queue catalogue: create (idempotency rules), get, list, delete, name
 // reuse, attributes, tags, permissions.
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "tests/testutil.h"
 
@@ -13,7 +13,8 @@ namespace {
 class CatalogTest : public BrokerTest {};
 
 TEST_F(CatalogTest, CreateIsIdempotentOnlyForEqualAttributes) {
-  auto q = broker_->CreateQueue("q", {{"ReceiveMessageWaitTimeSeconds", "1"}, {"DelaySeconds", "1"}}, {});
+  auto q = broker_->CreateQueue(
+      "q", {{"ReceiveMessageWaitTimeSeconds", "1"}, {"DelaySeconds", "1"}}, {});
   ASSERT_OK(q);
   EXPECT_OK(broker_->CreateQueue("q", {}, {}));
   EXPECT_OK(broker_->CreateQueue("q", {{"DelaySeconds", "1"}}, {}));
@@ -32,7 +33,8 @@ TEST_F(CatalogTest, RejectsBadNamesAndAttributes) {
   EXPECT_CODE(broker_->CreateQueue("a/b", {}, {}), kInvalidParameterValue);
   EXPECT_CODE(broker_->CreateQueue(std::string(81, 'a'), {}, {}), kInvalidParameterValue);
   EXPECT_CODE(broker_->CreateQueue("x.fifo", {}, {}), kInvalidParameterValue);
-  EXPECT_CODE(broker_->CreateQueue("x", {{"VisibilityTimeout", "43201"}}, {}), kInvalidAttributeValue);
+  EXPECT_CODE(broker_->CreateQueue("x", {{"VisibilityTimeout", "43201"}}, {}),
+              kInvalidAttributeValue);
   EXPECT_CODE(broker_->CreateQueue("x", {{"Nonsense", "1"}}, {}), kInvalidAttributeName);
   EXPECT_CODE(broker_->CreateQueue("x", {{"QueueArn", "1"}}, {}), kInvalidAttributeName);
   // Nothing was created by the failed calls.

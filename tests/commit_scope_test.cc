@@ -40,7 +40,9 @@ class CommitScopeTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (broker_) EXPECT_OK(broker_->Close());
+    if (broker_) {
+      EXPECT_OK(broker_->Close());
+    }
   }
 
   // Bytes in the database's write-ahead log files, as the kernel has them.

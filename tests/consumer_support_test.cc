@@ -24,9 +24,26 @@ namespace {
 
 class ConsumerSupportTest : public BrokerTest {
  protected:
-  std::string Redrive(const std::string& dlq, int max) {
-    return "{\"deadLetterTargetArn\":\"" + broker_->ArnFor(dlq) +
-           "\",\"maxReceiveCount\":" + std::to_string(max) + "}";
+  // q.fifo (content-based deduplication; dead letters to dlq.fifo, *dlq,
+  // after 5 receives) holding "first" and "second" in group "g". Null (the
+  // test failed) if they cannot be made.
+  std::shared_ptr<Queue> FifoWithDlq(std::shared_ptr<Queue>* dlq) {
+    *dlq = MakeQueue("dlq.fifo", {{"FifoQueue", "true"}});
+    auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"},
+                                  {"ContentBasedDeduplication", "true"},
+                                  {"RedrivePolicy", Redrive("dlq.fifo", 5)}});
+    if (!q || !*dlq) return nullptr;
+    for (const char* body : {"first", "second"}) {
+      SendMessageRequest s;
+      s.body = body;
+      s.message_group_id = "g";
+      const auto sent = q->SendMessage(s);
+      if (!sent.ok()) {
+        ADD_FAILURE() << sent.status().ToString();
+        return nullptr;
+      }
+    }
+    return q;
   }
 
   // Sends `body` and receives it; returns its receipt handle.
@@ -39,12 +56,13 @@ class ConsumerSupportTest : public BrokerTest {
 
   int64_t RawInboxKeys() {
     int64_t n = -1;
-    WithRawDb(/*read_only=*/true, "inbox", [&n](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
-      if (inbox == nullptr) return;
-      n = 0;
-      std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), inbox));
-      for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
-    });
+    WithRawDb(
+        /*read_only=*/true, "inbox", [&n](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
+          if (inbox == nullptr) return;
+          n = 0;
+          std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), inbox));
+          for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+        });
     return n;
   }
 
@@ -338,16 +356,9 @@ TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueStandard) {
 }
 
 TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueFifoUnlocksTheGroup) {
-  auto dlq = MakeQueue("dlq.fifo", {{"FifoQueue", "true"}});
-  auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"},
-                                {"ContentBasedDeduplication", "true"},
-                                {"RedrivePolicy", Redrive("dlq.fifo", 5)}});
-  for (const char* body : {"first", "second"}) {
-    SendMessageRequest s;
-    s.body = body;
-    s.message_group_id = "g";
-    ASSERT_OK(q->SendMessage(s));
-  }
+  std::shared_ptr<Queue> dlq;
+  auto q = FifoWithDlq(&dlq);
+  ASSERT_TRUE(q && dlq);
   auto got = Receive(*q, 1, 30);
   ASSERT_EQ(got.size(), 1u);
   ASSERT_EQ(got[0].body, "first");
@@ -381,16 +392,9 @@ TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueFifoUnlocksTheGroup) {
 }
 
 TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueWakesLongPolls) {
-  auto dlq = MakeQueue("dlq.fifo", {{"FifoQueue", "true"}});
-  auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"},
-                                {"ContentBasedDeduplication", "true"},
-                                {"RedrivePolicy", Redrive("dlq.fifo", 5)}});
-  for (const char* body : {"first", "second"}) {
-    SendMessageRequest s;
-    s.body = body;
-    s.message_group_id = "g";
-    ASSERT_OK(q->SendMessage(s));
-  }
+  std::shared_ptr<Queue> dlq;
+  auto q = FifoWithDlq(&dlq);
+  ASSERT_TRUE(q && dlq);
   auto got = Receive(*q, 1, 30);
   ASSERT_EQ(got.size(), 1u);
   // A blocked long poll on the source (its only group is locked) and a

@@ -15,9 +15,18 @@ namespace {
 
 class DeadLetterTest : public BrokerTest {
  protected:
-  std::string Redrive(const std::string& dlq, int max) {
-    return "{\"deadLetterTargetArn\":\"" + broker_->ArnFor(dlq) +
-           "\",\"maxReceiveCount\":" + std::to_string(max) + "}";
+  // Queue "q", whose dead letters go to a new queue "dlq" (*dlq) after
+  // `max_receive_count` receives.
+  std::shared_ptr<Queue> WithDlq(int max_receive_count, std::shared_ptr<Queue>* dlq) {
+    *dlq = MakeQueue("dlq");
+    return MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", max_receive_count)}});
+  }
+  // `dlq` holds exactly the message `id`, and the database is consistent.
+  void ExpectOnlyInDlq(Queue& dlq, const std::string& id) {
+    auto moved = Receive(dlq);
+    ASSERT_EQ(moved.size(), 1u);
+    EXPECT_EQ(moved[0].message_id, id);
+    ExpectConsistent();
   }
 };
 
@@ -111,12 +120,13 @@ TEST_F(DeadLetterTest, RedrivePolicyValidation) {
   MakeQueue("dlq");
   auto q = MakeQueue("q");
   EXPECT_CODE(q->SetAttributes({{"RedrivePolicy", Redrive("missing", 3)}}), kInvalidParameterValue);
-  EXPECT_CODE(q->SetAttributes({{"RedrivePolicy", "{\"maxReceiveCount\":3}"}}), kInvalidParameterValue);
+  EXPECT_CODE(q->SetAttributes({{"RedrivePolicy", "{\"maxReceiveCount\":3}"}}),
+              kInvalidParameterValue);
   EXPECT_CODE(q->SetAttributes({{"RedrivePolicy", Redrive("dlq", 0)}}), kInvalidParameterValue);
   EXPECT_CODE(q->SetAttributes({{"RedrivePolicy", Redrive("dlq", 1001)}}), kInvalidParameterValue);
-  ASSERT_OK(q->SetAttributes({{"RedrivePolicy",
-                               "{\"deadLetterTargetArn\":\"" + broker_->ArnFor("dlq") +
-                                   "\",\"maxReceiveCount\":\"7\"}"}}));
+  ASSERT_OK(
+      q->SetAttributes({{"RedrivePolicy", "{\"deadLetterTargetArn\":\"" + broker_->ArnFor("dlq") +
+                                              "\",\"maxReceiveCount\":\"7\"}"}}));
   EXPECT_EQ(q->GetAttributes({"RedrivePolicy"})->at("RedrivePolicy"), Redrive("dlq", 7));
   ASSERT_OK(q->SetAttributes({{"RedrivePolicy", ""}}));
   EXPECT_EQ(q->GetAttributes({"All"})->count("RedrivePolicy"), 0u);
@@ -198,8 +208,9 @@ TEST_F(DeadLetterTest, MoveToDeadLetterQueueIgnoresTheDlqsLimit) {
 }
 
 TEST_F(DeadLetterTest, RedriveIgnoresTheSourcesLoweredLimit) {
-  auto dlq = MakeQueue("dlq");
-  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 1)}});
+  std::shared_ptr<Queue> dlq;
+  auto q = WithDlq(1, &dlq);
+  ASSERT_TRUE(q && dlq);
   const std::string body(3000, 'r');
   Send(*q, body);
   ASSERT_EQ(Receive(*q, 1, 0).size(), 1u);
@@ -225,8 +236,9 @@ TEST_F(DeadLetterTest, RedriveIgnoresTheSourcesLoweredLimit) {
 // where it is (and is not delivered); the first receive after the purge or
 // delete moves it.
 TEST_F(DeadLetterTest, ReceiveLeavesTheMessageWhileTheDlqIsBusy) {
-  auto dlq = MakeQueue("dlq");
-  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 1)}});
+  std::shared_ptr<Queue> dlq;
+  auto q = WithDlq(1, &dlq);
+  ASSERT_TRUE(q && dlq);
   const std::string id = Send(*q, "poison");
   Send(*q, "fine");
   ASSERT_EQ(Receive(*q, 1, 0).size(), 1u);  // "poison": its next receive moves it
@@ -241,17 +253,15 @@ TEST_F(DeadLetterTest, ReceiveLeavesTheMessageWhileTheDlqIsBusy) {
   EXPECT_EQ(Counts(*dlq)[0], 0);
   EXPECT_TRUE(Receive(*q).empty());  // moves it now
   EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 1, 0}));
-  auto moved = Receive(*dlq);
-  ASSERT_EQ(moved.size(), 1u);
-  EXPECT_EQ(moved[0].message_id, id);
-  ExpectConsistent();
+  ExpectOnlyInDlq(*dlq, id);
 }
 
 // MoveToDeadLetterQueue waits for the purge or delete instead of failing,
 // and its retry holds the gate it waited for, so it waits once.
 TEST_F(DeadLetterTest, MoveToDeadLetterQueueWaitsOnceForABusyDlq) {
-  auto dlq = MakeQueue("dlq");
-  auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 5)}});
+  std::shared_ptr<Queue> dlq;
+  auto q = WithDlq(5, &dlq);
+  ASSERT_TRUE(q && dlq);
   const std::string id = Send(*q, "poison");
   auto got = Receive(*q, 1, 30);
   ASSERT_EQ(got.size(), 1u);
@@ -271,10 +281,7 @@ TEST_F(DeadLetterTest, MoveToDeadLetterQueueWaitsOnceForABusyDlq) {
   EXPECT_OK(moved);
   EXPECT_EQ(waits, 1);
   EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 0, 0}));
-  auto in_dlq = Receive(*dlq);
-  ASSERT_EQ(in_dlq.size(), 1u);
-  EXPECT_EQ(in_dlq[0].message_id, id);
-  ExpectConsistent();
+  ExpectOnlyInDlq(*dlq, id);
 }
 
 }  // namespace

@@ -2,10 +2,10 @@
 // tenant with a huge backlog must not starve the others; there is no
 // ordering guarantee and no group locking.
 
-#include <gtest/gtest.h>
-
 #include <map>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "tests/testutil.h"
 

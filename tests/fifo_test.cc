@@ -1,12 +1,12 @@
 // FIFO queues: group order, group locking, deduplication, sequence numbers,
 // ReceiveRequestAttemptId, dead-letter moves, and concurrency.
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "tests/testutil.h"
 
@@ -57,11 +57,11 @@ TEST_F(FifoTest, CreationRules) {
   // A FIFO queue's DLQ must be FIFO, and a standard queue's standard.
   MakeQueue("std-dlq");
   Fifo("dlq.fifo");
-  const std::string to_std = "{\"deadLetterTargetArn\":\"" + broker_->ArnFor("std-dlq") +
-                             "\",\"maxReceiveCount\":3}";
+  const std::string to_std =
+      "{\"deadLetterTargetArn\":\"" + broker_->ArnFor("std-dlq") + "\",\"maxReceiveCount\":3}";
   EXPECT_CODE(q->SetAttributes({{"RedrivePolicy", to_std}}), kInvalidParameterValue);
-  const std::string to_fifo = "{\"deadLetterTargetArn\":\"" + broker_->ArnFor("dlq.fifo") +
-                              "\",\"maxReceiveCount\":3}";
+  const std::string to_fifo =
+      "{\"deadLetterTargetArn\":\"" + broker_->ArnFor("dlq.fifo") + "\",\"maxReceiveCount\":3}";
   EXPECT_OK(q->SetAttributes({{"RedrivePolicy", to_fifo}}));
   EXPECT_CODE(broker_->CreateQueue("s2", {{"RedrivePolicy", to_fifo}}, {}), kInvalidParameterValue);
 }
@@ -130,7 +130,9 @@ TEST_F(FifoTest, ReceivableUpToFirstInFlightMessage) {
     for (const char* b : {"m1", "m2", "m3"}) ASSERT_OK(SendTo(*q, "g", b));
     auto got = Receive(*q, 10, 1);
     ASSERT_EQ(got.size(), 3u);
-    if (extended >= 0) ASSERT_OK(q->ChangeMessageVisibility(got[extended].receipt_handle, 4));
+    if (extended >= 0) {
+      ASSERT_OK(q->ChangeMessageVisibility(got[extended].receipt_handle, 4));
+    }
     clock_->AdvanceMillis(2500);
     EXPECT_EQ(Bodies(Receive(*q, 10)), bodies) << "extended " << extended;
   }
@@ -202,8 +204,8 @@ TEST_F(FifoTest, Deduplication) {
 }
 
 TEST_F(FifoTest, ContentBasedAndPerGroupDeduplication) {
-  auto q = Fifo("cbd.fifo", {{"ContentBasedDeduplication", "true"},
-                             {"DeduplicationScope", "messageGroup"}});
+  auto q = Fifo("cbd.fifo",
+                {{"ContentBasedDeduplication", "true"}, {"DeduplicationScope", "messageGroup"}});
   SendMessageRequest r;
   r.body = "same";
   r.message_group_id = "g1";
@@ -269,7 +271,7 @@ TEST_F(FifoTest, DeduplicationScopeChangedToMessageGroupTakesEffectAMinuteLater)
   Reopen();  // the pending change is kept with the queue
   q = *broker_->GetQueue("high.fifo");
   EXPECT_EQ(q->GetAttributes({"DeduplicationScope"})->at("DeduplicationScope"), "messageGroup");
-  clock_->AdvanceSeconds(57);  // 58 s after the change
+  clock_->AdvanceSeconds(57);                           // 58 s after the change
   ASSERT_OK(SendTo(*q, "group5", "Test5", "dedup_2"));  // an id first seen after the change
   EXPECT_TRUE(Receive(*q, 1).empty());
 
@@ -355,9 +357,9 @@ TEST_F(FifoTest, ReceiveRequestAttemptIdReturnsSameMessages) {
 
 TEST_F(FifoTest, DeadLetterKeepsTheRestOfTheGroupFlowing) {
   auto dlq = Fifo("dlq.fifo");
-  auto q = Fifo("q.fifo", {{"RedrivePolicy", "{\"deadLetterTargetArn\":\"" +
-                                                 broker_->ArnFor("dlq.fifo") +
-                                                 "\",\"maxReceiveCount\":2}"}});
+  auto q = Fifo("q.fifo",
+                {{"RedrivePolicy", "{\"deadLetterTargetArn\":\"" + broker_->ArnFor("dlq.fifo") +
+                                       "\",\"maxReceiveCount\":2}"}});
   for (const char* b : {"m1", "m2"}) ASSERT_OK(SendTo(*q, "g", b));
   EXPECT_EQ(Bodies(Receive(*q, 1, 0)), (std::vector<std::string>{"m1"}));
   EXPECT_EQ(Bodies(Receive(*q, 1, 0)), (std::vector<std::string>{"m1"}));
@@ -430,7 +432,7 @@ TEST_F(FifoTest, ConcurrentConsumersKeepGroupOrderAndExclusivity) {
         const int g = std::stoi(m.body.substr(0, m.body.find(':')));
         const int i = std::stoi(m.body.substr(m.body.find(':') + 1));
         std::lock_guard<std::mutex> lock(mu);
-        if (i != next[g]) ++violations;                     // out of order
+        if (i != next[g]) ++violations;                        // out of order
         if (in_flight[g] > 0 && owner[g] != me) ++violations;  // two consumers in one group
         next[g] = i + 1;
         owner[g] = me;

@@ -4,13 +4,15 @@
 // the waits end because the test moves the clock, never by sleeping out a
 // timeout.
 
-#include <gtest/gtest.h>
-
 #include <atomic>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 #include "tests/testutil.h"
 
@@ -37,6 +39,23 @@ class LongPollTest : public BrokerTest {
     EXPECT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
     return f.get();
   }
+  // The messages of the answer `f` brings (none, and the test fails, if the
+  // answer is an error).
+  template <typename F>
+  static std::vector<ReceivedMessage> Messages(F& f) {
+    auto r = Get(f);
+    EXPECT_OK(r);
+    return r.ok() ? r->messages : std::vector<ReceivedMessage>{};
+  }
+  // The messages that a 20 s long poll on `q`, still waiting before, gets
+  // once `wake` has run.
+  std::vector<ReceivedMessage> WokenBy(std::shared_ptr<Queue> q,
+                                       const std::function<void()>& wake) {
+    auto f = ReceiveAsync(std::move(q), 20);
+    EXPECT_TRUE(StillWaiting(f));
+    wake();
+    return Messages(f);
+  }
 };
 
 TEST_F(LongPollTest, SendWakesWaiter) {
@@ -57,9 +76,7 @@ TEST_F(LongPollTest, WaitEndsEmptyWhenClockPassesDeadline) {
   clock_->AdvanceSeconds(4);
   EXPECT_TRUE(StillWaiting(f));
   clock_->AdvanceSeconds(1);
-  auto r = Get(f);
-  ASSERT_OK(r);
-  EXPECT_TRUE(r->messages.empty());
+  EXPECT_TRUE(Messages(f).empty());
 }
 
 TEST_F(LongPollTest, QueueDefaultWaitTimeApplies) {
@@ -67,37 +84,20 @@ TEST_F(LongPollTest, QueueDefaultWaitTimeApplies) {
   auto f = std::async(std::launch::async, [q] { return q->ReceiveMessage({}); });
   EXPECT_TRUE(StillWaiting(f));
   clock_->AdvanceSeconds(3);
-  auto r = Get(f);
-  ASSERT_OK(r);
-  EXPECT_TRUE(r->messages.empty());
+  EXPECT_TRUE(Messages(f).empty());
 }
 
 TEST_F(LongPollTest, EndOfDelayAndLeaseWakeWaiters) {
   auto q = MakeQueue("q", {{"VisibilityTimeout", "10"}});
-  SendMessageRequest d;
-  d.body = "delayed";
-  d.delay_seconds = 5;
-  ASSERT_OK(q->SendMessage(d));
-  auto f = ReceiveAsync(q, 20);
-  EXPECT_TRUE(StillWaiting(f));
-  clock_->AdvanceSeconds(5);
-  auto r = Get(f);
-  ASSERT_OK(r);
-  ASSERT_EQ(r->messages.size(), 1u);
+  ASSERT_OK(SendDelayed(*q, "delayed", 5));
+  ASSERT_EQ(WokenBy(q, [&] { clock_->AdvanceSeconds(5); }).size(), 1u);
   // Its lease ends after 10 s: a new waiter gets it then.
-  auto g = ReceiveAsync(q, 20);
-  EXPECT_TRUE(StillWaiting(g));
-  clock_->AdvanceSeconds(10);
-  auto r2 = Get(g);
-  ASSERT_OK(r2);
-  ASSERT_EQ(r2->messages.size(), 1u);
+  const auto again = WokenBy(q, [&] { clock_->AdvanceSeconds(10); });
+  ASSERT_EQ(again.size(), 1u);
   // A visibility change to 0 wakes at once.
-  auto h = ReceiveAsync(q, 20);
-  EXPECT_TRUE(StillWaiting(h));
-  ASSERT_OK(q->ChangeMessageVisibility(r2->messages[0].receipt_handle, 0));
-  auto r3 = Get(h);
-  ASSERT_OK(r3);
-  EXPECT_EQ(r3->messages.size(), 1u);
+  EXPECT_EQ(
+      WokenBy(q, [&] { EXPECT_OK(q->ChangeMessageVisibility(again[0].receipt_handle, 0)); }).size(),
+      1u);
 }
 
 TEST_F(LongPollTest, ManyWaitersAcrossThreadsEachGetOneMessage) {
@@ -158,9 +158,8 @@ class AsyncReceiveTest : public BrokerTest {
     ReceiveMessageRequest r;
     r.wait_time_seconds = wait;
     r.max_number_of_messages = max;
-    q.ReceiveMessageAsync(r, [out](StatusOr<ReceiveMessageResult> res) {
-      out->promise.set_value(std::move(res));
-    });
+    q.ReceiveMessageAsync(
+        r, [out](StatusOr<ReceiveMessageResult> res) { out->promise.set_value(std::move(res)); });
     return out;
   }
 };

@@ -1,7 +1,6 @@
 // Send, receive, delete: the basic message lifecycle through the public API.
 
 #include <gtest/gtest.h>
-
 #include <rocksdb/db.h>
 
 #include "lib/storage/counters.h"
@@ -33,7 +32,8 @@ TEST_F(MessageTest, SendReceiveDelete) {
   EXPECT_EQ(got[0].md5_of_body, "098f6bcd4621d373cade4e832627b4f6");
   EXPECT_EQ(got[0].attributes["ApproximateReceiveCount"], "1");
   EXPECT_EQ(got[0].attributes["SentTimestamp"], std::to_string(clock_->NowMillis()));
-  EXPECT_EQ(got[0].attributes["ApproximateFirstReceiveTimestamp"], std::to_string(clock_->NowMillis()));
+  EXPECT_EQ(got[0].attributes["ApproximateFirstReceiveTimestamp"],
+            std::to_string(clock_->NowMillis()));
   EXPECT_TRUE(got[0].attributes.count("SenderId"));
   EXPECT_EQ(got[0].message_attributes.at("Foo").string_value, "Bar");
   EXPECT_EQ(got[0].md5_of_message_attributes.value_or(""), "ae7155c6026991b6d54b11589678bf9c");
@@ -110,7 +110,6 @@ TEST_F(MessageTest, StatsAndScanChangeNothing) {
   ASSERT_OK(q->DeleteMessage(got[0].receipt_handle));
   EXPECT_EQ(q->GetStats()->deleted_total, 1);
 }
-
 
 // A message sent without delay or group is queued by its seq alone; a
 // delayed one by its visible index entry. Receives merge the two by time.

@@ -13,9 +13,7 @@ class MoveTaskTest : public BrokerTest {
   void SetUp() override {
     BrokerTest::SetUp();
     dlq_ = MakeQueue("dlq");
-    src_ = MakeQueue("src", {{"RedrivePolicy", "{\"deadLetterTargetArn\":\"" +
-                                                   broker_->ArnFor("dlq") +
-                                                   "\",\"maxReceiveCount\":1}"}});
+    src_ = MakeQueue("src", {{"RedrivePolicy", Redrive("dlq", 1)}});
     for (int i = 0; i < 10; ++i) Send(*src_, "m" + std::to_string(i));
     for (int i = 0; i < 2; ++i) Receive(*src_, 10, 0);
     ASSERT_EQ(Counts(*dlq_)[0], 10);

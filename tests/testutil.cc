@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 
 #include <rocksdb/db.h>
 #include <rocksdb/merge_operator.h>
@@ -10,19 +9,6 @@
 #include "lib/storage/counters.h"
 
 namespace lqs::testing {
-
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::random_device rd;
-  path_ = std::string(base != nullptr ? base : "/tmp") + "/lqs-test-" + std::to_string(rd()) +
-          std::to_string(rd());
-  std::filesystem::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
 
 namespace {
 constexpr const char* kDeathTestDirEnv = "LQS_DEATH_TEST_DIR";
@@ -78,12 +64,25 @@ std::shared_ptr<Queue> BrokerTest::MakeQueue(const std::string& name, const Attr
   return q.ok() ? *q : nullptr;
 }
 
+std::string BrokerTest::Redrive(const std::string& dlq, int max_receive_count) {
+  return "{\"deadLetterTargetArn\":\"" + broker_->ArnFor(dlq) +
+         "\",\"maxReceiveCount\":" + std::to_string(max_receive_count) + "}";
+}
+
 std::string BrokerTest::Send(Queue& q, const std::string& body) {
   SendMessageRequest r;
   r.body = body;
   auto res = q.SendMessage(r);
   EXPECT_TRUE(res.ok()) << res.status().ToString();
   return res.ok() ? res->message_id : "";
+}
+
+StatusOr<SendMessageResult> BrokerTest::SendDelayed(Queue& q, const std::string& body,
+                                                    int delay_seconds) {
+  SendMessageRequest r;
+  r.body = body;
+  r.delay_seconds = delay_seconds;
+  return q.SendMessage(r);
 }
 
 std::vector<ReceivedMessage> BrokerTest::Receive(Queue& q, int n, std::optional<int> vt) {

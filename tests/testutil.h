@@ -1,34 +1,43 @@
-// tests/testutil.h — helpers for the engine tests: a temporary database
-// directory, a Broker on a ManualClock, and Status matchers.
+// tests/testutil.h — the helpers every C++ test shares: Status matchers, a
+// temporary directory, and (tests/testutil.cc) a Broker on a ManualClock.
+//
+// The matchers and TempDir are header-only, so a test binary that does not
+// link tests/testutil.cc (lqs_api_test, lqsd_unit_test, lqs_cli_unit_test)
+// uses them too; BrokerTest and DeathTestDir need tests/testutil.cc.
+//
+// Status matchers. `expr` is a Status or a StatusOr<T>; `code` is the name of
+// an ErrorCode enumerator (`kInvalidParameterValue`); `message` is the exact
+// error text. All may be followed by `<<` to add to the failure message.
+//   EXPECT_OK(expr) / ASSERT_OK(expr)        expr is ok
+//   EXPECT_CODE(expr, code) / ASSERT_CODE     expr failed with that code
+//   EXPECT_STATUS(expr, code, message)        ... and exactly that message
 
 #ifndef LQS_TESTS_TESTUTIL_H_
 #define LQS_TESTS_TESTUTIL_H_
 
+#include <array>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <stdlib.h>  // mkdtemp
 
 #include "lqs/lqs.h"
 
-#define ASSERT_OK(expr)                                       \
-  do {                                                        \
-    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr); \
-    ASSERT_TRUE(_st.ok()) << _st.ToString();                  \
-  } while (0)
-#define EXPECT_OK(expr)                                       \
-  do {                                                        \
-    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr); \
-    EXPECT_TRUE(_st.ok()) << _st.ToString();                  \
-  } while (0)
-#define EXPECT_CODE(expr, expected_code)                                      \
-  do {                                                                        \
-    const ::lqs::Status _st = ::lqs::testing::AsStatus(expr);                 \
-    EXPECT_EQ(_st.code(), ::lqs::ErrorCode::expected_code) << _st.ToString(); \
-  } while (0)
+#define EXPECT_OK(expr) EXPECT_TRUE(::lqs::testing::IsOk(expr))
+#define ASSERT_OK(expr) ASSERT_TRUE(::lqs::testing::IsOk(expr))
+#define EXPECT_CODE(expr, code) EXPECT_TRUE(::lqs::testing::HasCode((expr), ::lqs::ErrorCode::code))
+#define ASSERT_CODE(expr, code) ASSERT_TRUE(::lqs::testing::HasCode((expr), ::lqs::ErrorCode::code))
+#define EXPECT_STATUS(expr, code, message) \
+  EXPECT_TRUE(::lqs::testing::HasStatus((expr), ::lqs::ErrorCode::code, (message)))
 
 namespace rocksdb {
 class DB;
@@ -43,11 +52,53 @@ Status AsStatus(const StatusOr<T>& s) {
   return s.status();
 }
 
-// A fresh directory under $TMPDIR, removed with its contents on destruction.
+// The matchers behind EXPECT_OK, EXPECT_CODE and EXPECT_STATUS: success, or a
+// failure that shows the status (and what was expected).
+template <typename S>
+::testing::AssertionResult IsOk(const S& result) {
+  const Status status = AsStatus(result);
+  if (status.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << status.ToString();
+}
+
+template <typename S>
+::testing::AssertionResult HasCode(const S& result, ErrorCode code) {
+  const Status status = AsStatus(result);
+  if (status.code() == code) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "expected " << ErrorCodeName(code) << ", got " << status.ToString();
+}
+
+template <typename S>
+::testing::AssertionResult HasStatus(const S& result, ErrorCode code, const std::string& message) {
+  const Status status = AsStatus(result);
+  if (status.code() == code && status.message() == message) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "expected " << ErrorCodeName(code) << ": " << message
+                                       << "\n     got " << status.ToString();
+}
+
+// A fresh directory under std::filesystem::temp_directory_path() ($TMPDIR,
+// else /tmp), removed with its contents on destruction. The test fails (and
+// path() is empty) when it cannot be made. Not copyable.
 class TempDir {
  public:
-  TempDir();
-  ~TempDir();
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "lqs-test-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      ADD_FAILURE() << "mkdtemp " << pattern << ": " << std::strerror(errno);
+      return;
+    }
+    path_ = std::move(pattern);
+  }
+  ~TempDir() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
   const std::string& path() const { return path_; }
 
  private:
@@ -85,8 +136,14 @@ class BrokerTest : public ::testing::Test {
   void Reopen();
 
   std::shared_ptr<Queue> MakeQueue(const std::string& name, const AttributeMap& attrs = {});
+  // A RedrivePolicy value: dead letters go to the queue named `dlq` after
+  // `max_receive_count` receives.
+  std::string Redrive(const std::string& dlq, int max_receive_count);
   // Sends `body` and returns the MessageId (fails the test on error).
   std::string Send(Queue& q, const std::string& body);
+  // Sends `body` with DelaySeconds `delay_seconds`; returns SendMessage's result.
+  static StatusOr<SendMessageResult> SendDelayed(Queue& q, const std::string& body,
+                                                 int delay_seconds);
   // Receives up to `n` messages with all system attributes, no wait.
   std::vector<ReceivedMessage> Receive(Queue& q, int n = 10,
                                        std::optional<int> visibility_timeout = std::nullopt);

@@ -11,10 +11,7 @@ class TimeRulesTest : public BrokerTest {};
 
 TEST_F(TimeRulesTest, PerMessageDelay) {
   auto q = MakeQueue("q");
-  SendMessageRequest r;
-  r.body = "later";
-  r.delay_seconds = 5;
-  ASSERT_OK(q->SendMessage(r));
+  ASSERT_OK(SendDelayed(*q, "later", 5));
   Send(*q, "now");
   EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 0, 1}));
   auto got = Receive(*q);
@@ -28,8 +25,7 @@ TEST_F(TimeRulesTest, PerMessageDelay) {
   got = Receive(*q);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].body, "later");
-  r.delay_seconds = 901;
-  EXPECT_CODE(q->SendMessage(r), kInvalidParameterValue);
+  EXPECT_CODE(SendDelayed(*q, "later", 901), kInvalidParameterValue);
 }
 
 TEST_F(TimeRulesTest, QueueDelayAppliesAtSendTimeOnly) {
@@ -46,10 +42,7 @@ TEST_F(TimeRulesTest, QueueDelayAppliesAtSendTimeOnly) {
 
 TEST_F(TimeRulesTest, DelayedMessagesSurviveReopen) {
   auto q = MakeQueue("q");
-  SendMessageRequest r;
-  r.body = "later";
-  r.delay_seconds = 100;
-  ASSERT_OK(q->SendMessage(r));
+  ASSERT_OK(SendDelayed(*q, "later", 100));
   Reopen();
   auto q2 = *broker_->GetQueue("q");
   EXPECT_EQ(Counts(*q2), (std::array<int64_t, 3>{0, 0, 1}));
@@ -63,10 +56,7 @@ TEST_F(TimeRulesTest, RetentionExpiresEveryState) {
   Send(*q, "leased");
   auto leased = Receive(*q, 1, 3600);
   ASSERT_EQ(leased.size(), 1u);
-  SendMessageRequest r;
-  r.body = "delayed";
-  r.delay_seconds = 900;
-  ASSERT_OK(q->SendMessage(r));
+  ASSERT_OK(SendDelayed(*q, "delayed", 900));
   EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 1, 1}));
   clock_->AdvanceSeconds(59);
   EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{1, 1, 1}));

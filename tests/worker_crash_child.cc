@@ -126,18 +126,17 @@ int main(int argc, char** argv) {
     }
   };
   std::atomic<uint64_t> handler_seed{seed * 7919};
-  auto worker = lqs::Worker::Create(
-      q, wo, [&](const lqs::WorkerMessage& m) -> lqs::HandlerResult {
-        thread_local std::mt19937_64 rng(handler_seed.fetch_add(1));
-        handler_log.Record("run", m.body);
-        if (m.idempotency_key != KeyOf(m.body)) Die("wrong idempotency key for " + m.body);
-        auto seen = q->InboxContains(m.idempotency_key);
-        if (seen.ok() && *seen) handler_log.Record("violation", m.body);
-        if (rng() % 4 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        if (IsPoison(m.idempotency_key)) return lqs::HandlerResult::NonRetryable("poison");
-        if (m.receive_count == 1 && rng() % 8 == 0) return lqs::HandlerResult::Retry("transient");
-        return lqs::HandlerResult::Success();
-      });
+  auto worker = lqs::Worker::Create(q, wo, [&](const lqs::WorkerMessage& m) -> lqs::HandlerResult {
+    thread_local std::mt19937_64 rng(handler_seed.fetch_add(1));
+    handler_log.Record("run", m.body);
+    if (m.idempotency_key != KeyOf(m.body)) Die("wrong idempotency key for " + m.body);
+    auto seen = q->InboxContains(m.idempotency_key);
+    if (seen.ok() && *seen) handler_log.Record("violation", m.body);
+    if (rng() % 4 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (IsPoison(m.idempotency_key)) return lqs::HandlerResult::NonRetryable("poison");
+    if (m.receive_count == 1 && rng() % 8 == 0) return lqs::HandlerResult::Retry("transient");
+    return lqs::HandlerResult::Success();
+  });
   if (!worker.ok()) Die("Worker::Create: " + worker.status().ToString());
   lqs::Status st = (*worker)->Start();
   if (!st.ok()) Die("Worker::Start: " + st.ToString());

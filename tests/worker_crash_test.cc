@@ -29,9 +29,10 @@
 #include <thread>
 #include <vector>
 
-#include "lqs/worker.h"
 #include "tests/crash_harness.h"
 #include "tests/testutil.h"
+
+#include "lqs/worker.h"
 
 namespace lqs::testing {
 namespace {
@@ -153,8 +154,8 @@ void CheckInvariants(const Oracle& o, const State& s) {
   EXPECT_EQ(lost, 0u) << "acknowledged messages lost";
   for (const auto& [seed, bodies] : o.runs) {
     for (const auto& b : bodies) {
-      EXPECT_FALSE(IsDuplicate(b)) << "the handler ran for " << b
-                                   << ", a duplicate sent after its key was recorded";
+      EXPECT_FALSE(IsDuplicate(b))
+          << "the handler ran for " << b << ", a duplicate sent after its key was recorded";
     }
   }
 }
@@ -224,7 +225,8 @@ void DrainWithWorker(const std::string& db, const Oracle& o, const State& before
     ADD_FAILURE() << "the drain ran a handler for " << b << " whose key was in the inbox";
   }
   int64_t expected_skips = static_cast<int64_t>(resent.size());
-  for (const auto& b : resent) EXPECT_EQ(ran.count(b), 0u) << b << " was resent after done, yet ran";
+  for (const auto& b : resent)
+    EXPECT_EQ(ran.count(b), 0u) << b << " was resent after done, yet ran";
   std::set<std::string> handled_keys;
   for (const auto& b : before.in_jobs) {
     const auto it = ran.find(b);
@@ -255,11 +257,12 @@ void DrainWithWorker(const std::string& db, const Oracle& o, const State& before
     }
   }
   ASSERT_OK((*broker)->Close());
-  std::printf("[ drain    ] %zu left in jobs after the last kill + %zu resent duplicates of done "
-              "work: %zu handled, %lld skipped as done (inbox), the rest moved to the DLQ by "
-              "redrive; %zu in the DLQ in all\n",
-              before.in_jobs.size(), resent.size(), handled_keys.size(),
-              static_cast<long long>(expected_skips), after.in_dlq.size());
+  std::printf(
+      "[ drain    ] %zu left in jobs after the last kill + %zu resent duplicates of done "
+      "work: %zu handled, %lld skipped as done (inbox), the rest moved to the DLQ by "
+      "redrive; %zu in the DLQ in all\n",
+      before.in_jobs.size(), resent.size(), handled_keys.size(),
+      static_cast<long long>(expected_skips), after.in_dlq.size());
 }
 
 // Proves: a process running a Worker with the inbox, killed with SIGKILL
@@ -308,15 +311,14 @@ TEST(WorkerCrashTest, KillNineWithInbox) {
     }
     total_runs += runs;
     if (::testing::Test::HasFailure()) return;
-    const size_t dups = static_cast<size_t>(
-        std::count_if(o.acked.begin(), o.acked.end(), [](const std::string& b) {
-          return IsDuplicate(b);
-        }));
-    std::printf("[ round %2d ] killed after %3d ms: %zu handler runs this round; in all %zu "
-                "sends acked (%zu duplicates of done work), %zu keys recorded, %zu in jobs, "
-                "%zu in the DLQ\n",
-                round, run_ms, runs, o.acked.size(), dups, s.recorded.size(), s.in_jobs.size(),
-                s.in_dlq.size());
+    const size_t dups = static_cast<size_t>(std::count_if(
+        o.acked.begin(), o.acked.end(), [](const std::string& b) { return IsDuplicate(b); }));
+    std::printf(
+        "[ round %2d ] killed after %3d ms: %zu handler runs this round; in all %zu "
+        "sends acked (%zu duplicates of done work), %zu keys recorded, %zu in jobs, "
+        "%zu in the DLQ\n",
+        round, run_ms, runs, o.acked.size(), dups, s.recorded.size(), s.in_jobs.size(),
+        s.in_dlq.size());
     std::fflush(stdout);
     recorded_before = s.recorded;
     last = std::move(s);

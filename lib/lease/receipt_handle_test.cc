@@ -1,8 +1,8 @@
 #include "lib/lease/receipt_handle.h"
 
-#include <gtest/gtest.h>
-
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace lqs::lease {
 namespace {
@@ -45,7 +45,8 @@ TEST(ReceiptHandleTest, SipHashReferenceVector) {
 }
 
 TEST(ReceiptHandleTest, Base64UrlRoundTrip) {
-  for (const std::string& s : std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\xff\x10", 3)}) {
+  for (const std::string& s :
+       std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\xff\x10", 3)}) {
     std::string back;
     ASSERT_TRUE(Base64UrlDecode(Base64UrlEncode(s), &back));
     EXPECT_EQ(back, s);

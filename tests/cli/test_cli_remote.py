@@ -11,10 +11,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, TESTS)
+sys.path.insert(0, os.path.join(TESTS, "server"))
 import missing_client  # noqa: E402  (tests/)
+from lqsd_harness import Lqsd  # noqa: E402  (tests/server/)
 
 LQS = os.environ.get("LQS_CLI", "lqs")
 LQSD = os.environ.get("LQSD", "")
@@ -26,19 +28,9 @@ CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
 
 
 def start_lqsd(data, *flags):
-    proc = subprocess.Popen(
-        [LQSD, "--data", data, "--listen", "127.0.0.1:0", "--no-purge-interval",
-         "--log-level", "warn"] + list(flags),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if "listening on" in line:
-            return proc, line.strip().split()[-1]
-    proc.kill()
-    raise RuntimeError("lqsd did not start: " + proc.stderr.read())
+    """lqsd (tests/server/lqsd_harness.py) on database `data`, without the
+    background purge, logging warnings and errors only."""
+    return Lqsd("--data", data, "--no-purge-interval", "--log-level", "warn", *flags)
 
 
 def run(endpoint, *args, stdin=None, json_out=False, expect=0, env=None):
@@ -126,9 +118,9 @@ def signed_scenario(tmp):
     keys = os.path.join(tmp, "keys")
     with open(keys, "w") as f:
         f.write("AKIDCLI SECRETCLI\n")
-    proc, url = start_lqsd(os.path.join(tmp, "authdb"), "--auth-file", keys)
-    creds = {"AWS_ACCESS_KEY_ID": "AKIDCLI", "AWS_SECRET_ACCESS_KEY": "SECRETCLI"}
-    try:
+    with start_lqsd(os.path.join(tmp, "authdb"), "--auth-file", keys) as server:
+        url = server.url
+        creds = {"AWS_ACCESS_KEY_ID": "AKIDCLI", "AWS_SECRET_ACCESS_KEY": "SECRETCLI"}
         p = run(url, "queue", "list", expect=2)
         assert "MissingAuthenticationToken" in p.stderr, p.stderr
         p = run(url, "--region", "eu-west-1", "queue", "list", expect=2)
@@ -147,9 +139,6 @@ def signed_scenario(tmp):
         assert run(url, "--region", "us-east-1", "receive", "jobs", json_out=True,
                    env=arn)["messages"][0]["Body"] == "from us-east-1"
         assert run(url, "receive", "jobs", json_out=True, env=arn)["messages"] == []
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def main():
@@ -159,12 +148,9 @@ def main():
             "mode" % LQSD)
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "db")
-        proc, url = start_lqsd(data)
-        try:
+        with start_lqsd(data) as server:
+            url = server.url
             scenario(url, data)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
         # Unreachable server: exit 3.
         p = subprocess.run([LQS, "--endpoint", url, "queue", "list"], capture_output=True,
                            text=True, env=CLEAN_ENV)

@@ -62,7 +62,9 @@ class LqsdOnAFaultyDisk : public ::testing::Test {
   }
   void TearDown() override {
     fs_->FailWrites(WriteFault::kNone);
-    if (endpoint_) EXPECT_OK(endpoint_->Shutdown());
+    if (endpoint_) {
+      EXPECT_OK(endpoint_->Shutdown());
+    }
   }
 
   // One request on a connection of its own.

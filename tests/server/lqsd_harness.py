@@ -6,6 +6,10 @@ listening on http://127.0.0.1:PORT") tells the port. With --metrics-listen
 among the arguments, the line after it ("lqsd metrics on
 http://HOST:PORT/metrics") sets metrics_host and metrics_port (else None).
 stop() sends SIGTERM and returns the exit code (a clean shutdown is 0).
+
+It also imports, for the tests, missing_client (tests/missing_client.py: how
+a missing client is reported) and the AWS SDK: boto3, botocore, Config and
+ClientError, each None when boto3 is not installed for this interpreter.
 """
 
 import os
@@ -13,10 +17,23 @@ import re
 import select
 import signal
 import subprocess
+import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+
+sys.path.insert(0, os.path.dirname(HERE))
+import missing_client  # noqa: E402,F401  (tests/)
+
+try:
+    import boto3
+    import botocore
+    import botocore.exceptions
+    from botocore.config import Config
+    from botocore.exceptions import ClientError
+except ImportError:  # pragma: no cover - each test reports it (missing_client)
+    boto3 = botocore = Config = ClientError = None
 
 
 def lqsd_binary():

@@ -28,17 +28,9 @@ import traceback
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import missing_client  # noqa: E402  (tests/)
-
-try:
-    import boto3
-    import botocore
-    from botocore.config import Config
-    from botocore.exceptions import ClientError
-except ImportError:  # pragma: no cover
-    boto3 = None
+from lqsd_harness import (  # noqa: E402
+    ClientError, Config, Lqsd, boto3, botocore, missing_client)
 
 ACCOUNT = "123456789012"
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -730,7 +722,6 @@ def main(argv):
         return missing_client.script_exit("boto3 is not installed for %s" % sys.executable)
     server = None
     if not args.endpoint:
-        from lqsd_harness import Lqsd
         server = Lqsd()
         args.endpoint = server.url
     ctx = Ctx(args.endpoint)

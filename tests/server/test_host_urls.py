@@ -19,17 +19,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import missing_client  # noqa: E402  (tests/)
-from lqsd_harness import Lqsd  # noqa: E402
-
-try:
-    import boto3
-    import botocore
-    from botocore.config import Config
-except ImportError:  # pragma: no cover
-    boto3 = None
+from lqsd_harness import Config, Lqsd, boto3, botocore, missing_client  # noqa: E402
 
 ACCOUNT = "123456789012"
 

@@ -27,6 +27,7 @@ Rounds: LQS_LQSD_KILL_ROUNDS per region (default 3, the CI mode: 6 kills in all)
         --noconftest tests/server/test_kill9.py      # the long mode: 200 kills
 """
 
+import contextlib
 import os
 import random
 import sys
@@ -35,17 +36,7 @@ import time
 
 import pytest
 
-from lqsd_harness import Lqsd
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import missing_client  # noqa: E402  (tests/)
-
-try:
-    import boto3
-    import botocore.exceptions
-    from botocore.config import Config
-except ImportError:  # pragma: no cover - reported as a skip (under CI: a failure)
-    boto3 = None
+from lqsd_harness import Config, Lqsd, boto3, botocore, missing_client
 
 if boto3 is None:
     missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
@@ -80,6 +71,22 @@ class Ledger:
         self.sends = self.deletes = 0
 
 
+@contextlib.contextmanager
+def until_killed(ledger, what):
+    """Runs a client loop until lqsd dies under it; any other error ends the loop
+    too and is recorded in ledger.errors as (what, error)."""
+    try:
+        yield
+    except KILLED:
+        return
+    except botocore.exceptions.ClientError as e:
+        with ledger.lock:
+            ledger.errors.append((what, e.response.get("Error")))
+    except Exception as e:  # noqa: BLE001 - a failure of the test itself, reported below
+        with ledger.lock:
+            ledger.errors.append((what, repr(e)))
+
+
 def client_for(session, server, region):
     return session.client(
         "sqs", endpoint_url=server.url, region_name=region or "us-east-1", config=CONFIG,
@@ -89,7 +96,7 @@ def client_for(session, server, region):
 
 def send_until_killed(sqs, url, prefix, ledger):
     n = 0
-    try:
+    with until_killed(ledger, "send"):
         while True:
             if n % 3 == 0:
                 bodies = [f"{prefix}-{n + i}" for i in range(5)]
@@ -108,20 +115,12 @@ def send_until_killed(sqs, url, prefix, ledger):
                 ledger.sends += len(done)
                 ledger.errors.extend(("SendMessageBatch", f) for f in failed)
             ledger.first_ack.set()
-    except KILLED:
-        return
-    except botocore.exceptions.ClientError as e:
-        with ledger.lock:
-            ledger.errors.append(("send", e.response.get("Error")))
-    except Exception as e:  # noqa: BLE001 - a failure of the test itself, reported below
-        with ledger.lock:
-            ledger.errors.append(("send", repr(e)))
 
 
 def consume_until_killed(sqs, url, batch_delete, wait_seconds, ledger):
     # Received with no lease (VisibilityTimeout 0: the handle still deletes), so that
     # after the kill nothing waits for a lease to end before it can be counted.
-    try:
+    with until_killed(ledger, "consume"):
         while True:
             with ledger.lock:
                 sent_at = ledger.tick
@@ -152,14 +151,6 @@ def consume_until_killed(sqs, url, batch_delete, wait_seconds, ledger):
                 for body in done:
                     ledger.deleted_at.setdefault(body, ledger.tick)
                 ledger.deletes += len(done)
-    except KILLED:
-        return
-    except botocore.exceptions.ClientError as e:
-        with ledger.lock:
-            ledger.errors.append(("consume", e.response.get("Error")))
-    except Exception as e:  # noqa: BLE001 - a failure of the test itself, reported below
-        with ledger.lock:
-            ledger.errors.append(("consume", repr(e)))
 
 
 def stored_bodies(sqs, url):

@@ -17,15 +17,10 @@ import tempfile
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import missing_client  # noqa: E402  (tests/)
-from lqsd_harness import Lqsd, lqsd_binary  # noqa: E402
+from lqsd_harness import Config, Lqsd, boto3, lqsd_binary, missing_client  # noqa: E402
 
-try:
-    import boto3
-    from botocore.config import Config
-except ImportError:  # pragma: no cover
+if boto3 is None:  # pragma: no cover
     missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
 
 

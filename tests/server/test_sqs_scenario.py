@@ -8,11 +8,9 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import missing_client  # noqa: E402  (tests/)
 import sqs_scenario  # noqa: E402
-from lqsd_harness import Lqsd  # noqa: E402
+from lqsd_harness import Lqsd, missing_client  # noqa: E402
 
 if sqs_scenario.boto3 is None:
     missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)

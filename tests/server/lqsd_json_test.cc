@@ -26,12 +26,15 @@
 
 #include <gtest/gtest.h>
 
+#include "server/action_outputs.h"
 #include "server/actions.h"
 #include "server/json_fast.h"
 #include "server/plain_send_batch.h"
 #include "server/router.h"
 #include "server/sqs_json.h"
 #include "tests/server/json_request.h"
+#include "tests/testutil.h"
+#include "wire/message_json.h"
 
 #include "lqs/broker.h"
 #include "lqs/clock.h"
@@ -591,8 +594,8 @@ TEST(PlainSendBatch, DeclinesEverythingElse) {
            R"({"QueueUrl":"q","Entries":[{"Id":"0","MessageBody":"a","DelaySeconds":)"
            R"(99999999999999999999999}]})",
            R"({"QueueUrl":"q","Entries":[)" + entry + "," + entry + "," + entry + "," + entry +
-               "," + entry + "," + entry + "," + entry + "," + entry + "," + entry + "," +
-               entry + "," + entry + "]}",
+               "," + entry + "," + entry + "," + entry + "," + entry + "," + entry + "," + entry +
+               "," + entry + "]}",
            R"({"QueueUrl":"q","Entries":[]} x)",
            R"({"QueueUrl":"q","Entries":[],})",
            R"({"QueueUrl":"q","Entries":[)" + entry + ",]}",
@@ -606,7 +609,7 @@ TEST(PlainSendBatch, DeclinesEverythingElse) {
 
 TEST(PlainSendBatch, MutationsReadAsTheActionReadsThem) {
   const std::vector<std::string>& seeds = SendBatchBodies();
-  static const char kBytes[] = {'"', '\\', '{', '}', '[', ']', ',', ':', ' ', '\n', '0',
+  static const char kBytes[] = {'"', '\\', '{', '}', '[', ']', ',', ':', ' ',    '\n',  '0',
                                 '1', '9',  '-', '.', 'e', 'n', 'I', 'd', '\x80', '\x1f'};
   std::mt19937 rng(20261130);
   int accepted = 0;
@@ -660,9 +663,10 @@ TEST(SqsJson, DirectWriterMatchesTheSerialiserOnRandomBytes) {
   }
 }
 
-// ReceiveMessage answers JSON requests with text written directly and query
-// requests from a Json tree (wire::ReceivedMessageJson, which the CLI shares):
-// the two must give the same bytes for any result.
+// ReceiveMessage's one encoder writes JSON text (JSON requests) and a Json
+// tree (query requests): the two must give the same bytes for any result,
+// and each message must have the members wire::ReceivedMessageJson gives it
+// (what the CLI prints).
 TEST(SqsJson, ReceiveOutputTextMatchesItsTree) {
   std::mt19937 rng(29);
   static const char* const kTexts[] = {
@@ -693,13 +697,18 @@ TEST(SqsJson, ReceiveOutputTextMatchesItsTree) {
     }
     const std::string direct =
         sqs_json::EncodeEncodedResult(ReceiveMessageOutputJson(result), "id").body;
-    ASSERT_EQ(direct, sqs_json::EncodeResult(ReceiveMessageOutput(result), "id").body) << i;
+    const Json tree = ReceiveMessageOutput(result);
+    ASSERT_EQ(direct, sqs_json::EncodeResult(tree, "id").body) << i;
+    ASSERT_EQ(tree.contains("Messages"), !result.messages.empty()) << i;
+    for (size_t m = 0; m < result.messages.size(); ++m) {
+      ASSERT_EQ(tree["Messages"][m], lqs::wire::ReceivedMessageJson(result.messages[m])) << i;
+    }
   }
 }
 
-// The batch actions answer JSON requests with text written directly and query
-// requests from a Json tree: the text must be what EncodeResult makes of the
-// tree, which leaves out an empty Successful or Failed.
+// The batch outputs' one encoder writes JSON text and a Json tree: the text
+// must be what EncodeResult makes of the tree, which leaves out an empty
+// Successful or Failed (the tree keeps them).
 TEST(SqsJson, BatchOutputTextMatchesItsTree) {
   std::mt19937 rng(31);
   auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
@@ -739,6 +748,7 @@ TEST(SqsJson, BatchOutputTextMatchesItsTree) {
     ASSERT_EQ(direct, sqs_json::EncodeResult(SendMessageBatchOutput(send), "id").body) << i;
     ASSERT_EQ(no_member(direct, "Successful"), send.successful.empty()) << direct;
     ASSERT_EQ(no_member(direct, "Failed"), send.failed.empty()) << direct;
+    ASSERT_TRUE(SendMessageBatchOutput(send).contains("Failed"));
 
     lqs::BatchResult batch;
     for (size_t n = pick(3); n > 0; --n) batch.successful.push_back(text() + "s");
@@ -843,9 +853,8 @@ std::vector<std::string> Handles(const HttpResponse& r) {
 }
 
 TEST(JsonFast, RequestsAnswerAsWithoutIt) {
-  char tmpl[] = "/tmp/lqsd_json_tests_XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string root = tmpl;
+  const lqs::testing::TempDir dir;
+  const std::string& root = dir.path();
   {
     Server fast(root + "/fast");
     Server generic(root + "/generic");
@@ -984,7 +993,6 @@ TEST(JsonFast, RequestsAnswerAsWithoutIt) {
          "{" + url + R"(,"AttributeNames":["ApproximateNumberOfMessages","QueueArn"]})");
     EXPECT_GT(steps, 60);
   }
-  std::filesystem::remove_all(root);
 }
 
 // AWS's JSON protocol leaves out an output member whose list is empty: a
@@ -993,9 +1001,8 @@ TEST(JsonFast, RequestsAnswerAsWithoutIt) {
 // has no queueUrls, ListMessageMoveTasks without tasks no Results. The query
 // protocol's XML is unchanged (entries only, none for an empty list).
 TEST(JsonProtocol, EmptyListMembersAreLeftOut) {
-  char tmpl[] = "/tmp/lqsd_json_tests_XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string root = tmpl;
+  const lqs::testing::TempDir dir;
+  const std::string& root = dir.path();
   {
     Server server(root + "/db");
     auto body = [](const HttpResponse& r) {
@@ -1070,7 +1077,6 @@ TEST(JsonProtocol, EmptyListMembersAreLeftOut) {
     EXPECT_NE(none.body.find("<ListDeadLetterSourceQueuesResult/>"), std::string::npos)
         << none.body;
   }
-  std::filesystem::remove_all(root);
 }
 
 }  // namespace

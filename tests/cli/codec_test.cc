@@ -2,12 +2,11 @@
 // match the SQS JSON 1.0 examples of docs/sqs-reference.md §12.1 (produced by botocore),
 // and answers and errors (§12.2, §12.3) decode into lqs types.
 
-#include "tools/sqs_codec.h"
-
 #include <gtest/gtest.h>
 
 #include "tools/commands.h"
 #include "tools/output.h"
+#include "tools/sqs_codec.h"
 
 namespace lqs_cli::codec {
 namespace {
@@ -82,14 +81,16 @@ TEST(Encode, ReceiveMessage) {
                      "WaitTimeSeconds": 20, "VisibilityTimeout": 30,
                      "ReceiveRequestAttemptId": "r1"})");
   lqs::ReceiveMessageRequest plain;
-  ExpectSameJson(EncodeReceiveMessage("u", plain), R"({"QueueUrl": "u", "MaxNumberOfMessages": 1})");
+  ExpectSameJson(EncodeReceiveMessage("u", plain),
+                 R"({"QueueUrl": "u", "MaxNumberOfMessages": 1})");
 }
 
 // §12.1, CreateQueue: attribute values stay strings; tags is lower-case.
 TEST(Encode, CreateQueue) {
-  ExpectSameJson(EncodeCreateQueue("q1.fifo", {{"FifoQueue", "true"}, {"VisibilityTimeout", "60"}},
-                                   {{"k", "v"}}),
-                 R"({"QueueName": "q1.fifo", "Attributes": {"FifoQueue": "true", "VisibilityTimeout": "60"}, "tags": {"k": "v"}})");
+  ExpectSameJson(
+      EncodeCreateQueue("q1.fifo", {{"FifoQueue", "true"}, {"VisibilityTimeout", "60"}},
+                        {{"k", "v"}}),
+      R"({"QueueName": "q1.fifo", "Attributes": {"FifoQueue": "true", "VisibilityTimeout": "60"}, "tags": {"k": "v"}})");
   ExpectSameJson(EncodeCreateQueue("q", {}, {}), R"({"QueueName": "q"})");
 }
 
@@ -113,8 +114,9 @@ TEST(Encode, StartMessageMoveTask) {
   lqs::StartMessageMoveTaskRequest r;
   r.source_arn = "arn:aws:sqs:us-east-1:000000000000:dlq";
   r.max_number_of_messages_per_second = 10;
-  ExpectSameJson(EncodeStartMessageMoveTask(r),
-                 R"({"SourceArn": "arn:aws:sqs:us-east-1:000000000000:dlq", "MaxNumberOfMessagesPerSecond": 10})");
+  ExpectSameJson(
+      EncodeStartMessageMoveTask(r),
+      R"({"SourceArn": "arn:aws:sqs:us-east-1:000000000000:dlq", "MaxNumberOfMessagesPerSecond": 10})");
 }
 
 TEST(Encode, ListQueuesAndDeleteBatch) {
@@ -132,7 +134,8 @@ TEST(Encode, ListQueuesAndDeleteBatch) {
 
 // §12.2 responses.
 TEST(Decode, ReceiveMessage) {
-  auto r = DecodeReceiveMessage(J(R"({"Messages":[{"MessageId":"m1","ReceiptHandle":"rh","MD5OfBody":"5d",
+  auto r = DecodeReceiveMessage(
+      J(R"({"Messages":[{"MessageId":"m1","ReceiptHandle":"rh","MD5OfBody":"5d",
   "Body":"hi","Attributes":{"SenderId":"AIDAEXAMPLE","SentTimestamp":"1700000000000",
                 "ApproximateReceiveCount":"1"},
   "MD5OfMessageAttributes":"ma",
@@ -198,14 +201,16 @@ TEST(Encode, ReceivedMessageAsLqsdWritesIt) {
 }
 
 TEST(Decode, BatchesAndTasksAndLists) {
-  auto s = DecodeSendMessageBatch(J(R"({"Successful":[{"Id":"e1","MessageId":"m","MD5OfMessageBody":"x"}],
+  auto s = DecodeSendMessageBatch(
+      J(R"({"Successful":[{"Id":"e1","MessageId":"m","MD5OfMessageBody":"x"}],
     "Failed":[{"Id":"e2","SenderFault":true,"Code":"InvalidMessageContents","Message":"bad"}]})"));
   ASSERT_EQ(s.successful.size(), 1u);
   EXPECT_EQ(s.successful[0].result.message_id, "m");
   ASSERT_EQ(s.failed.size(), 1u);
   EXPECT_EQ(s.failed[0].code, "InvalidMessageContents");
 
-  auto t = DecodeListMessageMoveTasks(J(R"({"Results":[{"TaskHandle":"h","Status":"RUNNING","SourceArn":"a",
+  auto t = DecodeListMessageMoveTasks(
+      J(R"({"Results":[{"TaskHandle":"h","Status":"RUNNING","SourceArn":"a",
     "ApproximateNumberOfMessagesMoved":2,"ApproximateNumberOfMessagesToMove":10,
     "MaxNumberOfMessagesPerSecond":1,"StartedTimestamp":1700000000000}]})"));
   ASSERT_EQ(t.size(), 1u);
@@ -214,7 +219,8 @@ TEST(Decode, BatchesAndTasksAndLists) {
   EXPECT_EQ(t[0].max_number_of_messages_per_second.value_or(0), 1);
   EXPECT_EQ(t[0].started_timestamp, 1700000000000);
 
-  auto l = DecodeListQueues(J(R"({"QueueUrls":["http://h:1/123456789012/a","http://h:1/123456789012/b"],
+  auto l =
+      DecodeListQueues(J(R"({"QueueUrls":["http://h:1/123456789012/a","http://h:1/123456789012/b"],
                                    "NextToken":"n"})"));
   EXPECT_EQ(l.queue_names, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(l.next_token, "n");
@@ -260,9 +266,12 @@ TEST(Decode, Errors) {
 
   s = DecodeError(403, "", R"({"__type":"com.amazonaws.sqs#PurgeQueueInProgress","message":"m"})");
   EXPECT_EQ(s.code(), ErrorCode::kPurgeQueueInProgress);
-  s = DecodeError(400, "", R"({"__type":"com.amazon.coral.service#InvalidParameterValueException","message":"m"})");
+  s = DecodeError(
+      400, "",
+      R"({"__type":"com.amazon.coral.service#InvalidParameterValueException","message":"m"})");
   EXPECT_EQ(s.code(), ErrorCode::kInvalidParameterValue);
-  s = DecodeError(404, "", R"({"__type":"com.amazonaws.sqs#ResourceNotFoundException","message":"m"})");
+  s = DecodeError(404, "",
+                  R"({"__type":"com.amazonaws.sqs#ResourceNotFoundException","message":"m"})");
   EXPECT_EQ(s.code(), ErrorCode::kResourceNotFound);
   s = DecodeError(400, "QueueAlreadyExists;Sender", "{}");
   EXPECT_EQ(s.code(), ErrorCode::kQueueNameExists);

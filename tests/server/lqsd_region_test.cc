@@ -32,21 +32,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "lqsd-regions-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using lqs::testing::TempDir;
 
 std::unique_ptr<lqs::Broker> OpenBroker(const std::string& path, bool deferred_commits = false) {
   lqs::Options options;
@@ -281,62 +267,72 @@ HttpRequest WithHost(const std::string& host) {
   return request;
 }
 
-TEST(Router, PathStyleQueueUrls) {
+// A request with Host `host` (none when empty) in `region` (`is_default`: the
+// default region) and the queue URL prefix it gets.
+struct UrlCase {
+  std::string host;
+  std::string region;
+  bool is_default;
+  std::string prefix;
+};
+
+void ExpectUrlPrefixes(const RouterConfig& config, const std::vector<UrlCase>& cases) {
   Actions actions("123456789012");
+  Router router(&actions, config);
+  for (const UrlCase& c : cases) {
+    EXPECT_EQ(router.QueueUrlPrefix(WithHost(c.host), c.region, c.is_default), c.prefix)
+        << "Host: " << c.host << ", region " << c.region;
+  }
+}
+
+TEST(Router, PathStyleQueueUrls) {
   RouterConfig config;
   config.default_host = "127.0.0.1:4000";
-  Router router(&actions, config);
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost("h:9324"), "us-east-1", true),
-            "http://h:9324/123456789012");
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost("h:9324"), "eu-west-1", false),
-            "http://h:9324/queue/eu-west-1/123456789012");
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost(""), "eu-west-1", false),
-            "http://127.0.0.1:4000/queue/eu-west-1/123456789012");
-  // A host-style Host header is still the origin of path-style URLs.
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost("sqs.eu-west-1.localhost:9324"), "eu-west-1", false),
-            "http://sqs.eu-west-1.localhost:9324/queue/eu-west-1/123456789012");
-
+  ExpectUrlPrefixes(
+      config, {
+                  {"h:9324", "us-east-1", true, "http://h:9324/123456789012"},
+                  {"h:9324", "eu-west-1", false, "http://h:9324/queue/eu-west-1/123456789012"},
+                  {"", "eu-west-1", false, "http://127.0.0.1:4000/queue/eu-west-1/123456789012"},
+                  // A host-style Host header is still the origin of path-style URLs.
+                  {"sqs.eu-west-1.localhost:9324", "eu-west-1", false,
+                   "http://sqs.eu-west-1.localhost:9324/queue/eu-west-1/123456789012"},
+              });
   config.public_url = "https://sqs.example.com";
-  Router public_router(&actions, config);
-  EXPECT_EQ(public_router.QueueUrlPrefix(WithHost("h:9324"), "eu-west-1", false),
-            "https://sqs.example.com/queue/eu-west-1/123456789012");
+  ExpectUrlPrefixes(config, {{"h:9324", "eu-west-1", false,
+                              "https://sqs.example.com/queue/eu-west-1/123456789012"}});
 }
 
 TEST(Router, HostStyleQueueUrls) {
-  Actions actions("123456789012");
   RouterConfig config;
   config.url_style = UrlStyle::kHost;
   config.default_host = "127.0.0.1:4000";
-  Router router(&actions, config);
-  // Every region, the default one included; the port the client used.
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost("127.0.0.1:9324"), "us-east-1", true),
-            "http://sqs.us-east-1.localhost:9324/123456789012");
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost("myhost:9324"), "eu-west-1", false),
-            "http://sqs.eu-west-1.localhost:9324/123456789012");
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost("[::1]:9555"), "eu-west-1", false),
-            "http://sqs.eu-west-1.localhost:9555/123456789012");
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost("sqs.ap-south-1.localhost:9324"), "eu-west-1", false),
-            "http://sqs.eu-west-1.localhost:9324/123456789012");
-  // No port in the Host header: the scheme's (none in the URL either).
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost("localhost"), "us-east-1", true),
-            "http://sqs.us-east-1.localhost/123456789012");
-  // No usable Host header: the listening port.
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost(""), "us-east-1", true),
-            "http://sqs.us-east-1.localhost:4000/123456789012");
-  EXPECT_EQ(router.QueueUrlPrefix(WithHost("bad host"), "us-east-1", true),
-            "http://sqs.us-east-1.localhost:4000/123456789012");
-
+  ExpectUrlPrefixes(
+      config,
+      {
+          // Every region, the default one included; the port the client used.
+          {"127.0.0.1:9324", "us-east-1", true, "http://sqs.us-east-1.localhost:9324/123456789012"},
+          {"myhost:9324", "eu-west-1", false, "http://sqs.eu-west-1.localhost:9324/123456789012"},
+          {"[::1]:9555", "eu-west-1", false, "http://sqs.eu-west-1.localhost:9555/123456789012"},
+          {"sqs.ap-south-1.localhost:9324", "eu-west-1", false,
+           "http://sqs.eu-west-1.localhost:9324/123456789012"},
+          // No port in the Host header: the scheme's (none in the URL either).
+          {"localhost", "us-east-1", true, "http://sqs.us-east-1.localhost/123456789012"},
+          // No usable Host header: the listening port.
+          {"", "us-east-1", true, "http://sqs.us-east-1.localhost:4000/123456789012"},
+          {"bad host", "us-east-1", true, "http://sqs.us-east-1.localhost:4000/123456789012"},
+      });
   // --public-url: its host gets the sqs.<region>. prefix; port and path stay.
   config.public_url = "https://queues.example.com:8443/base";
-  Router public_router(&actions, config);
-  EXPECT_EQ(public_router.QueueUrlPrefix(WithHost("h:9324"), "us-east-1", true),
-            "https://sqs.us-east-1.queues.example.com:8443/base/123456789012");
-  EXPECT_EQ(public_router.QueueUrlPrefix(WithHost("h:9324"), "eu-west-1", false),
-            "https://sqs.eu-west-1.queues.example.com:8443/base/123456789012");
+  ExpectUrlPrefixes(config, {
+                                {"h:9324", "us-east-1", true,
+                                 "https://sqs.us-east-1.queues.example.com:8443/base/123456789012"},
+                                {"h:9324", "eu-west-1", false,
+                                 "https://sqs.eu-west-1.queues.example.com:8443/base/123456789012"},
+                            });
   config.public_url = "http://localhost.localstack.cloud:4566";  // LocalStack's URLs exactly
-  Router localstack(&actions, config);
-  EXPECT_EQ(localstack.QueueUrlPrefix(WithHost("h"), "eu-west-1", false),
-            "http://sqs.eu-west-1.localhost.localstack.cloud:4566/123456789012");
+  ExpectUrlPrefixes(config,
+                    {{"h", "eu-west-1", false,
+                      "http://sqs.eu-west-1.localhost.localstack.cloud:4566/123456789012"}});
 }
 
 TEST(Router, PublicUrlMustHaveANamedHostForHostStyle) {
@@ -415,18 +411,9 @@ class RegionRouting : public ::testing::Test {
   // A JSON-protocol call, signed for `region` (none: unsigned).
   nlohmann::json Call(const std::string& action, const nlohmann::json& input,
                       const std::string& region, int* status = nullptr) {
-    HttpRequest request = JsonRequest(action, input.dump());
-    if (!region.empty()) {
-      request.headers.emplace_back("authorization",
-                                   "AWS4-HMAC-SHA256 Credential=AKID/20261201/" + region +
-                                       "/sqs/aws4_request, SignedHeaders=host, Signature=00");
-    }
-    std::optional<HttpResponse> response;
-    router_->Handle(request, nullptr, [&](HttpResponse r) { response = std::move(r); });
-    EXPECT_TRUE(response.has_value());
-    if (!response.has_value()) return nullptr;
-    if (status != nullptr) *status = response->status;
-    return nlohmann::json::parse(response->body);
+    const HttpResponse response = Send(JsonRequest(action, input.dump()), region);
+    if (status != nullptr) *status = response.status;
+    return nlohmann::json::parse(response.body);
   }
 
   // The router again, handing out `style`'s URLs.
