@@ -44,11 +44,21 @@ bool RefValidText(std::string_view s) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     uint32_t cp;
     size_t n;
-    if (c < 0x80) { cp = c; n = 1; }
-    else if (c >= 0xC2 && c <= 0xDF) { cp = c & 0x1F; n = 2; }
-    else if (c >= 0xE0 && c <= 0xEF) { cp = c & 0x0F; n = 3; }
-    else if (c >= 0xF0 && c <= 0xF4) { cp = c & 0x07; n = 4; }
-    else return false;
+    if (c < 0x80) {
+      cp = c;
+      n = 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      cp = c & 0x1F;
+      n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      cp = c & 0x0F;
+      n = 3;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      cp = c & 0x07;
+      n = 4;
+    } else {
+      return false;
+    }
     if (i + n > s.size()) return false;
     for (size_t k = 1; k < n; ++k) {
       const unsigned char cc = static_cast<unsigned char>(s[i + k]);
@@ -76,8 +86,8 @@ bool RefGroupId(std::string_view s) {
 bool RefBatchId(std::string_view s) {
   if (s.empty() || s.size() > 80) return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                    (c >= '0' && c <= '9') || c == '_' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -91,18 +101,32 @@ bool IsLowerHex(const std::string& s, size_t n) {
   return true;
 }
 
-const char* const kDataTypes[] = {"String", "Number", "Binary", "String.x", "Number.int",
-                                  "Binary.gif", "string", "", "Custom", "Number."};
-const char* const kAttrNames[] = {"a", "Attr.1", "AWS.x", "amazon.y", ".dot", "dot.",
-                                  "a..b", "AWSTraceHeader", "x-y_z", ""};
+const char* const kDataTypes[] = {"String",     "Number", "Binary", "String.x", "Number.int",
+                                  "Binary.gif", "string", "",       "Custom",   "Number."};
+const char* const kAttrNames[] = {"a",    "Attr.1", "AWS.x",          "amazon.y", ".dot",
+                                  "dot.", "a..b",   "AWSTraceHeader", "x-y_z",    ""};
 
 // Text: either raw fuzz bytes or stitched from interesting code points.
 std::string Text(FuzzInput& in, size_t max_len) {
   if (in.Bool()) return in.String(max_len);
-  static const char* const kPieces[] = {"a", " ", "\t", "\n", "\r", "\x01", "\xC3\xA9",
-                                        "\xED\x9F\xBF", "\xED\xA0\x80", "\xEF\xBF\xBD",
-                                        "\xEF\xBF\xBE", "\xF0\x9F\x98\x80", "\xF4\x90\x80\x80",
-                                        "\xC0\xAF", "\xE0\x80\xAF", "\xF8", "\x7F", "<&>"};
+  static const char* const kPieces[] = {"a",
+                                        " ",
+                                        "\t",
+                                        "\n",
+                                        "\r",
+                                        "\x01",
+                                        "\xC3\xA9",
+                                        "\xED\x9F\xBF",
+                                        "\xED\xA0\x80",
+                                        "\xEF\xBF\xBD",
+                                        "\xEF\xBF\xBE",
+                                        "\xF0\x9F\x98\x80",
+                                        "\xF4\x90\x80\x80",
+                                        "\xC0\xAF",
+                                        "\xE0\x80\xAF",
+                                        "\xF8",
+                                        "\x7F",
+                                        "<&>"};
   std::string s;
   const int n = in.Range<int>(0, 12);
   for (int i = 0; i < n; ++i) s += in.Pick(kPieces);
@@ -119,10 +143,14 @@ lqs::MessageAttributeValue Value(FuzzInput& in) {
 
 std::optional<std::string> Id(FuzzInput& in) {
   switch (in.Range<int>(0, 3)) {
-    case 0: return std::nullopt;
-    case 1: return std::string("g") + std::to_string(in.Byte());
-    case 2: return std::string(in.Range<size_t>(127, 129), 'x');
-    default: return in.String(20);
+    case 0:
+      return std::nullopt;
+    case 1:
+      return std::string("g").append(std::to_string(in.Byte()));
+    case 2:
+      return std::string(in.Range<size_t>(127, 129), 'x');
+    default:
+      return in.String(20);
   }
 }
 
@@ -143,8 +171,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (in.Bool()) r.delay_seconds = in.Range<int>(-2, 902);
   const int n_attrs = in.Range<int>(0, 12);
   for (int i = 0; i < n_attrs; ++i) {
-    std::string name = in.Bool() ? std::string(in.Pick(kAttrNames)) + std::to_string(i)
-                                 : in.String(12);
+    std::string name =
+        in.Bool() ? std::string(in.Pick(kAttrNames)) + std::to_string(i) : in.String(12);
     r.message_attributes[name] = Value(in);
   }
   if (in.Bool()) {
@@ -178,8 +206,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     Check(IsLowerHex(api::Md5Hex(r.body), 32), "MD5 of body");
     if (!r.message_attributes.empty()) {
-      Check(IsLowerHex(api::Md5OfMessageAttributes(r.message_attributes), 32),
-            "MD5 of attributes");
+      Check(IsLowerHex(api::Md5OfMessageAttributes(r.message_attributes), 32), "MD5 of attributes");
     }
   } else {
     Check(!s.message().empty(), "error without a message");
@@ -193,7 +220,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Batch envelopes.
   std::vector<std::string> ids;
   const int n_ids = in.Range<int>(0, 11);
-  for (int i = 0; i < n_ids; ++i) ids.push_back(in.Bool() ? "e" + std::to_string(in.Range<int>(0, 3)) : in.String(8));
+  for (int i = 0; i < n_ids; ++i)
+    ids.push_back(in.Bool() ? std::string("e").append(std::to_string(in.Range<int>(0, 3)))
+                            : in.String(8));
   const lqs::Status b = api::ValidateBatchIds(ids, "SendMessageBatchRequestEntry");
   if (b.ok()) {
     Check(!ids.empty() && ids.size() <= 10, "batch size accepted");
@@ -210,8 +239,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (in.Bool()) rr.receive_request_attempt_id = in.String(130);
   if (api::ValidateReceiveMessage(rr).ok()) {
     Check(rr.max_number_of_messages >= 1 && rr.max_number_of_messages <= 10, "max messages");
-    Check(!rr.visibility_timeout || (*rr.visibility_timeout >= 0 && *rr.visibility_timeout <= 43200),
-          "receive visibility timeout");
+    Check(
+        !rr.visibility_timeout || (*rr.visibility_timeout >= 0 && *rr.visibility_timeout <= 43200),
+        "receive visibility timeout");
     Check(!rr.wait_time_seconds || (*rr.wait_time_seconds >= 0 && *rr.wait_time_seconds <= 20),
           "wait time");
   }

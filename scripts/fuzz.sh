@@ -13,7 +13,9 @@
 # it as a regression input replayed by ctest, copy it into fuzz/corpus/<name>/.
 #
 # Environment: BUILD_DIR (default build-fuzz), JOBS (build parallelism,
-# default 2), CC/CXX (default clang/clang++; needs libclang-rt-dev).
+# default 2), CC/CXX (default clang/clang++; needs libclang-rt-dev),
+# LQS_CMAKE_ARGS (more configure arguments, split at spaces; CI:
+# -DLQS_WERROR=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,10 +26,11 @@ JOBS=${JOBS:-2}
 export CC=${CC:-clang} CXX=${CXX:-clang++}
 
 t0=$SECONDS
+read -r -a extra <<<"${LQS_CMAKE_ARGS:-}"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DLQS_BUILD_FUZZ=ON -DLQS_SANITIZE=address,undefined -DLQS_FUZZ_CHECK_ALIGNMENT=ON \
   -DLQS_BUILD_TESTS=OFF \
-  -DLQS_BUILD_BENCH=OFF -DLQS_BUILD_EXAMPLES=OFF -DLQS_BUILD_PYTHON=OFF >/dev/null
+  -DLQS_BUILD_BENCH=OFF -DLQS_BUILD_EXAMPLES=OFF -DLQS_BUILD_PYTHON=OFF "${extra[@]}" >/dev/null
 cmake --build "$BUILD_DIR" -j"$JOBS" --target lqs_fuzzers
 echo "fuzz: build took $((SECONDS - t0)) s"
 

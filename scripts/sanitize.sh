@@ -26,7 +26,8 @@
 # check (an escape hatch; before commit 14e718f flatbuffers records were read
 # in place at odd addresses, see docs/reliability.md). CXX/CC (default g++/gcc; clang 14 needs
 # -Wno-defaulted-function-deleted, see docs/reliability.md), JOBS (default 2),
-# LQS_CRASH_ROUNDS (default 3), LQS_WORKER_CRASH_ROUNDS (default 5). RocksDB
+# LQS_CRASH_ROUNDS (default 3), LQS_WORKER_CRASH_ROUNDS (default 5),
+# LQS_CMAKE_ARGS (more configure arguments, split at spaces). RocksDB
 # comes uninstrumented from Debian; tests/tsan.supp documents the
 # suppressions that needs (false positives inside RocksDB only).
 # Exits non-zero on the first failing suite or sanitizer report.
@@ -42,6 +43,9 @@ COMMON=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLQS_BUILD_BENCH=OFF
 if [[ $CXX == *clang* ]]; then
   COMMON+=("-DCMAKE_CXX_FLAGS=-Wno-defaulted-function-deleted")
 fi
+# Extra configure arguments for both builds (CI: -DLQS_WERROR=ON, .ci/run).
+read -r -a extra <<<"${LQS_CMAKE_ARGS:-}"
+COMMON+=("${extra[@]}")
 
 t0=$SECONDS
 stamp() { printf '[sanitize %4ds] %s\n' $((SECONDS - t0)) "$*"; }
