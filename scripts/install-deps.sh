@@ -12,7 +12,7 @@ PACKAGES=(
   libcli11-dev libboost-dev libjemalloc-dev
   python3-dev pybind11-dev python3-pytest python3-boto3 python3-setuptools
   awscli
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format clang-tidy
 )
 # The clients lqsd's tests drive (under CI a missing one fails the run,
 # tests/missing_client.py): aws-cli and Debian's boto3 above; Node.js and npm
