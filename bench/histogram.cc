@@ -9,7 +9,7 @@ namespace lqs::bench {
 // kSubBits bits after the leading one).
 int Histogram::BucketOf(uint64_t v) {
   if (v < static_cast<uint64_t>(kSub)) return static_cast<int>(v);
-  const int msb = 63 - std::countl_zero(v);       // >= kSubBits
+  const int msb = 63 - std::countl_zero(v);  // >= kSubBits
   const int shift = msb - kSubBits;
   const int sub = static_cast<int>((v >> shift) & (kSub - 1));
   return (shift + 1) * kSub + sub;

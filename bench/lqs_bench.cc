@@ -89,6 +89,7 @@
 #include "bench/report.h"
 #include "bench/systems.h"
 #include "bench/workloads.h"
+
 #include "lqs/lqs.h"
 
 namespace lqs::bench {
@@ -99,7 +100,8 @@ struct Flags {
   bool long_run = false;
   bool json = false;
   bool keep_dirs = false;
-  int64_t tombstone_lifecycles = 0;  // 0: by mode  // leave each run's directory (RocksDB LOG files) under --db
+  int64_t tombstone_lifecycles =
+      0;  // 0: by mode  // leave each run's directory (RocksDB LOG files) under --db
   double scale = 1.0;
   std::string db;
   std::string table_out;
@@ -235,9 +237,12 @@ int Main(int argc, char** argv) {
     } else if (const char* v5 = value("--systems")) {
       f.systems.clear();
       for (const std::string& s : Split(v5)) {
-        if (s == "lqs") f.systems.push_back(SystemKind::kLqs);
-        else if (s == "ceiling") f.systems.push_back(SystemKind::kCeiling);
-        else if (s == "sqlite") f.systems.push_back(SystemKind::kSqlite);
+        if (s == "lqs")
+          f.systems.push_back(SystemKind::kLqs);
+        else if (s == "ceiling")
+          f.systems.push_back(SystemKind::kCeiling);
+        else if (s == "sqlite")
+          f.systems.push_back(SystemKind::kSqlite);
         else {
           std::fprintf(stderr, "unknown system %s\n", s.c_str());
           return 2;
@@ -286,8 +291,9 @@ int Main(int argc, char** argv) {
                    {"db", f.db},
                    {"workloads", f.workloads},
                    {"clock", "std::chrono::steady_clock"},
-                   {"lqs_options", "defaults (32 MiB block cache, 16 MiB write buffers, "
-                                   "background maintenance on)"},
+                   {"lqs_options",
+                    "defaults (32 MiB block cache, 16 MiB write buffers, "
+                    "background maintenance on)"},
                    {"visibility_timeout_s", 30}};
   std::vector<std::string> system_names;
   for (SystemKind k : f.systems) system_names.push_back(SystemName(k));
@@ -320,8 +326,8 @@ int Main(int argc, char** argv) {
   };
 
   if (Selected(f, "backlog")) {
-    std::vector<int64_t> sizes = f.quick ? std::vector<int64_t>{1000, 10000}
-                                         : std::vector<int64_t>{1000, 100000, 1000000};
+    std::vector<int64_t> sizes =
+        f.quick ? std::vector<int64_t>{1000, 10000} : std::vector<int64_t>{1000, 100000, 1000000};
     if (f.long_run) sizes.push_back(10000000);
     const int64_t ops = f.quick ? 2000 : 20000;
     for (int64_t b : sizes) {
@@ -345,8 +351,9 @@ int Main(int argc, char** argv) {
   }
 
   if (Selected(f, "tombstones")) {
-    const int64_t n = f.tombstone_lifecycles > 0 ? f.tombstone_lifecycles
-                                                 : (f.long_run ? 1000000 : (f.quick ? 10000 : 100000));
+    const int64_t n = f.tombstone_lifecycles > 0
+                          ? f.tombstone_lifecycles
+                          : (f.long_run ? 1000000 : (f.quick ? 10000 : 100000));
     TombstoneRow row;
     std::string line = "tombstones " + std::to_string(n) + ":";
     for (SystemKind k : f.systems) {
@@ -388,8 +395,9 @@ int Main(int argc, char** argv) {
       FifoIdleResult r = RunFifoIdle(n, groups, dir);
       Cleanup(dir);
       std::fprintf(stderr, "fifo idle %lld msgs, %lld groups: live heap %.2f -> %.2f -> %.2f MB\n",
-                   static_cast<long long>(n), static_cast<long long>(groups), r.heap_before / 1048576.0,
-                   r.heap_queued / 1048576.0, r.heap_drained / 1048576.0);
+                   static_cast<long long>(n), static_cast<long long>(groups),
+                   r.heap_before / 1048576.0, r.heap_queued / 1048576.0,
+                   r.heap_drained / 1048576.0);
       report.fifo_idle.push_back(r);
     }
   }

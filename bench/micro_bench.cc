@@ -10,9 +10,9 @@
 //
 //   ./build-bench/bench/micro_bench --benchmark_min_time=0.2
 
-#include <benchmark/benchmark.h>
-
 #include <string>
+
+#include <benchmark/benchmark.h>
 
 #include "lib/api/message_rules.h"
 #include "lib/api/queue_config.h"
@@ -119,7 +119,8 @@ lqs::storage::Message SampleMessage(size_t body, int attrs) {
 
 // Args: body bytes, attribute count.
 void BM_EncodeMessage(benchmark::State& state) {
-  const auto m = SampleMessage(static_cast<size_t>(state.range(0)), static_cast<int>(state.range(1)));
+  const auto m =
+      SampleMessage(static_cast<size_t>(state.range(0)), static_cast<int>(state.range(1)));
   for (auto _ : state) benchmark::DoNotOptimize(lqs::storage::EncodeMessage(m));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
@@ -184,7 +185,11 @@ void BM_ValidateSendMessage(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
-BENCHMARK(BM_ValidateSendMessage)->Args({100, 0})->Args({4096, 0})->Args({262144, 0})->Args({100, 10});
+BENCHMARK(BM_ValidateSendMessage)
+    ->Args({100, 0})
+    ->Args({4096, 0})
+    ->Args({262144, 0})
+    ->Args({100, 10});
 
 }  // namespace
 

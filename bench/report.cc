@@ -1,15 +1,15 @@
 #include "bench/report.h"
 
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <thread>
+
 #include <rocksdb/version.h>
 #include <sqlite3.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-#include <algorithm>
-#include <cmath>
-#include <fstream>
-#include <thread>
 
 #include "lqs/version.h"
 
@@ -85,8 +85,10 @@ std::vector<Target> Targets(const Report& r) {
                         ">= 0.40", Ratio(l, c) >= 0.4, l > 0 && c > 0));
   }
   {
-    const double t8 = RateOf(r, "send b1 100B t8 fsync", L), t1 = RateOf(r, "send b1 100B t1 fsync", L);
-    const double c8 = RateOf(r, "send b1 100B t8 fsync", C), c1 = RateOf(r, "send b1 100B t1 fsync", C);
+    const double t8 = RateOf(r, "send b1 100B t8 fsync", L),
+                 t1 = RateOf(r, "send b1 100B t1 fsync", L);
+    const double c8 = RateOf(r, "send b1 100B t8 fsync", C),
+                 c1 = RateOf(r, "send b1 100B t1 fsync", C);
     Target t = Check("fsync group commit: send b1 t8 fsync / t1 fsync (lqs)", Ratio(t8, t1), "%.2f",
                      ">= 4", Ratio(t8, t1) >= 4, t8 > 0 && t1 > 0);
     if (c8 > 0 && c1 > 0) t.name += " [ceiling: " + Fmt("%.2f", Ratio(c8, c1)) + "]";
@@ -111,8 +113,8 @@ std::vector<Target> Targets(const Report& r) {
     Target t = Check("lqs/sqlite in every workload (minimum)", worst, "%.2f", ">= 2", below == 0,
                      rows > 0);
     if (rows > 0) {
-      t.name += " [" + std::to_string(below) + " of " + std::to_string(rows) + " rows below 2; worst: " +
-                worst_name + "]";
+      t.name += " [" + std::to_string(below) + " of " + std::to_string(rows) +
+                " rows below 2; worst: " + worst_name + "]";
     }
     out.push_back(t);
   }
@@ -160,8 +162,8 @@ std::vector<Target> Targets(const Report& r) {
   }
   if (r.tombstones) {
     auto it = r.tombstones->by_system.find(L);
-    const bool ok = it != r.tombstones->by_system.end() && it->second.ok &&
-                    !it->second.tenth_per_sec.empty();
+    const bool ok =
+        it != r.tombstones->by_system.end() && it->second.ok && !it->second.tenth_per_sec.empty();
     const double q = ok ? Ratio(TenthAvg(it->second.tenth_per_sec, true),
                                 TenthAvg(it->second.tenth_per_sec, false))
                         : 0;
@@ -179,8 +181,8 @@ std::vector<Target> Targets(const Report& r) {
     }
     const std::string at = big ? " with " + std::to_string(big->backlog) + " waiting" : "";
     const double peak = big ? std::max(big->fill_hwm_kb, big->open_hwm_kb) / 1024.0 : 0;
-    out.push_back(Check("peak RSS (MiB)" + at, peak, "%.1f", "<= 256 with 10M", peak <= 256,
-                        big != nullptr));
+    out.push_back(
+        Check("peak RSS (MiB)" + at, peak, "%.1f", "<= 256 with 10M", peak <= 256, big != nullptr));
     out.push_back(Check("Broker::Open time (ms)" + at, big ? big->open_ms : 0, "%.1f",
                         "< 1000 with 10M", big && big->open_ms < 1000, big != nullptr));
   }
@@ -214,8 +216,8 @@ nlohmann::json MachineInfo(const std::string& db_dir) {
   if (uname(&u) == 0) m["kernel"] = std::string(u.sysname) + " " + u.release;
   m["compiler"] = __VERSION__;
   m["lqs_version"] = lqs::Version();
-  m["rocksdb_version"] = std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) +
-                         "." + std::to_string(ROCKSDB_PATCH);
+  m["rocksdb_version"] = std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." +
+                         std::to_string(ROCKSDB_PATCH);
   m["sqlite_version"] = sqlite3_libversion();
   m["db_dir"] = db_dir;
   std::ifstream load("/proc/loadavg");
@@ -238,8 +240,8 @@ void PrintTable(std::FILE* out, const Report& r) {
     const Measurement* l = Find(row, SystemKind::kLqs);
     const Measurement* c = Find(row, SystemKind::kCeiling);
     const Measurement* s = Find(row, SystemKind::kSqlite);
-    std::fprintf(out, "%-34s %10s %10s %8s %10s %8s %9s %9s %9s\n",
-                 row.workload.Name().c_str(), Rate(l).c_str(), Rate(c).c_str(),
+    std::fprintf(out, "%-34s %10s %10s %8s %10s %8s %9s %9s %9s\n", row.workload.Name().c_str(),
+                 Rate(l).c_str(), Rate(c).c_str(),
                  l && c ? Fmt("%.2f", Ratio(l->MsgsPerSec(), c->MsgsPerSec())).c_str() : "-",
                  Rate(s).c_str(),
                  l && s ? Fmt("%.2f", Ratio(l->MsgsPerSec(), s->MsgsPerSec())).c_str() : "-",
@@ -294,7 +296,8 @@ void PrintTable(std::FILE* out, const Report& r) {
                      cpu.c_str(), Ratio(t.tenth_cpu_us.back(), t.tenth_cpu_us.front()));
       }
       if (t.reopen_ms >= 0) {
-        std::fprintf(out, "         reopen after the run: Broker::Open %.1f ms, first receive %.1f us\n",
+        std::fprintf(out,
+                     "         reopen after the run: Broker::Open %.1f ms, first receive %.1f us\n",
                      t.reopen_ms, t.first_receive_after_reopen_us);
       }
     }
@@ -398,7 +401,8 @@ nlohmann::json ToJson(const Report& r) {
       j["tenths_cpu_us_per_lifecycle"] = x.tenth_cpu_us;
       j["first_10pct_per_sec"] = TenthAvg(x.tenth_per_sec, false);
       j["last_10pct_per_sec"] = TenthAvg(x.tenth_per_sec, true);
-      j["last_over_first"] = Ratio(TenthAvg(x.tenth_per_sec, true), TenthAvg(x.tenth_per_sec, false));
+      j["last_over_first"] =
+          Ratio(TenthAvg(x.tenth_per_sec, true), TenthAvg(x.tenth_per_sec, false));
       if (x.reopen_ms >= 0) {
         j["reopen_ms"] = x.reopen_ms;
         j["first_receive_after_reopen_us"] = x.first_receive_after_reopen_us;

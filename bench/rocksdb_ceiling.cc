@@ -1,19 +1,19 @@
 #include "bench/rocksdb_ceiling.h"
 
-#include <rocksdb/cache.h>
-#include <rocksdb/db.h>
-#include <rocksdb/write_batch.h>
-
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include "lib/fifo/dedup_table.h"
 #include "lib/storage/counters.h"
 #include "lib/storage/database.h"
 #include "lib/storage/keys.h"
-#include "lib/fifo/dedup_table.h"
 #include "lib/storage/records.h"
 
 namespace lqs::bench {
@@ -230,7 +230,7 @@ class Ceiling final : public QueueSystem {
   int groups_ = 0;
   storage::DedupEntry dedup_value_;
   std::atomic<uint64_t> next_seq_{1};
-  std::atomic<uint64_t> sent_{1};       // seqs [1, sent_) are written (approx.)
+  std::atomic<uint64_t> sent_{1};  // seqs [1, sent_) are written (approx.)
   std::atomic<uint64_t> next_recv_{1};
 };
 

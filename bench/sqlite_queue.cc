@@ -1,12 +1,12 @@
 #include "bench/sqlite_queue.h"
 
-#include <sqlite3.h>
-
 #include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <random>
 #include <string>
+
+#include <sqlite3.h>
 
 #include "lib/api/message_rules.h"
 
@@ -31,10 +31,13 @@ class SqliteQueue final : public QueueSystem {
       return Fail("open");
     }
     const char* sync = config.durability == Durability::kNone ? "OFF" : "NORMAL";
-    const std::string setup = std::string(
-        "PRAGMA journal_mode=WAL;"
-        "PRAGMA cache_size=-32768;"  // 32 MiB, lqs's block cache
-        "PRAGMA synchronous=") + sync + ";"
+    const std::string setup =
+        std::string(
+            "PRAGMA journal_mode=WAL;"
+            "PRAGMA cache_size=-32768;"  // 32 MiB, lqs's block cache
+            "PRAGMA synchronous=") +
+        sync +
+        ";"
         "CREATE TABLE IF NOT EXISTS queue(id INTEGER PRIMARY KEY, visible_at INTEGER NOT NULL,"
         " receive_count INTEGER NOT NULL);"
         "CREATE INDEX IF NOT EXISTS queue_by_visible ON queue(visible_at, id);"
@@ -47,8 +50,9 @@ class SqliteQueue final : public QueueSystem {
            Prepare(&sync_full_, "PRAGMA synchronous=FULL") &&
            Prepare(&sync_normal_, "PRAGMA synchronous=NORMAL") &&
            Prepare(&insert_queue_, "INSERT INTO queue(visible_at, receive_count) VALUES(?, 0)") &&
-           Prepare(&insert_body_,
-                   "INSERT INTO bodies(id, message_id, md5, sent_at, body) VALUES(?, ?, ?, ?, ?)") &&
+           Prepare(
+               &insert_body_,
+               "INSERT INTO bodies(id, message_id, md5, sent_at, body) VALUES(?, ?, ?, ?, ?)") &&
            Prepare(&select_visible_,
                    "SELECT id, receive_count FROM queue WHERE visible_at <= ? "
                    "ORDER BY visible_at, id LIMIT ?") &&

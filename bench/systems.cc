@@ -1,30 +1,37 @@
 #include "bench/systems.h"
 
 #include <atomic>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "bench/rocksdb_ceiling.h"
 #include "bench/sqlite_queue.h"
+
 #include "lqs/lqs.h"
 
 namespace lqs::bench {
 
 const char* SystemName(SystemKind k) {
   switch (k) {
-    case SystemKind::kLqs: return "lqs";
-    case SystemKind::kCeiling: return "ceiling";
-    case SystemKind::kSqlite: return "sqlite";
+    case SystemKind::kLqs:
+      return "lqs";
+    case SystemKind::kCeiling:
+      return "ceiling";
+    case SystemKind::kSqlite:
+      return "sqlite";
   }
   return "?";
 }
 
 const char* DurabilityName(Durability d) {
   switch (d) {
-    case Durability::kNone: return "none";
-    case Durability::kProcess: return "process";
-    case Durability::kFsync: return "fsync";
+    case Durability::kNone:
+      return "none";
+    case Durability::kProcess:
+      return "process";
+    case Durability::kFsync:
+      return "fsync";
   }
   return "?";
 }
@@ -89,8 +96,8 @@ class LqsSystem final : public QueueSystem {
     for (int j = 0; j < 10; ++j) ids_.push_back(std::to_string(j));
     if (groups_ > 0) {
       // Dedup ids stay unique across reopens of the same directory.
-      dedup_base_ = std::to_string(
-          std::chrono::steady_clock::now().time_since_epoch().count()) + "-";
+      dedup_base_ =
+          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "-";
     }
     return true;
   }
@@ -105,7 +112,8 @@ class LqsSystem final : public QueueSystem {
     auto r = queue_->SendMessageBatch(batches_[n]);
     if (!r.ok()) return Fail("SendMessageBatch", r.status());
     if (!r->failed.empty()) {
-      std::fprintf(stderr, "lqs: SendMessageBatch entry failed: %s\n", r->failed[0].message.c_str());
+      std::fprintf(stderr, "lqs: SendMessageBatch entry failed: %s\n",
+                   r->failed[0].message.c_str());
       return false;
     }
     return true;
@@ -163,7 +171,8 @@ class LqsSystem final : public QueueSystem {
     auto r = queue_->SendMessageBatch(entries);
     if (!r.ok()) return Fail("SendMessageBatch", r.status());
     if (!r->failed.empty()) {
-      std::fprintf(stderr, "lqs: SendMessageBatch entry failed: %s\n", r->failed[0].message.c_str());
+      std::fprintf(stderr, "lqs: SendMessageBatch entry failed: %s\n",
+                   r->failed[0].message.c_str());
       return false;
     }
     return true;
@@ -207,8 +216,10 @@ std::unique_ptr<QueueSystem> OpenSystem(SystemKind kind, const SystemConfig& con
       if (!s->Init(config)) return nullptr;
       return s;
     }
-    case SystemKind::kCeiling: return OpenRocksDbCeiling(config);
-    case SystemKind::kSqlite: return OpenSqliteQueue(config);
+    case SystemKind::kCeiling:
+      return OpenRocksDbCeiling(config);
+    case SystemKind::kSqlite:
+      return OpenSqliteQueue(config);
   }
   return nullptr;
 }

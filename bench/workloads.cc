@@ -1,11 +1,5 @@
 #include "bench/workloads.h"
 
-#include <dlfcn.h>
-#include <malloc.h>
-#include <time.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -14,10 +8,16 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+
+#include <dlfcn.h>
+#include <malloc.h>
 #include <nlohmann/json.hpp>
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
-#include <thread>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "lqs/lqs.h"
 
@@ -192,10 +192,14 @@ int64_t WarmCount(const Workload& w) {
 
 std::string Workload::KindName() const {
   switch (kind) {
-    case Kind::kSend: return "send";
-    case Kind::kDrain: return "drain";
-    case Kind::kMixed: return "mixed";
-    case Kind::kLifecycle: return "life";
+    case Kind::kSend:
+      return "send";
+    case Kind::kDrain:
+      return "drain";
+    case Kind::kMixed:
+      return "mixed";
+    case Kind::kLifecycle:
+      return "life";
   }
   return "?";
 }
@@ -203,7 +207,8 @@ std::string Workload::KindName() const {
 std::string Workload::Group() const { return groups > 0 ? "fifo" : KindName(); }
 
 std::string Workload::Name() const {
-  std::string size = body >= 1024 ? std::to_string(body / 1024) + "KiB" : std::to_string(body) + "B";
+  std::string size =
+      body >= 1024 ? std::to_string(body / 1024) + "KiB" : std::to_string(body) + "B";
   std::string t = "t" + std::to_string(threads);
   if (kind == Kind::kMixed) {
     const int p = std::max(1, threads / 2);
@@ -248,7 +253,8 @@ Measurement RunWorkload(SystemKind kind, const Workload& w, const std::string& d
           std::fprintf(stderr,
                        "perf_context %s %s after %lld msgs, per msg: internal_key_skipped %.1f "
                        "internal_delete_skipped %.1f memtable seeks %.2f memtable nexts %.1f\n",
-                       SystemName(kind), w.Name().c_str(), static_cast<long long>((c + 1) * w.batch),
+                       SystemName(kind), w.Name().c_str(),
+                       static_cast<long long>((c + 1) * w.batch),
                        pc->internal_key_skipped_count / n, pc->internal_delete_skipped_count / n,
                        pc->seek_on_memtable_count / n, pc->next_on_memtable_count / n);
         }
@@ -294,9 +300,8 @@ Measurement RunWorkload(SystemKind kind, const Workload& w, const std::string& d
     if (!sys || !DrainExactly(sys.get(), warm, w.batch)) return m;
     std::vector<Histogram> hists(threads);
     std::atomic<int64_t> total{0};
-    m.seconds = RunThreads(threads, [&](int i) {
-      ConsumerLoop(sys.get(), w.batch, count, &total, &ok, &hists[i]);
-    });
+    m.seconds = RunThreads(
+        threads, [&](int i) { ConsumerLoop(sys.get(), w.batch, count, &total, &ok, &hists[i]); });
     for (const auto& h : hists) m.latency.Merge(h);
     m.msgs = total.load();
     m.ok = ok.load() && m.msgs == count && sys->Close();
@@ -473,9 +478,9 @@ MemoryResult RunMemory(int64_t backlog, int64_t inflight, const std::string& dir
   r.inflight = inflight;
   const std::string b = std::to_string(backlog), f = std::to_string(inflight);
   nlohmann::json fill, open;
-  if (!RunChildProcess({"--child=fill", "--db=" + dir, "--child_backlog=" + b,
-                        "--child_inflight=" + f},
-                       &fill) ||
+  if (!RunChildProcess(
+          {"--child=fill", "--db=" + dir, "--child_backlog=" + b, "--child_inflight=" + f},
+          &fill) ||
       !RunChildProcess({"--child=open", "--db=" + dir}, &open)) {
     std::fprintf(stderr, "memory: a child process failed\n");
     return r;
@@ -497,9 +502,10 @@ FifoIdleResult RunFifoIdle(int64_t messages, int64_t groups, const std::string& 
   r.messages = messages;
   r.groups = groups;
   nlohmann::json j;
-  if (!RunChildProcess({"--child=fifo_idle", "--db=" + dir, "--child_backlog=" + std::to_string(messages),
-                        "--child_inflight=" + std::to_string(groups)},
-                       &j)) {
+  if (!RunChildProcess(
+          {"--child=fifo_idle", "--db=" + dir, "--child_backlog=" + std::to_string(messages),
+           "--child_inflight=" + std::to_string(groups)},
+          &j)) {
     std::fprintf(stderr, "fifo idle: the child process failed\n");
     return r;
   }

@@ -15,6 +15,7 @@
 
 #include "bench/histogram.h"
 #include "bench/systems.h"
+
 #include "lqs/options.h"
 
 namespace lqs::bench {
@@ -28,14 +29,14 @@ inline constexpr int64_t kLifeStanding = 1000;
 
 struct Workload {
   Kind kind = Kind::kSend;
-  int batch = 1;          // messages per send / receive / delete call
-  size_t body = 100;      // body bytes
-  int threads = 1;        // mixed: half producers, half consumers (>= 1 each)
+  int batch = 1;      // messages per send / receive / delete call
+  size_t body = 100;  // body bytes
+  int threads = 1;    // mixed: half producers, half consumers (>= 1 each)
   Durability durability = Durability::kProcess;
-  int64_t count = 0;      // messages in the timed phase
-  int groups = 0;         // > 0: a FIFO queue with this many message groups
-  std::string Name() const;   // "send b10 100B t1 process", "life b10 100B t1 process fifo1000g"
-  std::string Group() const;  // "send" | "drain" | "mixed" | "life" | "fifo" (any FIFO row)
+  int64_t count = 0;             // messages in the timed phase
+  int groups = 0;                // > 0: a FIFO queue with this many message groups
+  std::string Name() const;      // "send b10 100B t1 process", "life b10 100B t1 process fifo1000g"
+  std::string Group() const;     // "send" | "drain" | "mixed" | "life" | "fifo" (any FIFO row)
   std::string KindName() const;  // "send" | "drain" | "mixed" | "life"
 };
 
@@ -72,7 +73,7 @@ struct TombstoneResult {
   // Process CPU time (all threads, incl. RocksDB's background ones) per
   // lifecycle in each tenth, us: robust to other load on a shared machine.
   std::vector<double> tenth_cpu_us;
-  double reopen_ms = -1;              // lqs only: Broker::Open after the run
+  double reopen_ms = -1;  // lqs only: Broker::Open after the run
   double first_receive_after_reopen_us = -1;
 };
 TombstoneResult RunTombstones(SystemKind kind, int64_t lifecycles, const std::string& dir);

@@ -26,8 +26,9 @@ std::string Short(const std::string& handle) { return "..." + handle.substr(hand
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   bool temporary = argc < 2;
-  std::string dir = temporary ? (fs::temp_directory_path() / ("lqs-demo-" + std::to_string(::getpid()))).string()
-                              : argv[1];
+  std::string dir =
+      temporary ? (fs::temp_directory_path() / ("lqs-demo-" + std::to_string(::getpid()))).string()
+                : argv[1];
   lqs::Options options;
   options.path = dir;
   std::printf("lqs %s — database at %s%s\n", lqs::Version(), dir.c_str(),
@@ -40,8 +41,10 @@ int main(int argc, char** argv) {
   // two failed deliveries. Leases last one second so the demo is quick.
   auto dlq = broker->CreateQueue("demo-dead-letters", {}, {});
   if (!dlq.ok()) return Fail(dlq.status());
-  const std::string redrive = "{\"deadLetterTargetArn\":\"" + (*dlq)->arn() + "\",\"maxReceiveCount\":2}";
-  auto jobs = broker->CreateQueue("demo-jobs", {{"VisibilityTimeout", "1"}, {"RedrivePolicy", redrive}}, {});
+  const std::string redrive =
+      "{\"deadLetterTargetArn\":\"" + (*dlq)->arn() + "\",\"maxReceiveCount\":2}";
+  auto jobs = broker->CreateQueue("demo-jobs",
+                                  {{"VisibilityTimeout", "1"}, {"RedrivePolicy", redrive}}, {});
   if (!jobs.ok()) return Fail(jobs.status());
   lqs::Queue& q = **jobs;
   std::printf("created queues %s and %s (RedrivePolicy maxReceiveCount=2)\n", q.name().c_str(),
@@ -52,8 +55,8 @@ int main(int argc, char** argv) {
     send.body = body;
     auto sent = q.SendMessage(send);
     if (!sent.ok()) return Fail(sent.status());
-    std::printf("sent     \"%s\"  MessageId=%s  MD5OfMessageBody=%s\n", body, sent->message_id.c_str(),
-                sent->md5_of_message_body.c_str());
+    std::printf("sent     \"%s\"  MessageId=%s  MD5OfMessageBody=%s\n", body,
+                sent->message_id.c_str(), sent->md5_of_message_body.c_str());
   }
 
   lqs::ReceiveMessageRequest receive;
@@ -64,7 +67,8 @@ int main(int argc, char** argv) {
   if (!got.ok()) return Fail(got.status());
   for (const auto& m : got->messages) {
     std::printf("received \"%s\"  receive #%s  handle=%s\n", m.body.c_str(),
-                m.attributes.at("ApproximateReceiveCount").c_str(), Short(m.receipt_handle).c_str());
+                m.attributes.at("ApproximateReceiveCount").c_str(),
+                Short(m.receipt_handle).c_str());
   }
   // The first job succeeds: delete it. The second "crashes": its lease runs out.
   lqs::Status st = q.DeleteMessage(got->messages[0].receipt_handle);
@@ -77,7 +81,8 @@ int main(int argc, char** argv) {
   if (!got.ok()) return Fail(got.status());
   for (const auto& m : got->messages) {
     std::printf("received \"%s\" again  receive #%s  (new handle %s)\n", m.body.c_str(),
-                m.attributes.at("ApproximateReceiveCount").c_str(), Short(m.receipt_handle).c_str());
+                m.attributes.at("ApproximateReceiveCount").c_str(),
+                Short(m.receipt_handle).c_str());
   }
   std::printf("...and fails again. Its next receive would be #3 > maxReceiveCount=2,\n");
   receive.wait_time_seconds = 2;
@@ -96,9 +101,11 @@ int main(int argc, char** argv) {
                 m.attributes.at("ApproximateReceiveCount").c_str(),
                 m.attributes.at("DeadLetterQueueSourceArn").c_str());
   }
-  auto attrs = q.GetAttributes({"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"});
+  auto attrs =
+      q.GetAttributes({"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"});
   if (!attrs.ok()) return Fail(attrs.status());
-  std::printf("demo-jobs now: %s visible, %s in flight\n", attrs->at("ApproximateNumberOfMessages").c_str(),
+  std::printf("demo-jobs now: %s visible, %s in flight\n",
+              attrs->at("ApproximateNumberOfMessages").c_str(),
               attrs->at("ApproximateNumberOfMessagesNotVisible").c_str());
 
   auto problems = broker->Verify();

@@ -53,8 +53,6 @@
 // LQS_FUZZ_TRACE=1 prints the operations of each input, with results.
 // Any mismatch prints the operation log and aborts.
 
-#include <rocksdb/env.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -66,9 +64,12 @@
 #include <string>
 #include <vector>
 
+#include <rocksdb/env.h>
+
 #include "fuzz/fuzz_input.h"
 #include "lib/api/message_rules.h"
 #include "lib/engine/open.h"
+
 #include "lqs/lqs.h"
 
 namespace {
@@ -84,8 +85,8 @@ struct ModelMessage {
   std::string group;       // FIFO
   int64_t visible_at = 0;  // delay end, or lease end once received
   int64_t lease_start = 0;
-  uint32_t receives = 0;   // ApproximateReceiveCount
-  bool deleted = false;    // deleted, purged or moved to the dead-letter queue
+  uint32_t receives = 0;                // ApproximateReceiveCount
+  bool deleted = false;                 // deleted, purged or moved to the dead-letter queue
   lqs::MessageAttributeMap attributes;  // user attributes
   std::string dead_letter_source_arn;   // set when moved into a dead-letter queue
 };
@@ -168,8 +169,7 @@ class Runner {
       }
       if (!IsDlq(q)) {
         attrs["RedrivePolicy"] = "{\"deadLetterTargetArn\":\"" + queues_[DlqOf(q)]->arn() +
-                                 "\",\"maxReceiveCount\":" + std::to_string(kMaxReceiveCount) +
-                                 "}";
+                                 "\",\"maxReceiveCount\":" + std::to_string(kMaxReceiveCount) + "}";
       }
       auto created = broker_->CreateQueue(names_[q], attrs, {});
       RequireOk(created.status(), "create queue " + names_[q]);
@@ -179,26 +179,68 @@ class Runner {
     for (int step = 0; step < 256 && !in_->empty(); ++step) {
       const int q = PickQueue();
       switch (in_->Range<int>(0, 23)) {
-        case 0: case 1: case 2: case 22: Send(q); break;
-        case 3: SendBatch(q); break;
-        case 4: case 5: case 6: case 23: Receive(q); break;
-        case 7: case 8: Delete(q); break;
-        case 9: DeleteBatch(q); break;
-        case 10: ChangeVisibility(q); break;
-        case 11: ChangeVisibilityBatch(q); break;
-        case 12: case 13: Advance(); break;
-        case 14: if (in_->Range<int>(0, 3) == 0) Purge(q); else CheckAll(); break;
+        case 0:
+        case 1:
+        case 2:
+        case 22:
+          Send(q);
+          break;
+        case 3:
+          SendBatch(q);
+          break;
+        case 4:
+        case 5:
+        case 6:
+        case 23:
+          Receive(q);
+          break;
+        case 7:
+        case 8:
+          Delete(q);
+          break;
+        case 9:
+          DeleteBatch(q);
+          break;
+        case 10:
+          ChangeVisibility(q);
+          break;
+        case 11:
+          ChangeVisibilityBatch(q);
+          break;
+        case 12:
+        case 13:
+          Advance();
+          break;
+        case 14:
+          if (in_->Range<int>(0, 3) == 0)
+            Purge(q);
+          else
+            CheckAll();
+          break;
         case 15:
           // At most one close + reopen per input: an open costs more than
           // a whole input (most of it RocksDB writing and re-parsing its
           // OPTIONS file), and every later input runs on the reopened
           // database anyway.
-          if (in_->Range<int>(0, 3) == 0 && !reopened_) Reopen(); else CheckAll();
+          if (in_->Range<int>(0, 3) == 0 && !reopened_)
+            Reopen();
+          else
+            CheckAll();
           break;
-        case 16: case 17: DeleteAndRecord(q); break;
-        case 18: InboxContains(q); break;
-        case 19: case 20: MoveToDeadLetter(q); break;
-        default: Maintenance(); break;
+        case 16:
+        case 17:
+          DeleteAndRecord(q);
+          break;
+        case 18:
+          InboxContains(q);
+          break;
+        case 19:
+        case 20:
+          MoveToDeadLetter(q);
+          break;
+        default:
+          Maintenance();
+          break;
       }
     }
     CheckAll();
@@ -365,8 +407,8 @@ class Runner {
                 bool expect_dedup, const std::string& dedup_key, const std::string& original_id) {
     ModelQueue& mq = model_[q];
     Require(res.md5_of_message_body == lqs::api::Md5Hex(r.body), "MD5 of sent body");
-    if (!expect_dedup) RequireAttributesMd5(r.message_attributes, res.md5_of_message_attributes,
-                                            "send");
+    if (!expect_dedup)
+      RequireAttributesMd5(r.message_attributes, res.md5_of_message_attributes, "send");
     if (expect_dedup) {
       Require(res.message_id == original_id,
               "deduplicated send returned " + res.message_id + ", expected " + original_id);
@@ -403,7 +445,10 @@ class Runner {
     const int n = in_->Range<int>(1, 10);
     const int bad = in_->Bool() ? in_->Range<int>(0, n - 1) : -1;
     std::vector<lqs::SendMessageBatchEntry> entries;
-    struct Expect { bool dedup; std::string key, original; };
+    struct Expect {
+      bool dedup;
+      std::string key, original;
+    };
     std::vector<Expect> expects;
     // Dedup within one batch: a later entry repeating an earlier key is a
     // duplicate of it. Track keys added by this batch.
@@ -415,8 +460,10 @@ class Runner {
       e.request = MakeRequest(q, &x.dedup, &x.key, &x.original);
       if (i == bad) e.request.body.clear();  // MissingParameter for this entry
       if (model_[q].fifo && i != bad && !x.dedup) {
-        if (batch_keys.count(x.key)) x.dedup = true;  // original id filled below
-        else batch_keys[x.key] = entries.size();
+        if (batch_keys.count(x.key))
+          x.dedup = true;  // original id filled below
+        else
+          batch_keys[x.key] = entries.size();
       }
       entries.push_back(std::move(e));
       expects.push_back(std::move(x));
@@ -427,8 +474,8 @@ class Runner {
     RequireOk(res.status(), "send batch");
     Require(res->successful.size() + res->failed.size() == entries.size(), "batch result count");
     for (const auto& f : res->failed) {
-      Require(f.id == "e" + std::to_string(bad), "batch entry failed: " + f.id + " " + f.code +
-                                                      " " + f.message);
+      Require(f.id == "e" + std::to_string(bad),
+              "batch entry failed: " + f.id + " " + f.code + " " + f.message);
     }
     Require(bad < 0 || res->failed.size() == 1, "invalid batch entry accepted");
     // Results in request order.
@@ -451,8 +498,10 @@ class Runner {
     lqs::ReceiveMessageRequest r;
     r.max_number_of_messages = in_->Range<int>(1, 10);
     const int vt_kind = in_->Range<int>(0, 7);
-    if (vt_kind < 5) r.visibility_timeout = vt_kind;           // 0..4 s
-    else if (vt_kind == 5) r.visibility_timeout = 43200;       // the maximum
+    if (vt_kind < 5)
+      r.visibility_timeout = vt_kind;  // 0..4 s
+    else if (vt_kind == 5)
+      r.visibility_timeout = 43200;  // the maximum
     // else: the queue's default (5 s)
     r.wait_time_seconds = 0;
     r.message_system_attribute_names = {"All"};
@@ -466,8 +515,8 @@ class Runner {
     // FIFO: the messages blocked behind an in-flight message of their
     // group, judged on the state before this receive (the model is updated
     // only after every check below).
-    const std::vector<bool> blocked = mq.fifo ? BlockedInGroups(mq)
-                                              : std::vector<bool>(mq.messages.size(), false);
+    const std::vector<bool> blocked =
+        mq.fifo ? BlockedInGroups(mq) : std::vector<bool>(mq.messages.size(), false);
 
     auto res = queues_[q]->ReceiveMessage(r);
     RequireOk(res.status(), "receive");
@@ -498,8 +547,9 @@ class Runner {
       if (mq.fifo) {
         Require(!blocked[idx], "received from a locked group: " + m.body +
                                    " (behind an in-flight message of group " + m.group + ")");
-        Require(rm.attributes.count("MessageGroupId") && rm.attributes.at("MessageGroupId") == m.group,
-                "MessageGroupId attribute");
+        Require(
+            rm.attributes.count("MessageGroupId") && rm.attributes.at("MessageGroupId") == m.group,
+            "MessageGroupId attribute");
         // Every earlier live message of the group was delivered in this
         // receive, before this one.
         for (size_t j = 0; j < idx; ++j) {
@@ -586,7 +636,9 @@ class Runner {
   void CheckOutcome(Outcome want, const lqs::Status& s, const std::string& what) {
     if (!log_.empty()) log_.back() += s.ok() ? " -> ok" : " -> " + s.ToString().substr(0, 60);
     switch (want) {
-      case Outcome::kOk: RequireOk(s, what); break;
+      case Outcome::kOk:
+        RequireOk(s, what);
+        break;
       case Outcome::kInvalidHandle:
         Require(s.code() == lqs::ErrorCode::kReceiptHandleIsInvalid,
                 what + ": expected ReceiptHandleIsInvalid, got " + s.ToString());
@@ -675,10 +727,14 @@ class Runner {
 
   int PickTimeout() {
     switch (in_->Range<int>(0, 5)) {
-      case 0: return 0;
-      case 1: return 43200;
-      case 2: return in_->Range<int>(43000, 43200);
-      default: return in_->Range<int>(1, 10);
+      case 0:
+        return 0;
+      case 1:
+        return 43200;
+      case 2:
+        return in_->Range<int>(43000, 43200);
+      default:
+        return in_->Range<int>(1, 10);
     }
   }
 
@@ -687,8 +743,8 @@ class Runner {
     const int timeout = PickTimeout();
     bool missing, budget;
     const Outcome want = PredictChange(q, h, timeout, &missing, &budget);
-    Log("change_visibility q" + std::to_string(q) + " " + Describe(q, h) + " t=" +
-        std::to_string(timeout));
+    Log("change_visibility q" + std::to_string(q) + " " + Describe(q, h) +
+        " t=" + std::to_string(timeout));
     CheckOutcome(want, queues_[q]->ChangeMessageVisibility(Text(h), timeout), "change visibility");
     if (want == Outcome::kOk) ApplyChange(q, *h, timeout);
   }
@@ -729,10 +785,18 @@ class Runner {
   void Advance() {
     int64_t s;
     switch (in_->Range<int>(0, 7)) {
-      case 0: s = 0; break;
-      case 1: s = 299; break;    // towards the dedup window edge
-      case 2: s = 60; break;
-      default: s = in_->Range<int>(1, 6); break;
+      case 0:
+        s = 0;
+        break;
+      case 1:
+        s = 299;
+        break;  // towards the dedup window edge
+      case 2:
+        s = 60;
+        break;
+      default:
+        s = in_->Range<int>(1, 6);
+        break;
     }
     Log("advance " + std::to_string(s) + "s");
     clock_->AdvanceSeconds(s);
@@ -809,19 +873,33 @@ class Runner {
     lqs::MessageAttributeMap extra;
     bool bad = false;
     switch (in_->Range<int>(0, 7)) {
-      case 0: break;
-      case 1: extra["a"] = {"String", "moved", ""}; break;  // overwrites the send's "a"
+      case 0:
+        break;
+      case 1:
+        extra["a"] = {"String", "moved", ""};
+        break;  // overwrites the send's "a"
       case 2:
         extra["reason"] = {"String", "poison", ""};
         extra["n"] = {"Number", "42", ""};
         break;
-      case 3: extra["bin"] = {"Binary", "", std::string("\x01\x00\x02", 3)}; break;
+      case 3:
+        extra["bin"] = {"Binary", "", std::string("\x01\x00\x02", 3)};
+        break;
       case 4:  // more than SendMessage's 10 attributes: allowed here
         for (int i = 0; i < 11; ++i) extra["x" + std::to_string(i)] = {"String", "v", ""};
         break;
-      case 5: extra["a"] = {"String", "", ""}; bad = true; break;         // empty value
-      case 6: extra["AWS.x"] = {"String", "v", ""}; bad = true; break;    // reserved name
-      default: extra["n"] = {"Number", "forty", ""}; bad = true; break;   // not a number
+      case 5:
+        extra["a"] = {"String", "", ""};
+        bad = true;
+        break;  // empty value
+      case 6:
+        extra["AWS.x"] = {"String", "v", ""};
+        bad = true;
+        break;  // reserved name
+      default:
+        extra["n"] = {"Number", "forty", ""};
+        bad = true;
+        break;  // not a number
     }
     Outcome want = Outcome::kOk;
     // Extra attributes are validated first, then the handle, then the
@@ -841,7 +919,8 @@ class Runner {
     std::string names;
     for (const auto& [name, value] : extra) names += (names.empty() ? "" : ",") + name;
     Log("move_to_dlq q" + std::to_string(q) + " " + Describe(q, h) + " extra=[" + names + "]");
-    CheckOutcome(want, queues_[q]->MoveToDeadLetterQueue(Text(h), extra), "move to dead-letter queue");
+    CheckOutcome(want, queues_[q]->MoveToDeadLetterQueue(Text(h), extra),
+                 "move to dead-letter queue");
     if (want != Outcome::kOk) return;
     ModelQueue& src = model_[q];
     ModelQueue& dlq = model_[DlqOf(q)];
@@ -873,18 +952,25 @@ class Runner {
     int64_t visible = 0, in_flight = 0, delayed = 0;
     for (const auto& m : mq.messages) {
       if (!Live(m)) continue;
-      if (InFlight(m)) in_flight++;
-      else if (Delayed(m)) delayed++;
-      else visible++;
+      if (InFlight(m))
+        in_flight++;
+      else if (Delayed(m))
+        delayed++;
+      else
+        visible++;
     }
     auto st = queues_[q]->GetStats();
     RequireOk(st.status(), "stats");
     auto num = [](int64_t v) { return std::to_string(v); };
     const std::string tag = "q" + num(q) + " ";
-    Require(st->visible == visible, tag + "visible " + num(st->visible) + " != model " + num(visible));
-    Require(st->in_flight == in_flight, tag + "in flight " + num(st->in_flight) + " != model " + num(in_flight));
-    Require(st->delayed == delayed, tag + "delayed " + num(st->delayed) + " != model " + num(delayed));
-    Require(st->sent_total == mq.sent, tag + "sent_total " + num(st->sent_total) + " != " + num(mq.sent));
+    Require(st->visible == visible,
+            tag + "visible " + num(st->visible) + " != model " + num(visible));
+    Require(st->in_flight == in_flight,
+            tag + "in flight " + num(st->in_flight) + " != model " + num(in_flight));
+    Require(st->delayed == delayed,
+            tag + "delayed " + num(st->delayed) + " != model " + num(delayed));
+    Require(st->sent_total == mq.sent,
+            tag + "sent_total " + num(st->sent_total) + " != " + num(mq.sent));
     Require(st->received_total == mq.received,
             tag + "received_total " + num(st->received_total) + " != " + num(mq.received));
     Require(st->deleted_total == mq.deleted,
@@ -958,8 +1044,9 @@ class Runner {
 }  // namespace
 
 // Present when linked with libFuzzer (not with fuzz/replay_main.cc).
-extern "C" __attribute__((weak)) int LLVMFuzzerRunDriver(
-    int* argc, char*** argv, int (*callback)(const uint8_t* data, size_t size));
+extern "C" __attribute__((weak)) int LLVMFuzzerRunDriver(int* argc, char*** argv,
+                                                         int (*callback)(const uint8_t* data,
+                                                                         size_t size));
 
 // Under libFuzzer, turns off its leak check after each input (unless the
 // command line sets -detect_leaks): the Broker shared by consecutive inputs

@@ -33,7 +33,9 @@ void Check(bool ok, const char* what) {
 
 int Sign(int c) { return (c > 0) - (c < 0); }
 template <typename T>
-int Cmp(const T& a, const T& b) { return (a > b) - (a < b); }
+int Cmp(const T& a, const T& b) {
+  return (a > b) - (a < b);
+}
 
 // A printable group id (what IsValidGroupOrDedupId allows).
 std::string Group(FuzzInput& in) {
@@ -90,8 +92,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(DecodeMessageKey(MessageKey(q1, s1), &qid, &seq) && qid == q1 && seq == s1,
         "message key round trip");
   std::string group;
-  Check(DecodeGroupedKey(GroupedKey(q1, g1, s1), &qid, &group, &seq) && qid == q1 &&
-            group == g1 && seq == s1,
+  Check(DecodeGroupedKey(GroupedKey(q1, g1, s1), &qid, &group, &seq) && qid == q1 && group == g1 &&
+            seq == s1,
         "grouped key round trip");
   ExpiryTarget e;
   Check(DecodeExpiryValue(ExpiryValueVisible(t1), &e) && !e.grouped && e.visible_at_ms == t1,
@@ -101,9 +103,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           "expiry grouped round trip");
   }
   int64_t second;
-  Check(DecodeBucketKey(BucketKey(q1, t1), &qid, &second) && qid == q1 &&
-            second == (t1 < 0 ? 0 : t1),
-        "bucket key round trip");
+  Check(
+      DecodeBucketKey(BucketKey(q1, t1), &qid, &second) && qid == q1 && second == (t1 < 0 ? 0 : t1),
+      "bucket key round trip");
 
   // Order: bytes compare as the tuples do.
   const int64_t c1 = t1 < 0 ? 0 : t1, c2 = t2 < 0 ? 0 : t2;
@@ -113,9 +115,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(Sign(TimeKey(q1, t1, s1).compare(TimeKey(q2, t2, s2))) ==
             Cmp(std::tie(q1, c1, s1), std::tie(q2, c2, s2)),
         "time key order");
-  Check(Sign(BucketKey(q1, t1).compare(BucketKey(q2, t2))) ==
-            Cmp(std::tie(q1, c1), std::tie(q2, c2)),
-        "bucket key order");
+  Check(
+      Sign(BucketKey(q1, t1).compare(BucketKey(q2, t2))) == Cmp(std::tie(q1, c1), std::tie(q2, c2)),
+      "bucket key order");
   // Every key of a queue lies in [QueuePrefix, QueueEnd) (no wrap at the
   // last queue id, which the engine never allocates).
   if (q1 != UINT64_MAX) {
@@ -129,7 +131,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string k1 = GroupedKey(q1, g1, s1);
   Check(k1 >= GroupPrefix(q1, g1) && k1 < GroupEnd(q1, g1), "grouped key outside its group");
   if (q1 != q2 || g1 != g2) {
-    Check(!(k1 >= GroupPrefix(q2, g2) && k1 < GroupEnd(q2, g2)), "grouped key inside another group");
+    Check(!(k1 >= GroupPrefix(q2, g2) && k1 < GroupEnd(q2, g2)),
+          "grouped key inside another group");
   }
   Check(Sign(GroupedKey(q1, g1, s1).compare(GroupedKey(q1, g1, s2))) == Cmp(s1, s2),
         "grouped key seq order");

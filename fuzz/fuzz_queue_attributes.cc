@@ -38,8 +38,8 @@ void Check(bool ok, const char* what) {
 bool RefPlainName(std::string_view s, size_t max) {
   if (s.empty() || s.size() > max) return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                    (c >= '0' && c <= '9') || c == '_' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -52,39 +52,108 @@ bool RefQueueName(std::string_view s, bool fifo) {
   return RefPlainName(s, 80);
 }
 
-const char* const kNames[] = {
-    "DelaySeconds", "MaximumMessageSize", "MessageRetentionPeriod",
-    "ReceiveMessageWaitTimeSeconds", "VisibilityTimeout", "Policy", "RedrivePolicy",
-    "RedriveAllowPolicy", "KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds",
-    "SqsManagedSseEnabled", "FifoQueue", "ContentBasedDeduplication", "DeduplicationScope",
-    "FifoThroughputLimit", "QueueArn", "ApproximateNumberOfMessages", "All", "delayseconds", ""};
+const char* const kNames[] = {"DelaySeconds",
+                              "MaximumMessageSize",
+                              "MessageRetentionPeriod",
+                              "ReceiveMessageWaitTimeSeconds",
+                              "VisibilityTimeout",
+                              "Policy",
+                              "RedrivePolicy",
+                              "RedriveAllowPolicy",
+                              "KmsMasterKeyId",
+                              "KmsDataKeyReusePeriodSeconds",
+                              "SqsManagedSseEnabled",
+                              "FifoQueue",
+                              "ContentBasedDeduplication",
+                              "DeduplicationScope",
+                              "FifoThroughputLimit",
+                              "QueueArn",
+                              "ApproximateNumberOfMessages",
+                              "All",
+                              "delayseconds",
+                              ""};
 
 const char* const kValues[] = {
-    "0", "1", "-1", "30", "60", "900", "901", "1024", "1048576", "1048577", "43200", "86400",
-    "1209600", "2147483648", "+1", " 1", "1.5", "0x10", "true", "false", "True", "FALSE", "yes",
-    "", "queue", "messageGroup", "perQueue", "perMessageGroupId", "alias/aws/sqs",
-    "{}", "[]", "null", "{\"Version\":\"2012-10-17\",\"Statement\":[]}",
+    "0",
+    "1",
+    "-1",
+    "30",
+    "60",
+    "900",
+    "901",
+    "1024",
+    "1048576",
+    "1048577",
+    "43200",
+    "86400",
+    "1209600",
+    "2147483648",
+    "+1",
+    " 1",
+    "1.5",
+    "0x10",
+    "true",
+    "false",
+    "True",
+    "FALSE",
+    "yes",
+    "",
+    "queue",
+    "messageGroup",
+    "perQueue",
+    "perMessageGroupId",
+    "alias/aws/sqs",
+    "{}",
+    "[]",
+    "null",
+    "{\"Version\":\"2012-10-17\",\"Statement\":[]}",
     "{\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:123456789012:dlq\",\"maxReceiveCount\":5}",
-    "{\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:123456789012:dlq.fifo\",\"maxReceiveCount\":\"1000\"}",
+    "{\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:123456789012:dlq.fifo\",\"maxReceiveCount\":"
+    "\"1000\"}",
     "{\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:123456789012:dlq\",\"maxReceiveCount\":1001}",
     "{\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:12345678901:dlq\",\"maxReceiveCount\":1}",
     "{\"deadLetterTargetArn\":5,\"maxReceiveCount\":1.0}",
-    "{\"redrivePermission\":\"allowAll\"}", "{\"redrivePermission\":\"denyAll\"}",
-    "{\"redrivePermission\":\"byQueue\",\"sourceQueueArns\":[\"arn:aws:sqs:us-east-1:123456789012:a\"]}",
+    "{\"redrivePermission\":\"allowAll\"}",
+    "{\"redrivePermission\":\"denyAll\"}",
+    "{\"redrivePermission\":\"byQueue\",\"sourceQueueArns\":[\"arn:aws:sqs:us-east-1:123456789012:"
+    "a\"]}",
     "{\"redrivePermission\":\"byQueue\",\"sourceQueueArns\":[]}",
     "{\"redrivePermission\":\"allowAll\",\"sourceQueueArns\":[\"x\"]}",
-    "{\"a\":\"\\ud800\"}", "{\"a\":\"\xff\"}", "{\"a\":1e400}", "{\"a\":-0}",
+    "{\"a\":\"\\ud800\"}",
+    "{\"a\":\"\xff\"}",
+    "{\"a\":1e400}",
+    "{\"a\":-0}",
 };
 
 // JSON-ish text: fragments glued together, so that the parser sees
 // nearly-valid documents as well as garbage.
 std::string JsonIsh(FuzzInput& in) {
-  static const char* const kFrag[] = {
-      "{", "}", "[", "]", ",", ":", "\"deadLetterTargetArn\"", "\"maxReceiveCount\"",
-      "\"redrivePermission\"", "\"sourceQueueArns\"", "\"byQueue\"", "\"allowAll\"",
-      "\"arn:aws:sqs:us-east-1:123456789012:q\"", "\"arn:aws:sqs:eu-west-1:123456789012:q.fifo\"",
-      "5", "\"7\"", "1001", "-3", "0.5", "true", "null", "\"Statement\"", "\"Sid\"", "\"\\u0000\"",
-      "\"\xc3\xa9\"", " "};
+  static const char* const kFrag[] = {"{",
+                                      "}",
+                                      "[",
+                                      "]",
+                                      ",",
+                                      ":",
+                                      "\"deadLetterTargetArn\"",
+                                      "\"maxReceiveCount\"",
+                                      "\"redrivePermission\"",
+                                      "\"sourceQueueArns\"",
+                                      "\"byQueue\"",
+                                      "\"allowAll\"",
+                                      "\"arn:aws:sqs:us-east-1:123456789012:q\"",
+                                      "\"arn:aws:sqs:eu-west-1:123456789012:q.fifo\"",
+                                      "5",
+                                      "\"7\"",
+                                      "1001",
+                                      "-3",
+                                      "0.5",
+                                      "true",
+                                      "null",
+                                      "\"Statement\"",
+                                      "\"Sid\"",
+                                      "\"\\u0000\"",
+                                      "\"\xc3\xa9\"",
+                                      " "};
   std::string s;
   for (int n = in.Range<int>(1, 20); n > 0; --n) s += in.Pick(kFrag);
   return s;
@@ -92,10 +161,14 @@ std::string JsonIsh(FuzzInput& in) {
 
 std::string Value(FuzzInput& in) {
   switch (in.Range<int>(0, 3)) {
-    case 0: return in.Pick(kValues);
-    case 1: return JsonIsh(in);
-    case 2: return std::to_string(in.Any<int32_t>());
-    default: return in.String(40);
+    case 0:
+      return in.Pick(kValues);
+    case 1:
+      return JsonIsh(in);
+    case 2:
+      return std::to_string(in.Any<int32_t>());
+    default:
+      return in.String(40);
   }
 }
 
@@ -104,9 +177,9 @@ std::string Value(FuzzInput& in) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzInput in(data, size);
 
-  const std::string name = in.Bool() ? in.String(90)
-                                     : std::string(in.Range<size_t>(0, 82), 'q') +
-                                           (in.Bool() ? ".fifo" : "");
+  const std::string name =
+      in.Bool() ? in.String(90)
+                : std::string(in.Range<size_t>(0, 82), 'q') + (in.Bool() ? ".fifo" : "");
   const bool fifo_requested = in.Bool();
   Check(api::ValidateQueueName(name, fifo_requested).ok() == RefQueueName(name, fifo_requested),
         "ValidateQueueName differs from the reference");
@@ -151,8 +224,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Permissions on whatever policy was accepted.
   const std::string arn = "arn:aws:sqs:us-east-1:123456789012:" + name;
   std::vector<std::string> accounts, actions;
-  for (int n = in.Range<int>(0, 2); n > 0; --n) accounts.push_back(in.Bool() ? "123456789012" : in.String(14));
-  for (int n = in.Range<int>(0, 8); n > 0; --n) actions.push_back(in.Bool() ? "SendMessage" : in.String(14));
+  for (int n = in.Range<int>(0, 2); n > 0; --n)
+    accounts.push_back(in.Bool() ? "123456789012" : in.String(14));
+  for (int n = in.Range<int>(0, 8); n > 0; --n)
+    actions.push_back(in.Bool() ? "SendMessage" : in.String(14));
   const std::string label = in.Bool() ? "label1" : in.String(10);
   lqs::StatusOr<std::string> added =
       api::PolicyAddPermission(config.policy, arn, "123456789012", label, accounts, actions);
@@ -166,7 +241,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)api::PolicyRemovePermission(config.policy, in.String(10));
 
   std::vector<std::string> names;
-  for (int n = in.Range<int>(0, 3); n > 0; --n) names.push_back(in.Bool() ? std::string(in.Pick(kNames)) : in.String(20));
+  for (int n = in.Range<int>(0, 3); n > 0; --n)
+    names.push_back(in.Bool() ? std::string(in.Pick(kNames)) : in.String(20));
   (void)api::ValidateAttributeNames(names);
   lqs::TagMap tags;
   for (int n = in.Range<int>(0, 3); n > 0; --n) tags[in.String(130)] = in.String(260);

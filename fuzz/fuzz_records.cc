@@ -169,17 +169,36 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (n > 0) std::memcpy(buf.get() + offset, data + 1, n);
   const std::string_view v(buf.get() + offset, n);
   switch (selector % 8) {
-    case 0: FuzzMessage(v); break;
-    case 1: FuzzQueue(v); break;
-    case 2: FuzzMoveTask(v); break;
-    case 3: FuzzVisible(v); break;
-    case 4: FuzzLease(v); break;
-    case 5: FuzzDedup(v); break;
-    case 6: FuzzCounters(v); break;
+    case 0:
+      FuzzMessage(v);
+      break;
+    case 1:
+      FuzzQueue(v);
+      break;
+    case 2:
+      FuzzMoveTask(v);
+      break;
+    case 3:
+      FuzzVisible(v);
+      break;
+    case 4:
+      FuzzLease(v);
+      break;
+    case 5:
+      FuzzDedup(v);
+      break;
+    case 6:
+      FuzzCounters(v);
+      break;
     default:
       // Every decoder on the same bytes.
-      FuzzMessage(v); FuzzQueue(v); FuzzMoveTask(v); FuzzVisible(v);
-      FuzzLease(v); FuzzDedup(v); FuzzCounters(v);
+      FuzzMessage(v);
+      FuzzQueue(v);
+      FuzzMoveTask(v);
+      FuzzVisible(v);
+      FuzzLease(v);
+      FuzzDedup(v);
+      FuzzCounters(v);
       break;
   }
   return 0;

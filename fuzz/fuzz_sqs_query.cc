@@ -28,13 +28,30 @@ void Check(bool ok, const char* what) {
   }
 }
 
-const char* const kActions[] = {
-    "SendMessage", "SendMessageBatch", "ReceiveMessage", "DeleteMessage", "DeleteMessageBatch",
-    "ChangeMessageVisibility", "ChangeMessageVisibilityBatch", "CreateQueue", "GetQueueUrl",
-    "GetQueueAttributes", "SetQueueAttributes", "ListQueues", "DeleteQueue", "PurgeQueue",
-    "TagQueue", "UntagQueue", "ListQueueTags", "AddPermission", "RemovePermission",
-    "ListDeadLetterSourceQueues", "StartMessageMoveTask", "CancelMessageMoveTask",
-    "ListMessageMoveTasks", "NoSuchAction"};
+const char* const kActions[] = {"SendMessage",
+                                "SendMessageBatch",
+                                "ReceiveMessage",
+                                "DeleteMessage",
+                                "DeleteMessageBatch",
+                                "ChangeMessageVisibility",
+                                "ChangeMessageVisibilityBatch",
+                                "CreateQueue",
+                                "GetQueueUrl",
+                                "GetQueueAttributes",
+                                "SetQueueAttributes",
+                                "ListQueues",
+                                "DeleteQueue",
+                                "PurgeQueue",
+                                "TagQueue",
+                                "UntagQueue",
+                                "ListQueueTags",
+                                "AddPermission",
+                                "RemovePermission",
+                                "ListDeadLetterSourceQueues",
+                                "StartMessageMoveTask",
+                                "CancelMessageMoveTask",
+                                "ListMessageMoveTasks",
+                                "NoSuchAction"};
 
 }  // namespace
 

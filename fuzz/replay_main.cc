@@ -51,8 +51,7 @@ int main(int argc, char** argv) {
   }
   for (const fs::path& p : inputs) {
     std::ifstream in(p, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
-                            std::istreambuf_iterator<char>());
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::fprintf(stderr, "replay: %s (%zu bytes)\n", p.c_str(), bytes.size());
     // A copy of exactly `size` bytes on the heap, as libFuzzer passes it,
     // so that ASan sees reads past the end.

@@ -28,8 +28,10 @@ inline constexpr std::string_view kFifoThroughputLimit = "FifoThroughputLimit";
 // Read-only queue attributes (GetQueueAttributes).
 inline constexpr std::string_view kAll = "All";
 inline constexpr std::string_view kApproximateNumberOfMessages = "ApproximateNumberOfMessages";
-inline constexpr std::string_view kApproximateNumberOfMessagesNotVisible = "ApproximateNumberOfMessagesNotVisible";
-inline constexpr std::string_view kApproximateNumberOfMessagesDelayed = "ApproximateNumberOfMessagesDelayed";
+inline constexpr std::string_view kApproximateNumberOfMessagesNotVisible =
+    "ApproximateNumberOfMessagesNotVisible";
+inline constexpr std::string_view kApproximateNumberOfMessagesDelayed =
+    "ApproximateNumberOfMessagesDelayed";
 inline constexpr std::string_view kCreatedTimestamp = "CreatedTimestamp";
 inline constexpr std::string_view kLastModifiedTimestamp = "LastModifiedTimestamp";
 inline constexpr std::string_view kQueueArn = "QueueArn";
@@ -38,7 +40,8 @@ inline constexpr std::string_view kQueueArn = "QueueArn";
 inline constexpr std::string_view kSenderId = "SenderId";
 inline constexpr std::string_view kSentTimestamp = "SentTimestamp";
 inline constexpr std::string_view kApproximateReceiveCount = "ApproximateReceiveCount";
-inline constexpr std::string_view kApproximateFirstReceiveTimestamp = "ApproximateFirstReceiveTimestamp";
+inline constexpr std::string_view kApproximateFirstReceiveTimestamp =
+    "ApproximateFirstReceiveTimestamp";
 inline constexpr std::string_view kSequenceNumber = "SequenceNumber";
 inline constexpr std::string_view kMessageDeduplicationId = "MessageDeduplicationId";
 inline constexpr std::string_view kMessageGroupId = "MessageGroupId";

@@ -51,9 +51,9 @@ class Broker {
   // Errors: InvalidParameterValue (bad name), InvalidAttributeName,
   // InvalidAttributeValue, QueueNameExists (same name, different attribute),
   // QueueDeletedRecently (name deleted < 60 s ago), kIOError.
-  virtual StatusOr<std::shared_ptr<Queue>> CreateQueue(
-      const std::string& name, const AttributeMap& attributes,
-      const TagMap& tags) = 0;
+  virtual StatusOr<std::shared_ptr<Queue>> CreateQueue(const std::string& name,
+                                                       const AttributeMap& attributes,
+                                                       const TagMap& tags) = 0;
 
   // The queue called `name` (case-sensitive). Errors: QueueDoesNotExist.
   virtual StatusOr<std::shared_ptr<Queue>> GetQueue(const std::string& name) = 0;
@@ -64,8 +64,7 @@ class Broker {
 
   // Queue names in name order. Without max_results at most 1000 names and no
   // next_token; with it, a next_token iff more remain.
-  virtual StatusOr<ListQueuesResult> ListQueues(
-      const ListQueuesRequest& request) = 0;
+  virtual StatusOr<ListQueuesResult> ListQueues(const ListQueuesRequest& request) = 0;
 
   // Names of the queues whose RedrivePolicy targets the queue `dlq_name`,
   // paginated like ListQueues. Errors: QueueDoesNotExist.
@@ -74,8 +73,7 @@ class Broker {
 
   // The queue whose ARN is `arn`. Errors: QueueDoesNotExist,
   // InvalidParameterValue (not an ARN of this region and account).
-  virtual StatusOr<std::shared_ptr<Queue>> GetQueueByArn(
-      const std::string& arn) = 0;
+  virtual StatusOr<std::shared_ptr<Queue>> GetQueueByArn(const std::string& arn) = 0;
 
   // ---- Message move tasks (DLQ redrive) ------------------------------------------
 
@@ -93,12 +91,11 @@ class Broker {
   // Cancels a running task; returns the number of messages moved so far.
   // Errors: InvalidParameterValue (undecodable handle), ResourceNotFound
   // (unknown source queue or task, or a task that is no longer running).
-  virtual StatusOr<int64_t> CancelMessageMoveTask(
-      const std::string& task_handle) = 0;
+  virtual StatusOr<int64_t> CancelMessageMoveTask(const std::string& task_handle) = 0;
 
   // The most recent tasks of a source queue, newest first (max_results 1..10).
-  virtual StatusOr<std::vector<MessageMoveTask>> ListMessageMoveTasks(
-      const std::string& source_arn, int max_results) = 0;
+  virtual StatusOr<std::vector<MessageMoveTask>> ListMessageMoveTasks(const std::string& source_arn,
+                                                                      int max_results) = 0;
 
   // ---- Maintenance ------------------------------------------------------------------
 

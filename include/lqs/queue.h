@@ -53,8 +53,7 @@ class Queue {
   // outside XML 1.0), InvalidParameterValue (size over MaximumMessageSize,
   // DelaySeconds out of 0..900, bad attributes, bad group/dedup ids),
   // QueueDoesNotExist, kIOError.
-  virtual StatusOr<SendMessageResult> SendMessage(
-      const SendMessageRequest& request) = 0;
+  virtual StatusOr<SendMessageResult> SendMessage(const SendMessageRequest& request) = 0;
 
   // Stores 1..10 messages; each entry succeeds or fails on its own (entries
   // that pass validation are stored in one atomic write, in request order).
@@ -81,8 +80,7 @@ class Queue {
   // receive that starts after the deletion gets QueueDoesNotExist.
   // Errors: InvalidParameterValue (ranges), OverLimit (in-flight limit,
   // short poll only), QueueDoesNotExist, kIOError.
-  virtual StatusOr<ReceiveMessageResult> ReceiveMessage(
-      const ReceiveMessageRequest& request) = 0;
+  virtual StatusOr<ReceiveMessageResult> ReceiveMessage(const ReceiveMessageRequest& request) = 0;
 
   // Event-driven long polling, for callers that hold many waiting receives
   // without a thread each (lqsd). Same semantics as ReceiveMessage, but never
@@ -191,9 +189,8 @@ class Queue {
   // no RedrivePolicy, when the message no longer exists or its lease has
   // ended (another consumer may hold it), or a bad extra attribute;
   // QueueDoesNotExist (the queue or its dead-letter queue), kIOError.
-  virtual Status MoveToDeadLetterQueue(
-      const std::string& receipt_handle,
-      const MessageAttributeMap& extra_attributes) = 0;
+  virtual Status MoveToDeadLetterQueue(const std::string& receipt_handle,
+                                       const MessageAttributeMap& extra_attributes) = 0;
 
   // ---- Operations -----------------------------------------------------------------
 
@@ -211,8 +208,7 @@ class Queue {
 
   // Returns the attributes named (see lqs/attributes.h; "All" for all).
   // No names returns an empty map. Errors: InvalidAttributeName.
-  virtual StatusOr<AttributeMap> GetAttributes(
-      const std::vector<std::string>& names) = 0;
+  virtual StatusOr<AttributeMap> GetAttributes(const std::vector<std::string>& names) = 0;
 
   // Validates all of `attributes`, then applies them at once.
   // Errors: InvalidAttributeName (unknown or read-only name, FIFO-only name

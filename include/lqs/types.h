@@ -32,8 +32,7 @@ struct MessageAttributeValue {
   std::string binary_value;
 
   bool IsBinary() const { return data_type.rfind("Binary", 0) == 0; }
-  friend bool operator==(const MessageAttributeValue& a,
-                         const MessageAttributeValue& b) {
+  friend bool operator==(const MessageAttributeValue& a, const MessageAttributeValue& b) {
     return a.data_type == b.data_type && a.string_value == b.string_value &&
            a.binary_value == b.binary_value;
   }
@@ -91,7 +90,7 @@ struct SendMessageBatchResult {
 // ---- Receiving ----------------------------------------------------------------
 
 struct ReceiveMessageRequest {
-  int max_number_of_messages = 1;        // 1..10
+  int max_number_of_messages = 1;         // 1..10
   std::optional<int> visibility_timeout;  // 0..43200; default: the queue's
   std::optional<int> wait_time_seconds;   // 0..20; default: the queue's
   // System attributes to return: "All" or names such as "SentTimestamp",
@@ -146,9 +145,9 @@ struct BatchResult {
 // A queue's counters. Gauges are exact at the moment of the call; totals
 // count since the queue was created (purges count messages removed).
 struct QueueStats {
-  int64_t visible = 0;       // ApproximateNumberOfMessages
-  int64_t in_flight = 0;     // ApproximateNumberOfMessagesNotVisible
-  int64_t delayed = 0;       // ApproximateNumberOfMessagesDelayed
+  int64_t visible = 0;    // ApproximateNumberOfMessages
+  int64_t in_flight = 0;  // ApproximateNumberOfMessagesNotVisible
+  int64_t delayed = 0;    // ApproximateNumberOfMessagesDelayed
   // Seconds since the oldest message still in the queue was sent
   // (ApproximateAgeOfOldestMessage); 0 when the queue is empty.
   int64_t oldest_message_age_seconds = 0;

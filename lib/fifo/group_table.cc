@@ -60,8 +60,7 @@ void GroupTable::DropIfIdle(const std::string& group) {
   }
 }
 
-void GroupTable::Plan(const std::string& group, uint64_t new_cursor, bool exhausted,
-                      bool served) {
+void GroupTable::Plan(const std::string& group, uint64_t new_cursor, bool exhausted, bool served) {
   plans_.push_back({group, new_cursor, exhausted, served});
 }
 

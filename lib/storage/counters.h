@@ -27,8 +27,8 @@ class MergeOperator;
 namespace lqs::storage {
 
 enum Slot : int {
-  kStored = 0,        // queued messages (ready + delayed), not leased
-  kLeases = 1,        // entries in `inflight` (leased, maybe expired)
+  kStored = 0,  // queued messages (ready + delayed), not leased
+  kLeases = 1,  // entries in `inflight` (leased, maybe expired)
   kSentTotal = 2,
   kReceivedTotal = 3,
   kDeletedTotal = 4,

@@ -4,16 +4,26 @@ namespace lqs::storage {
 
 const char* CfName(Cf cf) {
   switch (cf) {
-    case Cf::kCatalog: return "default";
-    case Cf::kMessages: return "messages";
-    case Cf::kVisible: return "visible";
-    case Cf::kInflight: return "inflight";
-    case Cf::kExpiry: return "expiry";
-    case Cf::kCounters: return "counters";
-    case Cf::kGrouped: return "grouped";
-    case Cf::kDedup: return "dedup";
-    case Cf::kInbox: return "inbox";
-    case Cf::kCount: break;
+    case Cf::kCatalog:
+      return "default";
+    case Cf::kMessages:
+      return "messages";
+    case Cf::kVisible:
+      return "visible";
+    case Cf::kInflight:
+      return "inflight";
+    case Cf::kExpiry:
+      return "expiry";
+    case Cf::kCounters:
+      return "counters";
+    case Cf::kGrouped:
+      return "grouped";
+    case Cf::kDedup:
+      return "dedup";
+    case Cf::kInbox:
+      return "inbox";
+    case Cf::kCount:
+      break;
   }
   return "?";
 }

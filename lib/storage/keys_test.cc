@@ -1,10 +1,10 @@
 #include "lib/storage/keys.h"
 
-#include <gtest/gtest.h>
-
 #include <random>
 #include <tuple>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace lqs::storage {
 namespace {

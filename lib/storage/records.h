@@ -95,12 +95,12 @@ bool DecodeVisible(std::string_view data, VisibleEntry* out);
 
 // Value of an `inflight` entry: one message's current lease.
 struct LeaseEntry {
-  int64_t visible_at_ms = 0;     // lease end; <= now means visible again
-  uint32_t receive_count = 0;    // receives so far, incl. the current one
+  int64_t visible_at_ms = 0;   // lease end; <= now means visible again
+  uint32_t receive_count = 0;  // receives so far, incl. the current one
   int64_t first_receive_ms = 0;
   int64_t sent_ms = 0;
-  int64_t lease_start_ms = 0;    // receive that started the lease (12 h budget)
-  std::string group;             // FIFO: the message's group (empty otherwise)
+  int64_t lease_start_ms = 0;  // receive that started the lease (12 h budget)
+  std::string group;           // FIFO: the message's group (empty otherwise)
 };
 std::string EncodeLease(const LeaseEntry& e);
 bool DecodeLease(std::string_view data, LeaseEntry* out);
