@@ -24,19 +24,22 @@
 #include "lib/storage/keys.h"
 #include "lib/storage/range_iterator.h"
 
+#include "lqs/limits.h"
+
 namespace lqs::engine {
 
 namespace {
 
-constexpr size_t kMaxIdempotencyKeyBytes = 512;
-constexpr int64_t kMaxInboxTtlSeconds = 1209600;  // 14 days
+using limits::kMaxIdempotencyKeyBytes;
+using limits::kMaxInboxTtlSeconds;
 
 Status ValidateIdempotencyKey(const std::string& key) {
   if (key.empty() || key.size() > kMaxIdempotencyKeyBytes) {
     return Status(ErrorCode::kInvalidParameterValue,
                   "Value (" + std::to_string(key.size()) +
                       " bytes) for parameter IdempotencyKey is invalid. Reason: an idempotency "
-                      "key must be 1 to 512 bytes long.");
+                      "key must be 1 to " +
+                      std::to_string(kMaxIdempotencyKeyBytes) + " bytes long.");
   }
   return Status::OK();
 }
@@ -45,8 +48,8 @@ Status ValidateTtl(int64_t ttl_seconds) {
   if (ttl_seconds < 1 || ttl_seconds > kMaxInboxTtlSeconds) {
     return Status(ErrorCode::kInvalidParameterValue,
                   "Value " + std::to_string(ttl_seconds) +
-                      " for parameter TtlSeconds is invalid. Reason: Must be between 1 and "
-                      "1209600 seconds.");
+                      " for parameter TtlSeconds is invalid. Reason: Must be between 1 and " +
+                      std::to_string(kMaxInboxTtlSeconds) + " seconds.");
   }
   return Status::OK();
 }

@@ -26,7 +26,7 @@ namespace {
 
 // How many groups one receive looks at, at most.
 constexpr size_t kMaxGroupsPerReceive = 4096;
-constexpr int64_t kAttemptWindowMs = 5 * 60 * 1000;
+constexpr int64_t kAttemptWindowMs = limits::kReceiveAttemptWindowMs;
 
 }  // namespace
 

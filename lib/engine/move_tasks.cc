@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <absl/strings/escaping.h>
 #include <nlohmann/json.hpp>
 #include <rocksdb/iterator.h>
 
@@ -13,44 +14,12 @@
 namespace lqs::engine {
 namespace {
 
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string Base64(const std::string& in) {
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = (static_cast<unsigned char>(in[i]) << 16) |
-                 (static_cast<unsigned char>(in[i + 1]) << 8) |
-                 static_cast<unsigned char>(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kB64[(v >> s) & 63]);
-  }
-  if (i < in.size()) {
-    uint32_t v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out.push_back(kB64[(v >> 18) & 63]);
-    out.push_back(kB64[(v >> 12) & 63]);
-    out.push_back(i + 1 < in.size() ? kB64[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
+// Task handles are the task's JSON in standard base64 (SQS's handles are
+// opaque base64 text; docs/sqs-reference.md §8).
+std::string Base64(const std::string& in) { return absl::Base64Escape(in); }
 
 bool Unbase64(const std::string& in, std::string* out) {
-  out->clear();
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const char* p = std::find(kB64, kB64 + 64, c);
-    if (p == kB64 + 64) return false;
-    acc = (acc << 6) | static_cast<uint32_t>(p - kB64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return !out->empty();
+  return absl::Base64Unescape(in, out) && !out->empty();
 }
 
 Status SourceMissing() {

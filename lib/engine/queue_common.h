@@ -15,6 +15,7 @@
 #include "lib/storage/keys.h"
 #include "lib/storage/records.h"
 
+#include "lqs/limits.h"
 #include "lqs/status.h"
 #include "lqs/types.h"
 
@@ -25,7 +26,7 @@ using storage::CounterDelta;
 using storage::LeaseEntry;
 using storage::VisibleEntry;
 
-inline constexpr int64_t kMaxLeaseMs = 43200LL * 1000;  // 12 h per receive
+inline constexpr int64_t kMaxLeaseMs = limits::kMaxLeaseBudgetMs;  // 12 h per receive
 // How many messages past retention a receive expires, at most once a second.
 inline constexpr size_t kExpireBudgetPerReceive = 256;
 

@@ -24,6 +24,8 @@
 #include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
 
+#include "lqs/limits.h"
+
 namespace lqs::engine {
 
 BatchResult QueueImpl::ToBatchResult(const HandleResults& r) {
@@ -251,8 +253,8 @@ Status QueueImpl::ChangeVisibilityEntries(
           &e.id, Status(ErrorCode::kInvalidParameterValue,
                         "Value " + std::to_string(*e.visibility_timeout) +
                             " for parameter VisibilityTimeout is invalid. Reason: Total "
-                            "VisibilityTimeout for the message is beyond the limit [43200 "
-                            "seconds]"));
+                            "VisibilityTimeout for the message is beyond the limit [" +
+                            std::to_string(limits::kMaxVisibilityTimeoutSeconds) + " seconds]"));
       continue;
     }
     if (new_end < lease.visible_at_ms || new_end <= now) wake = true;

@@ -13,6 +13,8 @@
 #include "lib/storage/range_iterator.h"
 #include "lib/storage/records.h"
 
+#include "lqs/limits.h"
+
 namespace lqs::engine {
 using storage::Cf;
 
@@ -135,13 +137,14 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
     if (expiry_found != expiry_expected)
       problems.push_back(where + "expiry index disagrees with visible entries");
 
-    // The idempotency inbox: well-formed records (a key of 1..512 bytes, an
+    // The idempotency inbox: well-formed records (a key of 1..kMaxIdempotencyKeyBytes bytes, an
     // 8-byte expiry), each with exactly one sweep-index entry at its expiry.
     std::set<std::pair<int64_t, std::string>> inbox_records, inbox_index;
     scan(Cf::kInbox, [&](std::string_view key, std::string_view value) {
       storage::DecodedInboxKey k;
       int64_t expiry = 0;
-      if (!storage::DecodeInboxKey(key, &k) || k.key.empty() || k.key.size() > 512) {
+      if (!storage::DecodeInboxKey(key, &k) || k.key.empty() ||
+          k.key.size() > limits::kMaxIdempotencyKeyBytes) {
         problems.push_back(where + "undecodable inbox key");
         return;
       }

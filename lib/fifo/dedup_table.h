@@ -21,9 +21,11 @@
 
 #include "lib/storage/records.h"
 
+#include "lqs/limits.h"
+
 namespace lqs::fifo {
 
-inline constexpr int64_t kDedupWindowMs = 5 * 60 * 1000;
+inline constexpr int64_t kDedupWindowMs = limits::kDeduplicationWindowMs;
 
 // The key a dedup id is remembered under: the id alone (scope "queue") or
 // group, 0x00, id (scope "messageGroup").
