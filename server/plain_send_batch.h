@@ -30,13 +30,14 @@
 #include <string_view>
 #include <vector>
 
+#include "lqs/limits.h"
 #include "lqs/types.h"
 
 namespace lqsd::plain_send_batch {
 
 // Batches of more entries are declined (SQS allows 10; the generic path
 // reports the error).
-inline constexpr size_t kMaxEntries = 10;
+inline constexpr size_t kMaxEntries = lqs::limits::kMaxBatchEntries;
 
 struct Decoded {
   std::optional<std::string> queue_url;  // absent: nullopt

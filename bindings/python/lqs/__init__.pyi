@@ -52,6 +52,42 @@ class InternalError(Error): ...
 
 def error_class(lqs_code: int) -> Type[Error]: ...
 
+# ---- Limits ---------------------------------------------------------------------------
+
+class limits:
+    """SQS's limits and defaults (lqs/limits.h); a module at run time."""
+
+    MAX_VISIBILITY_TIMEOUT_SECONDS: int
+    DEFAULT_VISIBILITY_TIMEOUT_SECONDS: int
+    MAX_LEASE_BUDGET_MS: int
+    MAX_WAIT_TIME_SECONDS: int
+    MAX_RECEIVE_MESSAGES: int
+    MAX_INFLIGHT_MESSAGES: int
+    MAX_DELAY_SECONDS: int
+    MIN_RETENTION_SECONDS: int
+    MAX_RETENTION_SECONDS: int
+    DEFAULT_RETENTION_SECONDS: int
+    MIN_MAXIMUM_MESSAGE_SIZE: int
+    MAX_MESSAGE_SIZE: int
+    DEFAULT_MAXIMUM_MESSAGE_SIZE: int
+    MAX_BATCH_ENTRIES: int
+    MAX_BATCH_BYTES: int
+    MAX_BATCH_ENTRY_ID_LENGTH: int
+    MAX_MESSAGE_ATTRIBUTES: int
+    MAX_ATTRIBUTE_NAME_LENGTH: int
+    MAX_GROUP_OR_DEDUP_ID_LENGTH: int
+    DEDUPLICATION_WINDOW_MS: int
+    MAX_QUEUE_NAME_LENGTH: int
+    MIN_MAX_RECEIVE_COUNT: int
+    MAX_MAX_RECEIVE_COUNT: int
+    MAX_LIST_QUEUES_RESULTS: int
+    MAX_MOVE_TASK_RESULTS: int
+    MAX_TAGS: int
+    MAX_IDEMPOTENCY_KEY_BYTES: int
+    MAX_INBOX_TTL_SECONDS: int
+    DEFAULT_INBOX_TTL_SECONDS: int
+
+
 # ---- Clock ----------------------------------------------------------------------------
 
 class ManualClock:

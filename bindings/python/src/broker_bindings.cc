@@ -79,7 +79,7 @@ void BindBroker(py::module_& m) {
                   py::arg("sender_id") = "AIDAIT2UOQQY3AUEKVGXU",
                   py::arg("enforce_queue_name_reuse_delay") = true,
                   py::arg("enforce_purge_interval") = true,
-                  py::arg("max_inflight_per_queue") = int64_t{120000},
+                  py::arg("max_inflight_per_queue") = lqs::limits::kMaxInflightMessages,
                   py::arg("background_maintenance") = true,
                   py::arg("maintenance_interval_ms") = int64_t{1000},
                   py::arg("block_cache_bytes") = int64_t{32} << 20,
