@@ -38,6 +38,22 @@ def subtitle(doc):
     )
 
 
+def save(fig, out, name):
+    """Lays out fig, writes it as out/name and closes it; returns the path."""
+    fig.tight_layout()
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def label_workloads(ax, rows):
+    """One y tick per row, labelled with its workload, first row on top."""
+    ax.set_yticks(list(range(len(rows))))
+    ax.set_yticklabels([r["workload"] for r in rows], fontsize=8)
+    ax.invert_yaxis()
+
+
 def plot_backlog(doc, out):
     rows = [r for r in doc.get("backlog", []) if "lqs" in r]
     if not rows:
@@ -61,19 +77,13 @@ def plot_backlog(doc, out):
     b.set_ylabel("receive+delete latency (us)")
     b.set_yscale("log")
     fig.suptitle("Throughput and latency against backlog (" + subtitle(doc) + ")")
-    fig.tight_layout()
-    path = os.path.join(out, "perf-backlog.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "perf-backlog.png")
 
 
 def plot_latency(doc, out):
     rows = [r for r in doc.get("results", []) if r.get("p50_us") is not None]
     if not rows:
         return None
-    names = [r["workload"] for r in rows]
-    y = list(range(len(rows)))
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(rows) + 1.5))
     for key, label, marker, color in (
         ("", "lqs", "o", "C0"),
@@ -87,26 +97,19 @@ def plot_latency(doc, out):
         ys = [i for i, v in enumerate(p99) if v]
         ax.scatter([p99[i] for i in ys], ys, marker=marker, facecolors="none", edgecolors=color,
                    label=label + " p99")
-    ax.set_yticks(y)
-    ax.set_yticklabels(names, fontsize=8)
-    ax.invert_yaxis()
+    label_workloads(ax, rows)
     ax.set_xscale("log")
     ax.set_xlabel("latency per call (send) or per round (receive+delete; life: send+receive+delete), us")
     ax.grid(True, axis="x", which="both", alpha=0.3)
     ax.legend(fontsize=8, ncol=3, loc="lower right")
     ax.set_title("Latency percentiles (" + subtitle(doc) + ")")
-    fig.tight_layout()
-    path = os.path.join(out, "perf-latency.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "perf-latency.png")
 
 
 def plot_ratios(doc, out):
     rows = [r for r in doc.get("results", []) if r.get("ratio") is not None]
     if not rows:
         return None
-    names = [r["workload"] for r in rows]
     y = list(range(len(rows)))
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 0.32 * len(rows) + 1.5), sharey=True)
     a.barh(y, [r["ratio"] for r in rows], color="C0")
@@ -117,17 +120,11 @@ def plot_ratios(doc, out):
     b.axvline(2.0, color="k", ls="--", lw=1)
     b.axvline(1.0, color="grey", ls=":", lw=1)
     b.set_xlabel("lqs / SQLite (target 2; FIFO rows: no SQLite model)")
-    a.set_yticks(y)
-    a.set_yticklabels(names, fontsize=8)
-    a.invert_yaxis()
+    label_workloads(a, rows)
     for ax in (a, b):
         ax.grid(True, axis="x", alpha=0.3)
     fig.suptitle("Throughput ratios within one run (" + subtitle(doc) + ")")
-    fig.tight_layout()
-    path = os.path.join(out, "perf-ratios.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "perf-ratios.png")
 
 
 def plot_tombstones(doc, out):
@@ -148,11 +145,7 @@ def plot_tombstones(doc, out):
         ax.grid(True, alpha=0.3)
         ax.legend()
     fig.suptitle("Tombstones: one queue, send/receive/delete (" + subtitle(doc) + ")")
-    fig.tight_layout()
-    path = os.path.join(out, "perf-tombstones.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "perf-tombstones.png")
 
 
 def main(argv):

@@ -237,9 +237,7 @@ class Ceiling final : public QueueSystem {
 }  // namespace
 
 std::unique_ptr<QueueSystem> OpenRocksDbCeiling(const SystemConfig& config) {
-  auto c = std::make_unique<Ceiling>();
-  if (!c->Init(config)) return nullptr;
-  return c;
+  return MakeSystem<Ceiling>(config);
 }
 
 }  // namespace lqs::bench

@@ -201,9 +201,7 @@ class SqliteQueue final : public QueueSystem {
 }  // namespace
 
 std::unique_ptr<QueueSystem> OpenSqliteQueue(const SystemConfig& config) {
-  auto q = std::make_unique<SqliteQueue>();
-  if (!q->Init(config)) return nullptr;
-  return q;
+  return MakeSystem<SqliteQueue>(config);
 }
 
 }  // namespace lqs::bench

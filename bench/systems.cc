@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include "bench/rocksdb_ceiling.h"
 #include "bench/sqlite_queue.h"
@@ -12,28 +13,31 @@
 
 namespace lqs::bench {
 
-const char* SystemName(SystemKind k) {
-  switch (k) {
-    case SystemKind::kLqs:
-      return "lqs";
-    case SystemKind::kCeiling:
-      return "ceiling";
-    case SystemKind::kSqlite:
-      return "sqlite";
+namespace {
+
+// The name of `e` in `names`, "?" when it is not there.
+template <typename E, size_t N>
+const char* NameIn(const std::pair<E, const char*> (&names)[N], E e) {
+  for (const auto& [kind, name] : names) {
+    if (kind == e) return name;
   }
   return "?";
 }
 
+}  // namespace
+
+const char* SystemName(SystemKind k) {
+  static constexpr std::pair<SystemKind, const char*> kNames[] = {{SystemKind::kLqs, "lqs"},
+                                                                  {SystemKind::kCeiling, "ceiling"},
+                                                                  {SystemKind::kSqlite, "sqlite"}};
+  return NameIn(kNames, k);
+}
+
 const char* DurabilityName(Durability d) {
-  switch (d) {
-    case Durability::kNone:
-      return "none";
-    case Durability::kProcess:
-      return "process";
-    case Durability::kFsync:
-      return "fsync";
-  }
-  return "?";
+  static constexpr std::pair<Durability, const char*> kNames[] = {{Durability::kNone, "none"},
+                                                                  {Durability::kProcess, "process"},
+                                                                  {Durability::kFsync, "fsync"}};
+  return NameIn(kNames, d);
 }
 
 std::string MakeBody(size_t n) {
@@ -104,19 +108,8 @@ class LqsSystem final : public QueueSystem {
 
   bool Send(int n) override {
     if (groups_ > 0) return SendFifo(n);
-    if (n == 1) {
-      auto r = queue_->SendMessage(single_);
-      if (!r.ok()) return Fail("SendMessage", r.status());
-      return true;
-    }
-    auto r = queue_->SendMessageBatch(batches_[n]);
-    if (!r.ok()) return Fail("SendMessageBatch", r.status());
-    if (!r->failed.empty()) {
-      std::fprintf(stderr, "lqs: SendMessageBatch entry failed: %s\n",
-                   r->failed[0].message.c_str());
-      return false;
-    }
-    return true;
+    if (n == 1) return SendOne(single_);
+    return BatchOk("SendMessageBatch", queue_->SendMessageBatch(batches_[n]));
   }
 
   int Receive(int max, std::vector<std::string>* handles) override {
@@ -141,14 +134,7 @@ class LqsSystem final : public QueueSystem {
     std::vector<DeleteMessageBatchEntry> entries;
     entries.reserve(handles.size());
     for (size_t i = 0; i < handles.size(); ++i) entries.push_back({ids_[i], handles[i]});
-    auto r = queue_->DeleteMessageBatch(entries);
-    if (!r.ok()) return Fail("DeleteMessageBatch", r.status());
-    if (!r->failed.empty()) {
-      std::fprintf(stderr, "lqs: DeleteMessageBatch entry failed: %s\n",
-                   r->failed[0].message.c_str());
-      return false;
-    }
-    return true;
+    return BatchOk("DeleteMessageBatch", queue_->DeleteMessageBatch(entries));
   }
 
   // FIFO sends: the request objects are built per call (group and dedup ids
@@ -159,23 +145,14 @@ class LqsSystem final : public QueueSystem {
       SendMessageRequest r = single_;
       r.message_group_id = GroupName(first % groups_);
       r.message_deduplication_id = dedup_base_ + std::to_string(first);
-      auto res = queue_->SendMessage(r);
-      if (!res.ok()) return Fail("SendMessage", res.status());
-      return true;
+      return SendOne(r);
     }
     std::vector<SendMessageBatchEntry> entries = batches_[n];
     for (int j = 0; j < n; ++j) {
       entries[j].request.message_group_id = GroupName((first + j) % groups_);
       entries[j].request.message_deduplication_id = dedup_base_ + std::to_string(first + j);
     }
-    auto r = queue_->SendMessageBatch(entries);
-    if (!r.ok()) return Fail("SendMessageBatch", r.status());
-    if (!r->failed.empty()) {
-      std::fprintf(stderr, "lqs: SendMessageBatch entry failed: %s\n",
-                   r->failed[0].message.c_str());
-      return false;
-    }
-    return true;
+    return BatchOk("SendMessageBatch", queue_->SendMessageBatch(entries));
   }
 
   bool Close() override {
@@ -195,6 +172,24 @@ class LqsSystem final : public QueueSystem {
     return false;
   }
 
+  // A batch call's outcome: false, with the error or the first failed entry
+  // on stderr, unless the call and every entry succeeded.
+  template <typename BatchResult>
+  static bool BatchOk(const char* what, const BatchResult& r) {
+    if (!r.ok()) return Fail(what, r.status());
+    if (!r->failed.empty()) {
+      std::fprintf(stderr, "lqs: %s entry failed: %s\n", what, r->failed[0].message.c_str());
+      return false;
+    }
+    return true;
+  }
+
+  bool SendOne(const SendMessageRequest& request) {
+    auto r = queue_->SendMessage(request);
+    if (!r.ok()) return Fail("SendMessage", r.status());
+    return true;
+  }
+
   std::unique_ptr<Broker> broker_;
   std::shared_ptr<Queue> queue_;
   SendMessageRequest single_;
@@ -211,11 +206,8 @@ std::unique_ptr<QueueSystem> OpenSystem(SystemKind kind, const SystemConfig& con
   std::error_code ec;
   std::filesystem::create_directories(config.dir, ec);
   switch (kind) {
-    case SystemKind::kLqs: {
-      auto s = std::make_unique<LqsSystem>();
-      if (!s->Init(config)) return nullptr;
-      return s;
-    }
+    case SystemKind::kLqs:
+      return MakeSystem<LqsSystem>(config);
     case SystemKind::kCeiling:
       return OpenRocksDbCeiling(config);
     case SystemKind::kSqlite:

@@ -58,6 +58,15 @@ class QueueSystem {
   virtual bool Close() = 0;
 };
 
+// A new S, a QueueSystem with `bool Init(const SystemConfig&)`, initialised
+// with `config`; nullptr when Init fails (it has printed why to stderr).
+template <typename S>
+std::unique_ptr<QueueSystem> MakeSystem(const SystemConfig& config) {
+  auto system = std::make_unique<S>();
+  if (!system->Init(config)) return nullptr;
+  return system;
+}
+
 // Opens `kind` at config.dir. nullptr on error (printed to stderr).
 std::unique_ptr<QueueSystem> OpenSystem(SystemKind kind, const SystemConfig& config);
 
