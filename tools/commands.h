@@ -59,6 +59,14 @@ void RegisterTransferCommands(CLI::App& app, Env& env);
 
 // ---- Helpers shared by the commands --------------------------------------------------
 
+// Adds subcommand `name` to `parent`. The global flags may follow it
+// (fallthrough); the help lists it under `group` (nullptr: CLI11's default,
+// "Subcommands") and ends its own help with `footer`. When the subcommand is
+// given, its callback stores `action` (if any) in env.action.
+CLI::App* AddCommand(CLI::App& parent, Env& env, const std::string& name, const std::string& help,
+                     const char* group, const std::string& footer,
+                     std::function<int()> action = nullptr);
+
 // "eu-west-1" for ".../regions/eu-west-1" (where lqsd keeps the databases of
 // regions other than its default one), else "".
 std::string RegionOfPath(const std::string& path);

@@ -28,6 +28,16 @@ std::string EnvOr(const char* name, const std::string& fallback) {
 
 }  // namespace
 
+CLI::App* AddCommand(CLI::App& parent, Env& env, const std::string& name, const std::string& help,
+                     const char* group, const std::string& footer, std::function<int()> action) {
+  CLI::App* c = parent.add_subcommand(name, help);
+  c->fallthrough();
+  if (group != nullptr) c->group(group);
+  c->footer(footer);
+  if (action) c->callback([&env, action = std::move(action)] { env.action = action; });
+  return c;
+}
+
 std::string RegionOfPath(const std::string& path) {
   std::filesystem::path p(path);
   if (!p.has_filename()) p = p.parent_path();  // "db/regions/eu-west-1/"

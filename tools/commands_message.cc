@@ -350,11 +350,8 @@ void RegisterMessageCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<MessageFlags>();
   auto add = [&](const char* name, const char* help, const char* footer,
                  int (*run)(Env&, const MessageFlags&)) {
-    CLI::App* c = app.add_subcommand(name, help);
-    c->fallthrough();
-    c->group("Messages");
-    c->footer(footer);
-    c->callback([&env, f, run] { env.action = [&env, f, run] { return run(env, *f); }; });
+    CLI::App* c = AddCommand(app, env, name, help, "Messages", footer,
+                             [&env, f, run] { return run(env, *f); });
     c->add_option("queue", f->queue, "Queue name")->required();
     return c;
   };

@@ -205,26 +205,21 @@ int RunDlqSources(Env& env, const QueueFlags& f) {
 
 void RegisterQueueCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<QueueFlags>();
-  CLI::App* q = app.add_subcommand("queue", "Create, list, delete and configure queues");
+  CLI::App* q =
+      AddCommand(app, env, "queue", "Create, list, delete and configure queues", "Queues",
+                 "Examples:\n"
+                 "  lqs -d ./db queue create jobs -a VisibilityTimeout=60\n"
+                 "  lqs -d ./db queue create jobs-dlq\n"
+                 "  lqs -d ./db queue set jobs 'RedrivePolicy={\"deadLetterTargetArn\":"
+                 "\"arn:aws:sqs:us-east-1:123456789012:jobs-dlq\",\"maxReceiveCount\":\"5\"}'\n"
+                 "  lqs -d ./db queue list -l\n"
+                 "  lqs --endpoint http://127.0.0.1:9324 queue get jobs VisibilityTimeout");
   q->require_subcommand(1);
-  q->fallthrough();
-  q->group("Queues");
-  q->footer(
-      "Examples:\n"
-      "  lqs -d ./db queue create jobs -a VisibilityTimeout=60\n"
-      "  lqs -d ./db queue create jobs-dlq\n"
-      "  lqs -d ./db queue set jobs 'RedrivePolicy={\"deadLetterTargetArn\":"
-      "\"arn:aws:sqs:us-east-1:123456789012:jobs-dlq\",\"maxReceiveCount\":\"5\"}'\n"
-      "  lqs -d ./db queue list -l\n"
-      "  lqs --endpoint http://127.0.0.1:9324 queue get jobs VisibilityTimeout");
 
   auto add = [&](const char* name, const char* help, const char* footer,
                  int (*run)(Env&, const QueueFlags&)) {
-    CLI::App* c = q->add_subcommand(name, help);
-    c->fallthrough();
-    c->footer(footer);
-    c->callback([&env, f, run] { env.action = [&env, f, run] { return run(env, *f); }; });
-    return c;
+    return AddCommand(*q, env, name, help, nullptr, footer,
+                      [&env, f, run] { return run(env, *f); });
   };
 
   CLI::App* c = add("create", "Create a queue (or return it if it exists with the same attributes)",

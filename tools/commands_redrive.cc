@@ -148,50 +148,45 @@ int RunCancel(Env& env, const RedriveFlags& f) {
 
 void RegisterRedriveCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<RedriveFlags>();
-  CLI::App* r = app.add_subcommand("redrive", "Move messages out of a dead-letter queue");
-  r->require_subcommand(1);
-  r->fallthrough();
-  r->group("Operations");
-  r->footer(
+  CLI::App* r = AddCommand(
+      app, env, "redrive", "Move messages out of a dead-letter queue", "Operations",
       "Examples:\n"
       "  lqs -d ./db redrive start jobs-dlq                 # back to each message's source queue\n"
       "  lqs -d ./db redrive start jobs-dlq --to retry --rate 50\n"
       "  lqs -d ./db redrive list jobs-dlq\n"
       "  lqs --endpoint http://127.0.0.1:9324 redrive cancel TASK_HANDLE");
+  r->require_subcommand(1);
 
-  CLI::App* c = r->add_subcommand("start", "Start a message move task and show its progress");
-  c->fallthrough();
-  c->footer(
+  CLI::App* c = AddCommand(
+      *r, env, "start", "Start a message move task and show its progress", nullptr,
       "Examples:\n"
       "  lqs -d ./db redrive start jobs-dlq\n"
       "  lqs -d ./db redrive start jobs-dlq --to jobs-retry --rate 10\n"
       "  lqs --endpoint http://127.0.0.1:9324 redrive start jobs-dlq --no-wait\n"
       "Moved messages are new messages (new MessageId and send time). Waits until the task\n"
-      "ends, with a progress bar on a terminal; one task at a time per dead-letter queue.");
+      "ends, with a progress bar on a terminal; one task at a time per dead-letter queue.",
+      [&env, f] { return RunStart(env, *f); });
   c->add_option("dlq", f->dlq, "The dead-letter queue to move messages out of")->required();
   c->add_option("--to", f->to, "Destination queue (default: each message's source queue)");
   c->add_option("--rate", f->rate, "Messages per second, 1-500 (default 100)");
   c->add_flag("--no-wait", f->no_wait, "Print the task handle and return at once");
-  c->callback([&env, f] { env.action = [&env, f] { return RunStart(env, *f); }; });
 
-  c = r->add_subcommand("list", "Show the most recent move tasks of a dead-letter queue");
-  c->fallthrough();
-  c->footer("Example:\n  lqs -d ./db redrive list jobs-dlq -n 5");
+  c = AddCommand(*r, env, "list", "Show the most recent move tasks of a dead-letter queue", nullptr,
+                 "Example:\n  lqs -d ./db redrive list jobs-dlq -n 5",
+                 [&env, f] { return RunList(env, *f); });
   c->add_option("dlq", f->dlq, "The dead-letter queue")->required();
   c->add_option(
        "-n,--max", f->max,
        "How many tasks, newest first (1-" + std::to_string(lqs::limits::kMaxMoveTaskResults) + ")")
       ->capture_default_str();
-  c->callback([&env, f] { env.action = [&env, f] { return RunList(env, *f); }; });
 
-  c = r->add_subcommand("cancel", "Cancel a running move task");
-  c->fallthrough();
-  c->footer(
+  c = AddCommand(
+      *r, env, "cancel", "Cancel a running move task", nullptr,
       "Example:\n  lqs -d ./db redrive cancel \"$(lqs -d ./db --json redrive list jobs-dlq "
-      "| jq -r '.tasks[0].TaskHandle')\"");
+      "| jq -r '.tasks[0].TaskHandle')\"",
+      [&env, f] { return RunCancel(env, *f); });
   c->add_option("handle", f->handle, "TaskHandle (from `redrive start` or `redrive list`)")
       ->required();
-  c->callback([&env, f] { env.action = [&env, f] { return RunCancel(env, *f); }; });
 }
 
 }  // namespace lqs_cli

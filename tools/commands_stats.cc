@@ -172,15 +172,22 @@ int RunStats(Env& env, const StatsFlags& f) {
   return kExitOk;
 }
 
+// Runs `call`, sets *seconds to how long it took (wall clock) and returns its result.
+template <typename Call>
+auto Timed(Call&& call, double* seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  auto result = call();
+  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
 int RunVerify(Env& env) {
   int rc = 0;
   Backend* b = env.Open(false, &rc);
   if (!b) return rc;
-  const auto start = std::chrono::steady_clock::now();
-  auto problems = b->Verify();
+  double secs = 0;
+  auto problems = Timed([b] { return b->Verify(); }, &secs);
   if (!problems.ok()) return env.out->Error(problems.status(), "verify");
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (env.out->json()) {
     env.out->PrintJson(
         Json{{"consistent", problems->empty()}, {"problems", *problems}, {"seconds", secs}});
@@ -197,11 +204,9 @@ int RunCompact(Env& env) {
   int rc = 0;
   Backend* b = env.Open(false, &rc);
   if (!b) return rc;
-  const auto start = std::chrono::steady_clock::now();
-  Status s = b->CompactAll();
+  double secs = 0;
+  Status s = Timed([b] { return b->CompactAll(); }, &secs);
   if (!s.ok()) return env.out->Error(s, "compact");
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (env.out->json()) {
     env.out->PrintJson(Json{{"compacted", true}, {"seconds", secs}});
   } else {
@@ -214,10 +219,8 @@ int RunCompact(Env& env) {
 
 void RegisterStatsCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<StatsFlags>();
-  CLI::App* c = app.add_subcommand("stats", "A table of each queue's counts and counters");
-  c->fallthrough();
-  c->group("Operations");
-  c->footer(
+  CLI::App* c = AddCommand(
+      app, env, "stats", "A table of each queue's counts and counters", "Operations",
       "Examples:\n"
       "  lqs -d ./db stats\n"
       "  lqs -d ./db stats jobs jobs-dlq\n"
@@ -226,31 +229,26 @@ void RegisterStatsCommands(CLI::App& app, Env& env) {
       "Columns: VISIBLE, IN_FLIGHT (leased), DELAYED; OLDEST (age of the oldest message);\n"
       "DLQ and DLQ_DEPTH (the dead-letter queue of the RedrivePolicy and its message count);\n"
       "SENT, RECEIVED, DELETED, TO_DLQ (moved to the DLQ), EXPIRED: totals since the queue\n"
-      "was created. Over --endpoint, SQS offers only the three counts: the rest shows '-'.");
+      "was created. Over --endpoint, SQS offers only the three counts: the rest shows '-'.",
+      [&env, f] { return RunStats(env, *f); });
   c->add_option("queues", f->queues, "Queues (default: all)");
   c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
   c->add_flag("-w,--watch", f->watch, "Refresh until Ctrl-C");
   c->add_option("--interval", f->interval, "Seconds between refreshes")->capture_default_str();
   c->add_option("--count", f->count, "With --watch: stop after this many refreshes");
-  c->callback([&env, f] { env.action = [&env, f] { return RunStats(env, *f); }; });
 
-  c = app.add_subcommand("verify", "Check the database's invariants (local mode)");
-  c->fallthrough();
-  c->group("Operations");
-  c->footer(
+  c = AddCommand(
+      app, env, "verify", "Check the database's invariants (local mode)", "Operations",
       "Example:\n  lqs -d ./db verify\n"
       "Reads everything: every message in exactly one state, counters agree with the data,\n"
-      "every record verifies. Exit 0 when consistent, 4 with the list of problems.");
-  c->callback([&env] { env.action = [&env] { return RunVerify(env); }; });
+      "every record verifies. Exit 0 when consistent, 4 with the list of problems.",
+      [&env] { return RunVerify(env); });
 
-  c = app.add_subcommand("compact",
-                         "Compact the whole database, dropping deleted data (local mode)");
-  c->fallthrough();
-  c->group("Operations");
-  c->footer(
-      "Example:\n  lqs -d ./db compact\nSlow on big databases; run it while nothing "
-      "else needs the database.");
-  c->callback([&env] { env.action = [&env] { return RunCompact(env); }; });
+  c = AddCommand(app, env, "compact",
+                 "Compact the whole database, dropping deleted data (local mode)", "Operations",
+                 "Example:\n  lqs -d ./db compact\nSlow on big databases; run it while nothing "
+                 "else needs the database.",
+                 [&env] { return RunCompact(env); });
 }
 
 }  // namespace lqs_cli

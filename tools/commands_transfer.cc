@@ -270,10 +270,8 @@ int RunImport(Env& env, const TransferFlags& f) {
 
 void RegisterTransferCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<TransferFlags>();
-  CLI::App* c = app.add_subcommand("export", "Write queues and their messages as JSON lines");
-  c->fallthrough();
-  c->group("Backup and migration");
-  c->footer(
+  CLI::App* c = AddCommand(
+      app, env, "export", "Write queues and their messages as JSON lines", "Backup and migration",
       "Examples:\n"
       "  lqs -d ./db export > backup.jsonl                  # the whole database\n"
       "  lqs -d ./db export jobs jobs-dlq -o jobs.jsonl\n"
@@ -281,17 +279,16 @@ void RegisterTransferCommands(CLI::App& app, Env& env) {
       "One JSON object per line: a header, one {\"type\":\"queue\"} line per queue (settable\n"
       "attributes, tags), then one {\"type\":\"message\"} line per message (Body,\n"
       "MessageAttributes with base64 BinaryValue, system Attributes, state). Reads a\n"
-      "consistent snapshot of each queue without leasing anything. Local mode only.");
+      "consistent snapshot of each queue without leasing anything. Local mode only.",
+      [&env, f] { return RunExport(env, *f); });
   c->add_option("queues", f->queues, "Queues (default: all)");
   c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
   c->add_option("-o,--output", f->file, "Write to this file instead of stdout");
   c->add_flag("--no-messages", f->no_messages, "Only the queue definitions");
-  c->callback([&env, f] { env.action = [&env, f] { return RunExport(env, *f); }; });
 
-  c = app.add_subcommand("import", "Create queues and send messages from an export (JSON lines)");
-  c->fallthrough();
-  c->group("Backup and migration");
-  c->footer(
+  c = AddCommand(
+      app, env, "import", "Create queues and send messages from an export (JSON lines)",
+      "Backup and migration",
       "Examples:\n"
       "  lqs -d ./new import -i backup.jsonl\n"
       "  lqs -d ./db export jobs | lqs --endpoint http://127.0.0.1:9324 import\n"
@@ -301,11 +298,11 @@ void RegisterTransferCommands(CLI::App& app, Env& env) {
       "the destination's. Messages are sent with SendMessageBatch: bodies, message\n"
       "attributes, AWSTraceHeader and MessageGroupId are kept; they get new MessageIds and\n"
       "send times, and in-flight messages become visible. A delayed message keeps the rest\n"
-      "of its delay unless --no-delay.");
+      "of its delay unless --no-delay.",
+      [&env, f] { return RunImport(env, *f); });
   c->add_option("-i,--input", f->file, "Read this file instead of stdin");
   c->add_option("--into", f->into, "Send every message to this existing queue; skip queue lines");
   c->add_flag("--no-delay", f->no_delay, "Make delayed messages visible at once");
-  c->callback([&env, f] { env.action = [&env, f] { return RunImport(env, *f); }; });
 }
 
 }  // namespace lqs_cli
