@@ -25,7 +25,9 @@
 using lqs::ErrorCode;
 using lqs::Status;
 using lqs::c_internal::Guard;
+using lqs::c_internal::NewOrNull;
 using lqs::c_internal::OptStr;
+using lqs::c_internal::OrElse;
 using lqs::c_internal::SaveError;
 using lqs::c_internal::Str;
 
@@ -162,11 +164,8 @@ void lqs_strlist_destroy(lqs_strlist_t* list) { delete list; }
 // ---- Clock ---------------------------------------------------------------------------
 
 lqs_clock_t* lqs_manual_clock_create(int64_t start_ms) {
-  try {
-    return new lqs_clock_t{std::make_shared<lqs::ManualClock>(start_ms)};
-  } catch (...) {
-    return nullptr;
-  }
+  return OrElse<lqs_clock_t*>(
+      nullptr, [&] { return new lqs_clock_t{std::make_shared<lqs::ManualClock>(start_ms)}; });
 }
 int64_t lqs_clock_now_millis(lqs_clock_t* clock) { return clock->rep->NowMillis(); }
 void lqs_clock_advance_millis(lqs_clock_t* clock, int64_t ms) { clock->rep->AdvanceMillis(ms); }
@@ -176,13 +175,7 @@ void lqs_clock_destroy(lqs_clock_t* clock) { delete clock; }
 
 // ---- Options ---------------------------------------------------------------------------
 
-lqs_options_t* lqs_options_create(void) {
-  try {
-    return new lqs_options_t;
-  } catch (...) {
-    return nullptr;
-  }
-}
+lqs_options_t* lqs_options_create(void) { return NewOrNull<lqs_options_t>(); }
 void lqs_options_destroy(lqs_options_t* o) { delete o; }
 void lqs_options_set_create_if_missing(lqs_options_t* o, int v) {
   o->rep.create_if_missing = v != 0;

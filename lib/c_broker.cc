@@ -20,6 +20,7 @@ using lqs::c_internal::CopyString;
 using lqs::c_internal::Guard;
 using lqs::c_internal::MakeMap;
 using lqs::c_internal::OptStr;
+using lqs::c_internal::OrElse;
 using lqs::c_internal::SaveError;
 using lqs::c_internal::Str;
 
@@ -95,11 +96,7 @@ int lqs_close(lqs_broker_t* broker, char** errptr) {
 }
 
 char* lqs_arn_for(const lqs_broker_t* broker, const char* name) {
-  try {
-    return CopyString(broker->rep->ArnFor(Str(name)));
-  } catch (...) {
-    return nullptr;
-  }
+  return OrElse<char*>(nullptr, [&] { return CopyString(broker->rep->ArnFor(Str(name))); });
 }
 const char* lqs_region(const lqs_broker_t* broker) { return broker->rep->options().region.c_str(); }
 const char* lqs_account_id(const lqs_broker_t* broker) {

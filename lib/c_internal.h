@@ -80,6 +80,51 @@ int Guard(char** errptr, Fn&& fn) {
 
 inline std::string Str(const char* s) { return s == nullptr ? std::string() : std::string(s); }
 
+// For the entry points with no errptr to report to: returns what `fn` returns,
+// or `fallback` when it throws.
+template <typename T, typename Fn>
+T OrElse(T fallback, Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (...) {
+    return fallback;
+  }
+}
+
+// Runs `fn` (returning void), dropping any exception it throws.
+template <typename Fn>
+void IgnoreErrors(Fn&& fn) noexcept {
+  try {
+    fn();
+  } catch (...) {
+  }
+}
+
+// A default-constructed `new T` for the *_create entry points; NULL when out
+// of memory.
+template <typename T>
+T* NewOrNull() noexcept {
+  return OrElse<T*>(nullptr, [] { return new T; });
+}
+
+// Sets `*out` to a copy of `s`, or to "" when copying fails (out of memory).
+inline void AssignOrClear(std::string* out, const char* s) noexcept {
+  try {
+    *out = Str(s);
+  } catch (...) {
+    out->clear();
+  }
+}
+
+// Sets `*out` to `s`, or clears it when `s` is NULL. Throws std::bad_alloc.
+inline void SetOptional(std::optional<std::string>* out, const char* s) {
+  if (s == nullptr) {
+    out->reset();
+  } else {
+    *out = s;
+  }
+}
+
 inline const char* OptStr(const std::optional<std::string>& s) {
   return s.has_value() ? s->c_str() : nullptr;
 }

@@ -18,8 +18,11 @@
 #include "lqs/lqs.h"
 
 using lqs::c_internal::Guard;
+using lqs::c_internal::NewOrNull;
 using lqs::c_internal::OptStr;
+using lqs::c_internal::OrElse;
 using lqs::c_internal::SaveError;
+using lqs::c_internal::SetOptional;
 using lqs::c_internal::Str;
 
 struct lqs_send_request_t {
@@ -50,13 +53,11 @@ extern "C" {
 // --------------------------------------------------------------------------------------
 
 lqs_send_request_t* lqs_send_request_create(const char* body, size_t body_len) {
-  try {
-    auto* s = new lqs_send_request_t;
+  return OrElse<lqs_send_request_t*>(nullptr, [&] {
+    auto s = std::make_unique<lqs_send_request_t>();
     if (body != nullptr) s->rep.body.assign(body, body_len);
-    return s;
-  } catch (...) {
-    return nullptr;
-  }
+    return s.release();
+  });
 }
 void lqs_send_request_destroy(lqs_send_request_t* send) { delete send; }
 void lqs_send_request_set_delay_seconds(lqs_send_request_t* send, int seconds) {
@@ -84,18 +85,10 @@ void lqs_send_request_add_system_attribute(lqs_send_request_t* send, const char*
   send->rep.message_system_attributes[Str(name)] = std::move(v);
 }
 void lqs_send_request_set_message_group_id(lqs_send_request_t* send, const char* id) {
-  if (id == nullptr) {
-    send->rep.message_group_id.reset();
-  } else {
-    send->rep.message_group_id = id;
-  }
+  SetOptional(&send->rep.message_group_id, id);
 }
 void lqs_send_request_set_message_deduplication_id(lqs_send_request_t* send, const char* id) {
-  if (id == nullptr) {
-    send->rep.message_deduplication_id.reset();
-  } else {
-    send->rep.message_deduplication_id = id;
-  }
+  SetOptional(&send->rep.message_deduplication_id, id);
 }
 
 int lqs_queue_send_message(lqs_queue_t* queue, const lqs_send_request_t* send,
@@ -127,11 +120,7 @@ const char* lqs_send_result_sequence_number(const lqs_send_result_t* r) {
 void lqs_send_result_destroy(lqs_send_result_t* r) { delete r; }
 
 lqs_send_batch_request_t* lqs_send_batch_request_create(void) {
-  try {
-    return new lqs_send_batch_request_t;
-  } catch (...) {
-    return nullptr;
-  }
+  return NewOrNull<lqs_send_batch_request_t>();
 }
 void lqs_send_batch_request_add(lqs_send_batch_request_t* batch, const char* id,
                                 const lqs_send_request_t* send) {
@@ -194,11 +183,7 @@ void lqs_batch_result_destroy(lqs_batch_result_t* r) { delete r; }
 // ----------------------------------------------------------------------------------------
 
 lqs_receive_request_t* lqs_receive_request_create(void) {
-  try {
-    return new lqs_receive_request_t;
-  } catch (...) {
-    return nullptr;
-  }
+  return NewOrNull<lqs_receive_request_t>();
 }
 void lqs_receive_request_destroy(lqs_receive_request_t* r) { delete r; }
 void lqs_receive_request_set_max_number_of_messages(lqs_receive_request_t* r, int n) {
@@ -217,11 +202,7 @@ void lqs_receive_request_add_message_attribute_name(lqs_receive_request_t* r, co
   r->rep.message_attribute_names.push_back(Str(name));
 }
 void lqs_receive_request_set_receive_request_attempt_id(lqs_receive_request_t* r, const char* id) {
-  if (id == nullptr) {
-    r->rep.receive_request_attempt_id.reset();
-  } else {
-    r->rep.receive_request_attempt_id = id;
-  }
+  SetOptional(&r->rep.receive_request_attempt_id, id);
 }
 
 int lqs_queue_receive_message(lqs_queue_t* queue, const lqs_receive_request_t* request,

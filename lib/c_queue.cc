@@ -33,6 +33,27 @@ lqs_batch_result_t* NewBatchResult(const lqs::BatchResult& r) {
   return out;
 }
 
+// n batch entries with the given ids and receipt handles (NULL entries are "").
+template <typename Entry>
+std::vector<Entry> ReceiptEntries(const char* const* ids, const char* const* receipt_handles,
+                                  size_t n) {
+  std::vector<Entry> entries(n);
+  for (size_t i = 0; i < n; ++i) {
+    entries[i].id = Str(ids[i]);
+    entries[i].receipt_handle = Str(receipt_handles[i]);
+  }
+  return entries;
+}
+
+// The end of a batch call: the error of a failed `done`, or LQS_OK with
+// *result (when result is not NULL) set to a new batch result.
+int SaveBatchResult(const lqs::StatusOr<lqs::BatchResult>& done, lqs_batch_result_t** result,
+                    char** errptr) {
+  if (!done.ok()) return SaveError(done.status(), errptr);
+  if (result != nullptr) *result = NewBatchResult(*done);
+  return LQS_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -57,15 +78,8 @@ int lqs_queue_delete_message_batch(lqs_queue_t* queue, const char* const* ids,
                                    const char* const* receipt_handles, size_t n,
                                    lqs_batch_result_t** result, char** errptr) {
   return Guard(errptr, [&]() -> int {
-    std::vector<lqs::DeleteMessageBatchEntry> entries(n);
-    for (size_t i = 0; i < n; ++i) {
-      entries[i].id = Str(ids[i]);
-      entries[i].receipt_handle = Str(receipt_handles[i]);
-    }
-    auto done = queue->rep->DeleteMessageBatch(entries);
-    if (!done.ok()) return SaveError(done.status(), errptr);
-    if (result != nullptr) *result = NewBatchResult(*done);
-    return LQS_OK;
+    const auto entries = ReceiptEntries<lqs::DeleteMessageBatchEntry>(ids, receipt_handles, n);
+    return SaveBatchResult(queue->rep->DeleteMessageBatch(entries), result, errptr);
   });
 }
 
@@ -123,18 +137,13 @@ int lqs_queue_change_message_visibility_batch(lqs_queue_t* queue, const char* co
                                               const int* visibility_timeouts, size_t n,
                                               lqs_batch_result_t** result, char** errptr) {
   return Guard(errptr, [&]() -> int {
-    std::vector<lqs::ChangeMessageVisibilityBatchEntry> entries(n);
+    auto entries = ReceiptEntries<lqs::ChangeMessageVisibilityBatchEntry>(ids, receipt_handles, n);
     for (size_t i = 0; i < n; ++i) {
-      entries[i].id = Str(ids[i]);
-      entries[i].receipt_handle = Str(receipt_handles[i]);
       if (visibility_timeouts != nullptr && visibility_timeouts[i] >= 0) {
         entries[i].visibility_timeout = visibility_timeouts[i];
       }
     }
-    auto done = queue->rep->ChangeMessageVisibilityBatch(entries);
-    if (!done.ok()) return SaveError(done.status(), errptr);
-    if (result != nullptr) *result = NewBatchResult(*done);
-    return LQS_OK;
+    return SaveBatchResult(queue->rep->ChangeMessageVisibilityBatch(entries), result, errptr);
   });
 }
 

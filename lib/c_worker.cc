@@ -18,8 +18,12 @@
 #include "lqs/c.h"
 #include "lqs/lqs.h"
 
+using lqs::c_internal::AssignOrClear;
 using lqs::c_internal::Guard;
+using lqs::c_internal::IgnoreErrors;
+using lqs::c_internal::NewOrNull;
 using lqs::c_internal::OptStr;
+using lqs::c_internal::OrElse;
 using lqs::c_internal::SaveError;
 using lqs::c_internal::Str;
 
@@ -142,13 +146,7 @@ extern "C" {
 
 // ---- Options ------------------------------------------------------------------------
 
-lqs_worker_options_t* lqs_worker_options_create(void) {
-  try {
-    return new lqs_worker_options_t;
-  } catch (...) {
-    return nullptr;
-  }
-}
+lqs_worker_options_t* lqs_worker_options_create(void) { return NewOrNull<lqs_worker_options_t>(); }
 void lqs_worker_options_destroy(lqs_worker_options_t* o) { delete o; }
 void lqs_worker_options_set_max_messages_per_receive(lqs_worker_options_t* o, int n) {
   o->rep.max_messages_per_receive = n;
@@ -226,41 +224,26 @@ int lqs_worker_start(lqs_worker_t* w, char** errptr) {
   return Guard(errptr, [&]() -> int { return SaveError(w->rep->Start(), errptr); });
 }
 
+// These have no errptr: an exception (std::system_error from a mutex) is
+// dropped, and the int ones return 0.
 void lqs_worker_pause(lqs_worker_t* w) {
-  try {
-    w->rep->Pause();
-  } catch (...) {  // std::system_error from a mutex: nothing to report it to
-  }
+  IgnoreErrors([&] { w->rep->Pause(); });
 }
 
 void lqs_worker_resume(lqs_worker_t* w) {
-  try {
-    w->rep->Resume();
-  } catch (...) {
-  }
+  IgnoreErrors([&] { w->rep->Resume(); });
 }
 
 int lqs_worker_paused(const lqs_worker_t* w) {
-  try {
-    return w->rep->paused() ? 1 : 0;
-  } catch (...) {
-    return 0;
-  }
+  return OrElse(0, [&] { return w->rep->paused() ? 1 : 0; });
 }
 
 int lqs_worker_stop(lqs_worker_t* w, int64_t deadline_ms) {
-  try {
-    return w->rep->Stop(Deadline(deadline_ms)) ? 1 : 0;
-  } catch (...) {
-    return 0;
-  }
+  return OrElse(0, [&] { return w->rep->Stop(Deadline(deadline_ms)) ? 1 : 0; });
 }
 
 void lqs_worker_wait(lqs_worker_t* w) {
-  try {
-    w->rep->Wait();
-  } catch (...) {
-  }
+  IgnoreErrors([&] { w->rep->Wait(); });
 }
 
 int lqs_worker_install_signal_handlers(lqs_worker_t* w, int64_t deadline_ms, char** errptr) {
@@ -272,10 +255,7 @@ int lqs_worker_install_signal_handlers(lqs_worker_t* w, int64_t deadline_ms, cha
 void lqs_worker_get_stats(const lqs_worker_t* w, lqs_worker_stats_t* stats) {
   if (stats == nullptr) return;
   lqs::WorkerStats s;
-  try {
-    s = w->rep->stats();
-  } catch (...) {  // leaves zeros
-  }
+  IgnoreErrors([&] { s = w->rep->stats(); });  // an exception leaves zeros
   *stats = lqs_worker_stats_t{
       s.received,           s.succeeded,   s.retried,          s.dead_lettered,
       s.duplicates_skipped, s.released,    s.lease_extensions, s.lease_extension_failures,
@@ -333,11 +313,7 @@ const void* lqs_worker_message_attribute_binary_value(const lqs_worker_message_t
 }
 
 void lqs_worker_result_set_error(lqs_worker_result_t* r, const char* error) {
-  try {
-    r->error = Str(error);
-  } catch (...) {  // out of memory: the default reason is used
-    r->error.clear();
-  }
+  AssignOrClear(&r->error, error);  // out of memory: the default reason is used
 }
 
 void lqs_worker_result_fail(lqs_worker_result_t* r, size_t i, int outcome, const char* error) {
@@ -345,11 +321,7 @@ void lqs_worker_result_fail(lqs_worker_result_t* r, size_t i, int outcome, const
   lqs_worker_result_t::Item& item = r->items[i];
   item.failed = outcome != LQS_WORKER_SUCCESS;
   item.outcome = outcome;
-  try {
-    item.error = Str(error);
-  } catch (...) {
-    item.error.clear();
-  }
+  AssignOrClear(&item.error, error);
 }
 
 }  // extern "C"

@@ -198,6 +198,18 @@ std::vector<lqs::SendMessageBatchEntry> TakeSendBatchEntries(Json& params) {
 
 }  // namespace
 
+// A listing's MaxResults and NextToken into *req.
+void SetPage(const Json& params, lqs::ListQueuesRequest* req) {
+  req->max_results = OptInt(params, "MaxResults");
+  req->next_token = OptString(params, "NextToken").value_or("");
+}
+
+Json QueueUrls(const ActionRequest& r, const std::vector<std::string>& names) {
+  Json urls = Json::array();
+  for (const auto& name : names) urls.push_back(Actions::QueueUrl(r, name));
+  return urls;
+}
+
 std::optional<std::vector<lqs::SendMessageBatchEntry>> SendBatchEntriesFromParams(Json& params) {
   try {
     return TakeSendBatchEntries(params);
@@ -337,15 +349,10 @@ Json Actions::GetQueueUrl(const ActionRequest& r) {
 Json Actions::ListQueues(const ActionRequest& r) {
   lqs::ListQueuesRequest req;
   req.queue_name_prefix = OptString(r.params, "QueueNamePrefix").value_or("");
-  req.max_results = OptInt(r.params, "MaxResults");
-  req.next_token = OptString(r.params, "NextToken").value_or("");
+  SetPage(r.params, &req);
   const lqs::ListQueuesResult result = Take(r.broker->ListQueues(req));
   Json out = Json::object();
-  if (!result.queue_names.empty()) {
-    Json urls = Json::array();
-    for (const auto& name : result.queue_names) urls.push_back(QueueUrl(r, name));
-    out["QueueUrls"] = std::move(urls);
-  }
+  if (!result.queue_names.empty()) out["QueueUrls"] = QueueUrls(r, result.queue_names);
   if (!result.next_token.empty()) out["NextToken"] = result.next_token;
   return out;
 }
@@ -552,17 +559,14 @@ Json Actions::RemovePermission(const ActionRequest& r) {
 
 Json Actions::ListDeadLetterSourceQueues(const ActionRequest& r) {
   lqs::ListQueuesRequest req;
-  req.max_results = OptInt(r.params, "MaxResults");
-  req.next_token = OptString(r.params, "NextToken").value_or("");
+  SetPage(r.params, &req);
   auto queue = ResolveQueue(r);
   const lqs::ListQueuesResult result =
       Take(r.broker->ListDeadLetterSourceQueues(queue->name(), req));
   Json out = Json::object();
   // Lower-case q (§6.2). Present when empty here (the legacy JSON rendering
   // of query responses keeps it); the JSON protocol leaves it out then.
-  Json urls = Json::array();
-  for (const auto& name : result.queue_names) urls.push_back(QueueUrl(r, name));
-  out["queueUrls"] = std::move(urls);
+  out["queueUrls"] = QueueUrls(r, result.queue_names);
   if (!result.next_token.empty()) out["NextToken"] = result.next_token;
   return out;
 }

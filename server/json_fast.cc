@@ -104,6 +104,24 @@ class Reader {
     while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
   }
 
+  enum class Next { kMore, kClose, kBad };
+
+  // After a member or an item of a container ending with `close`: kMore past
+  // the ',' and the whitespace after it, kClose past `close`, kBad at anything
+  // else.
+  Next AfterElement(char close) {
+    SkipSpace();
+    if (p_ == end_) return Next::kBad;
+    if (*p_ == close) {
+      ++p_;
+      return Next::kClose;
+    }
+    if (*p_ != ',') return Next::kBad;
+    ++p_;
+    SkipSpace();
+    return Next::kMore;
+  }
+
   // At the first byte of a value (not whitespace).
   bool Value(Json* out, int depth) {
     if (p_ == end_) return false;
@@ -164,14 +182,10 @@ class Reader {
       Json value;
       if (!Value(&value, depth)) return false;
       scratch_.members.emplace_back(std::move(key), std::move(value));
-      SkipSpace();
-      if (p_ == end_) return false;
-      if (*p_ == '}') break;
-      if (*p_ != ',') return false;
-      ++p_;
-      SkipSpace();
+      const Next next = AfterElement('}');
+      if (next == Next::kBad) return false;
+      if (next == Next::kClose) break;
     }
-    ++p_;  // '}'
     Json object(Json::value_t::object);
     auto& members = object.get_ref<Json::object_t&>();
     members.reserve(scratch_.members.size() - first);
@@ -200,14 +214,10 @@ class Reader {
       Json value;
       if (!Value(&value, depth)) return false;
       scratch_.items.push_back(std::move(value));
-      SkipSpace();
-      if (p_ == end_) return false;
-      if (*p_ == ']') break;
-      if (*p_ != ',') return false;
-      ++p_;
-      SkipSpace();
+      const Next next = AfterElement(']');
+      if (next == Next::kBad) return false;
+      if (next == Next::kClose) break;
     }
-    ++p_;  // ']'
     Json array(Json::value_t::array);
     auto& items = array.get_ref<Json::array_t&>();
     items.reserve(scratch_.items.size() - first);

@@ -193,14 +193,18 @@ const FlattenedMap* FlattenedMapFor(std::string_view member) {
   return nullptr;
 }
 
+// Appends `before`, `name`, `after`: one tag, e.g. ("</", name, ">").
+void AppendTag(std::string& out, std::string_view before, std::string_view name,
+               std::string_view after) {
+  out += before;
+  out += name;
+  out += after;
+}
+
 void AppendText(std::string& out, std::string_view name, std::string_view text) {
-  out += '<';
-  out += name;
-  out += '>';
+  AppendTag(out, "<", name, ">");
   AppendXmlEscaped(out, text);
-  out += "</";
-  out += name;
-  out += '>';
+  AppendTag(out, "</", name, ">");
 }
 
 void AppendScalar(std::string& out, std::string_view name, const Json& value) {
@@ -222,13 +226,9 @@ void AppendMembers(std::string& out, const Json& object, std::string_view action
 
 void AppendWrapped(std::string& out, std::string_view element, const Json& object,
                    std::string_view action) {
-  out += '<';
-  out += element;
-  out += '>';
+  AppendTag(out, "<", element, ">");
   AppendMembers(out, object, action);
-  out += "</";
-  out += element;
-  out += '>';
+  AppendTag(out, "</", element, ">");
 }
 
 // Lists and maps are flattened (no wrapper element), §11.4.
@@ -383,34 +383,22 @@ HttpResponse EncodeResult(std::string_view action, const Json& output,
   HttpResponse r = Base(200, request_id);
   std::string& b = r.body;
   b.reserve(256);
-  b += "<?xml version=\"1.0\"?>";
-  b += '<';
-  b += action;
-  b += "Response xmlns=\"";
+  AppendTag(b, "<?xml version=\"1.0\"?><", action, "Response xmlns=\"");
   b += kNamespace;
   b += "\">";
   if (Actions::HasOutput(action)) {
     std::string members;
     if (output.is_object()) AppendMembers(members, output, action);
     if (members.empty()) {
-      b += '<';
-      b += action;
-      b += "Result/>";
+      AppendTag(b, "<", action, "Result/>");
     } else {
-      b += '<';
-      b += action;
-      b += "Result>";
+      AppendTag(b, "<", action, "Result>");
       b += members;
-      b += "</";
-      b += action;
-      b += "Result>";
+      AppendTag(b, "</", action, "Result>");
     }
   }
-  b += "<ResponseMetadata><RequestId>";
-  b += request_id;
-  b += "</RequestId></ResponseMetadata></";
-  b += action;
-  b += "Response>";
+  AppendTag(b, "<ResponseMetadata><RequestId>", request_id, "</RequestId></ResponseMetadata>");
+  AppendTag(b, "</", action, "Response>");
   return r;
 }
 

@@ -303,6 +303,21 @@ Status ApplyEnum(std::string_view name, const std::string& value,
   return InvalidAttributeValue(name);
 }
 
+// An attribute held as an optional parsed value: "" clears it, anything else
+// must parse.
+template <typename T>
+Status ApplyOptional(const std::string& value, StatusOr<T> (*parse)(const std::string&),
+                     std::optional<T>* field) {
+  if (value.empty()) {
+    field->reset();
+    return Status::OK();
+  }
+  StatusOr<T> parsed = parse(value);
+  if (!parsed.ok()) return parsed.status();
+  *field = std::move(*parsed);
+  return Status::OK();
+}
+
 void RemoveKms(QueueConfig* config) {
   config->kms_master_key_id.clear();
   config->kms_data_key_reuse_period_seconds.reset();
@@ -363,24 +378,10 @@ Status ApplyOne(const std::string& name, const std::string& value, bool creating
     return Status::OK();
   }
   if (name == attr::kRedrivePolicy) {
-    if (value.empty()) {
-      config->redrive_policy.reset();
-      return Status::OK();
-    }
-    StatusOr<RedrivePolicy> parsed = ParseRedrivePolicy(value);
-    if (!parsed.ok()) return parsed.status();
-    config->redrive_policy = std::move(*parsed);
-    return Status::OK();
+    return ApplyOptional(value, ParseRedrivePolicy, &config->redrive_policy);
   }
   if (name == attr::kRedriveAllowPolicy) {
-    if (value.empty()) {
-      config->redrive_allow_policy.reset();
-      return Status::OK();
-    }
-    StatusOr<RedriveAllowPolicy> parsed = ParseRedriveAllowPolicy(value);
-    if (!parsed.ok()) return parsed.status();
-    config->redrive_allow_policy = std::move(*parsed);
-    return Status::OK();
+    return ApplyOptional(value, ParseRedriveAllowPolicy, &config->redrive_allow_policy);
   }
   return UnknownAttribute(name);  // not reached: every settable name is handled
 }

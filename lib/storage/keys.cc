@@ -1,5 +1,7 @@
 #include "lib/storage/keys.h"
 
+#include <cstddef>
+
 namespace lqs::storage {
 
 const char* CfName(Cf cf) {
@@ -43,31 +45,31 @@ uint64_t GetBE64(const char* p) {
   return v;
 }
 
-void PutLE64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) {
+namespace {
+
+// Little-endian encoding of an unsigned integer, sizeof(T) bytes.
+template <typename T>
+void PutLE(std::string* out, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) {
     out->push_back(static_cast<char>(v & 0xff));
     v >>= 8;
   }
 }
 
-uint64_t GetLE64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+template <typename T>
+T GetLE(const char* p) {
+  T v = 0;
+  for (size_t i = sizeof(T); i-- > 0;)
+    v = static_cast<T>((v << 8) | static_cast<unsigned char>(p[i]));
   return v;
 }
 
-void PutLE32(std::string* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) {
-    out->push_back(static_cast<char>(v & 0xff));
-    v >>= 8;
-  }
-}
+}  // namespace
 
-uint32_t GetLE32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
+void PutLE64(std::string* out, uint64_t v) { PutLE(out, v); }
+uint64_t GetLE64(const char* p) { return GetLE<uint64_t>(p); }
+void PutLE32(std::string* out, uint32_t v) { PutLE(out, v); }
+uint32_t GetLE32(const char* p) { return GetLE<uint32_t>(p); }
 
 std::string MessageKey(uint64_t qid, uint64_t seq) {
   std::string k;
@@ -112,30 +114,33 @@ bool DecodeMessageKey(std::string_view key, uint64_t* qid, uint64_t* seq) {
   return true;
 }
 
-std::string GroupedKey(uint64_t qid, std::string_view group, uint64_t seq) {
+namespace {
+
+// The queue id, the group and `end`: '\0' starts the group's keys, '\1' is
+// just past them. Reserves room for `more` bytes after it.
+std::string GroupKeyHead(uint64_t qid, std::string_view group, char end, size_t more = 0) {
   std::string k;
-  k.reserve(17 + group.size());
+  k.reserve(9 + group.size() + more);
   PutBE64(&k, qid);
   k.append(group);
-  k.push_back('\0');
+  k.push_back(end);
+  return k;
+}
+
+}  // namespace
+
+std::string GroupedKey(uint64_t qid, std::string_view group, uint64_t seq) {
+  std::string k = GroupKeyHead(qid, group, '\0', 8);
   PutBE64(&k, seq);
   return k;
 }
 
 std::string GroupPrefix(uint64_t qid, std::string_view group) {
-  std::string k;
-  PutBE64(&k, qid);
-  k.append(group);
-  k.push_back('\0');
-  return k;
+  return GroupKeyHead(qid, group, '\0');
 }
 
 std::string GroupEnd(uint64_t qid, std::string_view group) {
-  std::string k;
-  PutBE64(&k, qid);
-  k.append(group);
-  k.push_back('\1');
-  return k;
+  return GroupKeyHead(qid, group, '\1');
 }
 
 bool DecodeGroupedKey(std::string_view key, uint64_t* qid, std::string* group, uint64_t* seq) {
@@ -261,28 +266,20 @@ bool DecodeBucketKey(std::string_view key, uint64_t* qid, int64_t* second) {
   return true;
 }
 
-std::string QueueRecordKey(std::string_view name) {
-  std::string k(1, kQueueRecordTag);
+namespace {
+
+// A catalog key: its one-byte tag, then `name`.
+std::string TaggedKey(char tag, std::string_view name) {
+  std::string k(1, tag);
   k.append(name);
   return k;
 }
 
-std::string DeletedNameKey(std::string_view name) {
-  std::string k(1, kDeletedNameTag);
-  k.append(name);
-  return k;
-}
+}  // namespace
 
-std::string TaskKey(std::string_view task_id) {
-  std::string k(1, kTaskTag);
-  k.append(task_id);
-  return k;
-}
-
-std::string MetaKey(std::string_view name) {
-  std::string k("M");
-  k.append(name);
-  return k;
-}
+std::string QueueRecordKey(std::string_view name) { return TaggedKey(kQueueRecordTag, name); }
+std::string DeletedNameKey(std::string_view name) { return TaggedKey(kDeletedNameTag, name); }
+std::string TaskKey(std::string_view task_id) { return TaggedKey(kTaskTag, task_id); }
+std::string MetaKey(std::string_view name) { return TaggedKey('M', name); }
 
 }  // namespace lqs::storage

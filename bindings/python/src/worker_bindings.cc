@@ -11,7 +11,9 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -153,42 +155,48 @@ void CallLogger(WorkerState& s, lqs::WorkerLogLevel level, const std::string& li
   }
 }
 
+// Sets one WorkerOptions member from a Python value of its type.
+template <auto Member>
+void SetWorkerOption(lqs::WorkerOptions& o, py::handle v) {
+  using T = std::remove_reference_t<decltype(o.*Member)>;
+  o.*Member = py::cast<T>(v);
+}
+
+struct WorkerOptionSetter {
+  std::string_view name;
+  void (*set)(lqs::WorkerOptions&, py::handle);
+};
+
+using WO = lqs::WorkerOptions;
+constexpr WorkerOptionSetter kWorkerOptionSetters[] = {
+    {"max_messages_per_receive", &SetWorkerOption<&WO::max_messages_per_receive>},
+    {"wait_time_seconds", &SetWorkerOption<&WO::wait_time_seconds>},
+    {"visibility_timeout_seconds", &SetWorkerOption<&WO::visibility_timeout_seconds>},
+    {"concurrency", &SetWorkerOption<&WO::concurrency>},
+    {"max_in_progress", &SetWorkerOption<&WO::max_in_progress>},
+    {"rate_limit_per_second", &SetWorkerOption<&WO::rate_limit_per_second>},
+    {"rate_limit_per_group_per_second", &SetWorkerOption<&WO::rate_limit_per_group_per_second>},
+    {"backoff_base_seconds", &SetWorkerOption<&WO::backoff_base_seconds>},
+    {"backoff_max_seconds", &SetWorkerOption<&WO::backoff_max_seconds>},
+    {"backoff_jitter", &SetWorkerOption<&WO::backoff_jitter>},
+    {"error_attribute", &SetWorkerOption<&WO::error_attribute>},
+    {"inbox", &SetWorkerOption<&WO::inbox>},
+    {"idempotency_attribute", &SetWorkerOption<&WO::idempotency_attribute>},
+    {"inbox_ttl_seconds", &SetWorkerOption<&WO::inbox_ttl_seconds>},
+};
+
 // {option name: value} (values already of the right Python type) -> WorkerOptions.
 lqs::WorkerOptions MakeWorkerOptions(const py::dict& options) {
   lqs::WorkerOptions o;
   for (auto item : options) {
     std::string key = py::cast<std::string>(item.first);
-    py::handle v = item.second;
-    if (key == "max_messages_per_receive")
-      o.max_messages_per_receive = py::cast<int>(v);
-    else if (key == "wait_time_seconds")
-      o.wait_time_seconds = py::cast<int>(v);
-    else if (key == "visibility_timeout_seconds")
-      o.visibility_timeout_seconds = py::cast<int>(v);
-    else if (key == "concurrency")
-      o.concurrency = py::cast<int>(v);
-    else if (key == "max_in_progress")
-      o.max_in_progress = py::cast<int>(v);
-    else if (key == "rate_limit_per_second")
-      o.rate_limit_per_second = py::cast<double>(v);
-    else if (key == "rate_limit_per_group_per_second")
-      o.rate_limit_per_group_per_second = py::cast<double>(v);
-    else if (key == "backoff_base_seconds")
-      o.backoff_base_seconds = py::cast<int>(v);
-    else if (key == "backoff_max_seconds")
-      o.backoff_max_seconds = py::cast<int>(v);
-    else if (key == "backoff_jitter")
-      o.backoff_jitter = py::cast<double>(v);
-    else if (key == "error_attribute")
-      o.error_attribute = py::cast<std::string>(v);
-    else if (key == "inbox")
-      o.inbox = py::cast<bool>(v);
-    else if (key == "idempotency_attribute")
-      o.idempotency_attribute = py::cast<std::string>(v);
-    else if (key == "inbox_ttl_seconds")
-      o.inbox_ttl_seconds = py::cast<int64_t>(v);
-    else
+    const auto setter =
+        std::find_if(std::begin(kWorkerOptionSetters), std::end(kWorkerOptionSetters),
+                     [&key](const WorkerOptionSetter& s) { return s.name == key; });
+    if (setter == std::end(kWorkerOptionSetters)) {
       throw py::type_error("unknown Worker option '" + key + "'");
+    }
+    setter->set(o, item.second);
   }
   return o;
 }
