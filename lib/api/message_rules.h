@@ -21,11 +21,6 @@
 
 namespace lqs::api {
 
-// SQS's limits are in lqs/limits.h. These two names stay for the engine's
-// batch code (lib/engine) until it uses lqs::limits directly.
-inline constexpr int64_t kMaxBatchBytes = limits::kMaxBatchBytes;
-inline constexpr int kMaxBatchEntries = limits::kMaxBatchEntries;
-
 // MD5OfMessageAttributes as SQS computes it (docs/sqs-reference.md §5.5): attributes in
 // name order; for each, u32-BE length-prefixed name and data type, then a
 // transport byte (1 for String/Number, 2 for Binary) and the length-prefixed

@@ -404,8 +404,8 @@ TEST(IsValidGroupOrDedupIdTest, Rules) {
 }
 
 TEST(ConstantsTest, BatchLimits) {
-  EXPECT_EQ(kMaxBatchBytes, 1048576);
-  EXPECT_EQ(kMaxBatchEntries, 10);
+  EXPECT_EQ(limits::kMaxBatchBytes, 1048576);
+  EXPECT_EQ(limits::kMaxBatchEntries, 10);
 }
 
 }  // namespace

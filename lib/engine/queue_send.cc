@@ -209,25 +209,14 @@ StatusOr<SendMessageBatchResult> QueueImpl::SendMessageBatch(
   if (!envelope.ok()) return envelope;
   int64_t total = 0;
   for (const auto& e : entries) total += api::MessageSize(e.request);
-  if (total > api::kMaxBatchBytes) {
-    return Status(ErrorCode::kBatchRequestTooLong,
-                  "Batch requests cannot be longer than 1048576 bytes. You have sent " +
-                      std::to_string(total) + " bytes.");
-  }
+  Status size = api::ValidateBatchSize(total);
+  if (!size.ok()) return size;
   const api::QueueConfig config = *SendConfig();
-  if (fifo_) {
-    // On FIFO queues these fail the whole batch, as in SQS.
-    for (const auto& e : entries) {
-      if (!e.request.message_group_id) {
-        return Status(ErrorCode::kInvalidParameterValue,
-                      "The request must contain the parameter MessageGroupId.");
-      }
-      if (!e.request.message_deduplication_id && !config.content_based_deduplication) {
-        return Status(ErrorCode::kInvalidParameterValue,
-                      "The queue should either have ContentBasedDeduplication enabled or "
-                      "MessageDeduplicationId provided explicitly");
-      }
-    }
+  // On FIFO queues a missing group or deduplication id fails the whole
+  // batch, as in SQS, before any entry is checked on its own.
+  for (const auto& e : entries) {
+    Status presence = api::ValidateFifoPresence(e.request, config, /*in_batch=*/true);
+    if (!presence.ok()) return presence;
   }
   SendMessageBatchResult out;
   std::vector<const SendMessageRequest*> valid;
