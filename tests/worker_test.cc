@@ -627,6 +627,29 @@ TEST_F(WorkerTest, PauseStopsReceivingAndResumeGoesOn) {
   EXPECT_EQ(calls.load(), 3);
 }
 
+// Pause races with a poll that is starting: once it returns, the poll is
+// withdrawn or has given back what it took, so a send right after it stays
+// visible. Each round parks a fresh poll on an empty queue and pauses it.
+TEST_F(WorkerTest, NothingIsLeasedOncePauseReturns) {
+  auto q = MakeQueue("jobs");
+  auto w = Make(q, Options(), [&](const WorkerMessage&) { return HandlerResult::Success(); });
+  ASSERT_OK(w->Start());
+  for (int round = 0; round < 200; ++round) {
+    w->Pause();
+    SendTo(*q, "p");
+    ASSERT_EQ(Stats(*q).visible, 1) << "round " << round;
+    ReceiveMessageRequest take;
+    take.wait_time_seconds = 0;
+    StatusOr<ReceiveMessageResult> got = q->ReceiveMessage(take);
+    ASSERT_OK(got.status());
+    ASSERT_EQ(got->messages.size(), 1U);
+    ASSERT_OK(q->DeleteMessage(got->messages[0].receipt_handle));
+    w->Resume();
+  }
+  EXPECT_TRUE(w->Stop(5s));
+  EXPECT_EQ(w->stats().received, 0);
+}
+
 TEST_F(WorkerTest, ConcurrencyLimitHoldsWhileHandlersBlock) {
   auto q = MakeQueue("jobs");
   for (int i = 0; i < 8; ++i) SendTo(*q, "c" + std::to_string(i));

@@ -708,7 +708,8 @@ LQS_C_EXPORT int lqs_worker_start(lqs_worker_t* w, char** errptr);
 /* Stops receiving until lqs_worker_resume, for a downstream that is
  * unhealthy; running handlers go on and their leases are kept. A long poll
  * waiting at the time is abandoned: a message it still delivers is given
- * back at once (its receive count went up by one). Both are idempotent. */
+ * back at once (its receive count went up by one), before lqs_worker_pause
+ * returns. Both are idempotent. */
 LQS_C_EXPORT void lqs_worker_pause(lqs_worker_t* w);
 LQS_C_EXPORT void lqs_worker_resume(lqs_worker_t* w);
 /* 1 while paused, else 0. */

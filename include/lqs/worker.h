@@ -126,7 +126,7 @@ using WorkerLogger = std::function<void(WorkerLogLevel, const std::string&)>;
 struct WorkerOptions {
   // ---- Receiving ------------------------------------------------------------
   int max_messages_per_receive = 10;  // 1..10
-  // Long-poll wait, 0..20. Stop() and Pause() do not wait for a poll to end.
+  // Long-poll wait, 0..20. Stop() and Pause() abandon a poll at once.
   // 0 (short polls) pauses 1 s of clock time after an empty receive.
   int wait_time_seconds = 20;
   // The lease each receive asks for and each heartbeat renews, in seconds
@@ -215,6 +215,8 @@ class Worker {
   // too) until Resume(). For a downstream that is unhealthy. A long poll
   // waiting at the time is abandoned: a message it still delivers is given
   // back at once (visibility 0; its receive count has gone up by one).
+  // Returns once that poll is withdrawn or given back (microseconds), so
+  // nothing is leased for the worker after Pause returns.
   virtual void Pause() = 0;
   virtual void Resume() = 0;
   virtual bool paused() const = 0;

@@ -93,10 +93,16 @@ class WorkerImpl final : public Worker {
 
   void Pause() override {
     {
-      std::lock_guard<std::mutex> lock(wait_.mu());
+      std::unique_lock<std::mutex> lock(wait_.mu());
       if (paused_) return;
       paused_ = true;
-      if (current_slot_) current_slot_->Abandon();
+      if (std::shared_ptr<ReceiveSlot> slot = current_slot_) {
+        slot->Abandon();
+        // Until the receive loop lets go of the slot, its poll may still be
+        // starting and lease messages (which it then gives back): wait, so
+        // that nothing is leased once Pause returns.
+        slot_cleared_.wait(lock, [&] { return current_slot_ != slot; });
+      }
     }
     wait_.Notify();
     log_.Queue(WorkerLogLevel::kInfo, "worker paused");
@@ -208,6 +214,7 @@ class WorkerImpl final : public Worker {
         std::lock_guard<std::mutex> lock(wait_.mu());
         current_slot_.reset();
       }
+      slot_cleared_.notify_all();
       if (!result) continue;  // abandoned by Stop or Pause
       if (!result->ok()) {
         error_pause_ms =
@@ -494,6 +501,7 @@ class WorkerImpl final : public Worker {
   bool paused_ = false;
   int in_progress_ = 0;
   std::shared_ptr<ReceiveSlot> current_slot_;
+  std::condition_variable slot_cleared_;  // current_slot_ was reset
   bool stop_finished_ = false;
   bool stop_result_ = false;
   std::condition_variable stopped_cv_;
