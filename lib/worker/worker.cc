@@ -92,18 +92,20 @@ class WorkerImpl final : public Worker {
   }
 
   void Pause() override {
+    bool first = false;
     {
       std::unique_lock<std::mutex> lock(wait_.mu());
-      if (paused_) return;
+      first = !paused_;
       paused_ = true;
       if (std::shared_ptr<ReceiveSlot> slot = current_slot_) {
-        slot->Abandon();
+        if (first) slot->Abandon();
         // Until the receive loop lets go of the slot, its poll may still be
         // starting and lease messages (which it then gives back): wait, so
-        // that nothing is leased once Pause returns.
+        // that nothing is leased once any Pause call returns.
         slot_cleared_.wait(lock, [&] { return current_slot_ != slot; });
       }
     }
+    if (!first) return;
     wait_.Notify();
     log_.Queue(WorkerLogLevel::kInfo, "worker paused");
   }
