@@ -41,6 +41,14 @@
 // deadlock because no receive, delete or visibility change that holds a mu_
 // waits for a gate. The DLQ's gate travels in the move's state
 // (notify::SharedHold), which the analysis does not follow.
+// A move task (MoveMessagesOut, queue_redrive.cc) holds the source's mu_
+// while each send takes the destination's gate_ shared. Against a purge or
+// DeleteQueue of the destination (gate exclusive, then only that queue's
+// mu_) this is no cycle. With a MoveToDeadLetterQueue from the source into
+// the destination (the source's own DLQ: that gate shared, waiting for the
+// source's mu_) and a purge queued for the same gate, it would be one if a
+// queued writer blocked new readers; libstdc++'s shared_mutex (a default
+// pthread rwlock) prefers readers, so the move task's shared lock is granted.
 //
 // Ownership: a QueueImpl shares its Core; the Core's catalogue holds the
 // queue until DeleteQueue or Close. Errors: every call returns a typed
