@@ -632,7 +632,7 @@ TEST_F(WorkerTest, PauseStopsReceivingAndResumeGoesOn) {
 // visible. Each round parks a fresh poll on an empty queue and pauses it.
 TEST_F(WorkerTest, NothingIsLeasedOncePauseReturns) {
   auto q = MakeQueue("jobs");
-  auto w = Make(q, Options(), [&](const WorkerMessage&) { return HandlerResult::Success(); });
+  auto w = Make(q, Options(), [](const WorkerMessage&) { return HandlerResult::Success(); });
   ASSERT_OK(w->Start());
   for (int round = 0; round < 200; ++round) {
     w->Pause();

@@ -102,7 +102,7 @@ class WorkerImpl final : public Worker {
         // Until the receive loop lets go of the slot, its poll may still be
         // starting and lease messages (which it then gives back): wait, so
         // that nothing is leased once any Pause call returns.
-        slot_cleared_.wait(lock, [&] { return current_slot_ != slot; });
+        wait_.WaitUntil(lock, ClockWait::kNever, [&] { return current_slot_ != slot; });
       }
     }
     if (!first) return;
@@ -216,7 +216,7 @@ class WorkerImpl final : public Worker {
         std::lock_guard<std::mutex> lock(wait_.mu());
         current_slot_.reset();
       }
-      slot_cleared_.notify_all();
+      wait_.Notify();         // a Pause waits for the slot to be let go
       if (!result) continue;  // abandoned by Stop or Pause
       if (!result->ok()) {
         error_pause_ms =
@@ -503,7 +503,6 @@ class WorkerImpl final : public Worker {
   bool paused_ = false;
   int in_progress_ = 0;
   std::shared_ptr<ReceiveSlot> current_slot_;
-  std::condition_variable slot_cleared_;  // current_slot_ was reset
   bool stop_finished_ = false;
   bool stop_result_ = false;
   std::condition_variable stopped_cv_;
