@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "server/action_model.h"
 #include "server/sqs_query.h"
 #include "server/text_util.h"
 
@@ -28,36 +30,18 @@ void Check(bool ok, const char* what) {
   }
 }
 
-const char* const kActions[] = {"SendMessage",
-                                "SendMessageBatch",
-                                "ReceiveMessage",
-                                "DeleteMessage",
-                                "DeleteMessageBatch",
-                                "ChangeMessageVisibility",
-                                "ChangeMessageVisibilityBatch",
-                                "CreateQueue",
-                                "GetQueueUrl",
-                                "GetQueueAttributes",
-                                "SetQueueAttributes",
-                                "ListQueues",
-                                "DeleteQueue",
-                                "PurgeQueue",
-                                "TagQueue",
-                                "UntagQueue",
-                                "ListQueueTags",
-                                "AddPermission",
-                                "RemovePermission",
-                                "ListDeadLetterSourceQueues",
-                                "StartMessageMoveTask",
-                                "CancelMessageMoveTask",
-                                "ListMessageMoveTasks",
-                                "NoSuchAction"};
+// The modelled actions, and one unknown name (the last index).
+std::string_view ActionFor(uint8_t byte) {
+  const std::span<const lqsd::action_model::Action> actions = lqsd::action_model::All();
+  const size_t index = byte % (actions.size() + 1);
+  return index < actions.size() ? actions[index].name : std::string_view("NoSuchAction");
+}
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const std::string_view action = kActions[data[0] % (sizeof(kActions) / sizeof(kActions[0]))];
+  const std::string_view action = ActionFor(data[0]);
   const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
 
   const lqsd::sqs_query::Params params = lqsd::ParseFormPairs(body);

@@ -3,12 +3,15 @@
 #include "server/actions.h"
 
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "server/action_model.h"
 #include "server/action_outputs.h"
 #include "server/text_util.h"
 #include "wire/move_task_json.h"
@@ -220,10 +223,10 @@ std::optional<std::vector<lqs::SendMessageBatchEntry>> SendBatchEntriesFromParam
 
 // ---- The action table --------------------------------------------------------------
 
+// The handlers, one per row of the action model (action_model.h: the wire
+// shape, addressing and output of each action live there).
 struct Actions::Entry {
   std::string_view name;
-  bool targets_queue;
-  bool has_output;
   Handler handler;  // nullptr: `fast`, or special-cased (ReceiveMessage)
   FastHandler fast = nullptr;
 };
@@ -234,29 +237,29 @@ using A = Actions;
 
 const Actions::Entry* Actions::Find(std::string_view action) {
   static const Entry kEntries[] = {
-      {"CreateQueue", false, true, &A::CreateQueue},
-      {"DeleteQueue", true, false, &A::DeleteQueue},
-      {"GetQueueUrl", false, true, &A::GetQueueUrl},
-      {"ListQueues", false, true, &A::ListQueues},
-      {"GetQueueAttributes", true, true, &A::GetQueueAttributes},
-      {"SetQueueAttributes", true, false, &A::SetQueueAttributes},
-      {"PurgeQueue", true, false, &A::PurgeQueue},
-      {"SendMessage", true, true, nullptr, &A::SendMessage},
-      {"SendMessageBatch", true, true, nullptr, &A::SendMessageBatch},
-      {"ReceiveMessage", true, true, nullptr},
-      {"DeleteMessage", true, false, nullptr, &A::DeleteMessage},
-      {"DeleteMessageBatch", true, true, nullptr, &A::DeleteMessageBatch},
-      {"ChangeMessageVisibility", true, false, nullptr, &A::ChangeMessageVisibility},
-      {"ChangeMessageVisibilityBatch", true, true, nullptr, &A::ChangeMessageVisibilityBatch},
-      {"TagQueue", true, false, &A::TagQueue},
-      {"UntagQueue", true, false, &A::UntagQueue},
-      {"ListQueueTags", true, true, &A::ListQueueTags},
-      {"AddPermission", true, false, &A::AddPermission},
-      {"RemovePermission", true, false, &A::RemovePermission},
-      {"ListDeadLetterSourceQueues", true, true, &A::ListDeadLetterSourceQueues},
-      {"StartMessageMoveTask", false, true, &A::StartMessageMoveTask},
-      {"CancelMessageMoveTask", false, true, &A::CancelMessageMoveTask},
-      {"ListMessageMoveTasks", false, true, &A::ListMessageMoveTasks},
+      {"CreateQueue", &A::CreateQueue},
+      {"DeleteQueue", &A::DeleteQueue},
+      {"GetQueueUrl", &A::GetQueueUrl},
+      {"ListQueues", &A::ListQueues},
+      {"GetQueueAttributes", &A::GetQueueAttributes},
+      {"SetQueueAttributes", &A::SetQueueAttributes},
+      {"PurgeQueue", &A::PurgeQueue},
+      {"SendMessage", nullptr, &A::SendMessage},
+      {"SendMessageBatch", nullptr, &A::SendMessageBatch},
+      {"ReceiveMessage", nullptr},
+      {"DeleteMessage", nullptr, &A::DeleteMessage},
+      {"DeleteMessageBatch", nullptr, &A::DeleteMessageBatch},
+      {"ChangeMessageVisibility", nullptr, &A::ChangeMessageVisibility},
+      {"ChangeMessageVisibilityBatch", nullptr, &A::ChangeMessageVisibilityBatch},
+      {"TagQueue", &A::TagQueue},
+      {"UntagQueue", &A::UntagQueue},
+      {"ListQueueTags", &A::ListQueueTags},
+      {"AddPermission", &A::AddPermission},
+      {"RemovePermission", &A::RemovePermission},
+      {"ListDeadLetterSourceQueues", &A::ListDeadLetterSourceQueues},
+      {"StartMessageMoveTask", &A::StartMessageMoveTask},
+      {"CancelMessageMoveTask", &A::CancelMessageMoveTask},
+      {"ListMessageMoveTasks", &A::ListMessageMoveTasks},
   };
   for (const Entry& e : kEntries) {
     if (e.name == action) return &e;
@@ -264,20 +267,30 @@ const Actions::Entry* Actions::Find(std::string_view action) {
   return nullptr;
 }
 
-bool Actions::IsKnown(std::string_view action) { return Find(action) != nullptr; }
+bool Actions::IsKnown(std::string_view action) { return action_model::Find(action) != nullptr; }
 
 bool Actions::TargetsQueue(std::string_view action) {
-  const Entry* e = Find(action);
-  return e != nullptr && e->targets_queue;
+  const action_model::Action* a = action_model::Find(action);
+  return a != nullptr && a->targets_queue;
 }
 
 bool Actions::HasOutput(std::string_view action) {
-  const Entry* e = Find(action);
-  return e != nullptr && e->has_output;
+  const action_model::Action* a = action_model::Find(action);
+  return a != nullptr && a->has_output;
 }
 
 Actions::Actions(std::string account_id, std::function<void()> after_park)
-    : account_id_(std::move(account_id)), after_park_(std::move(after_park)) {}
+    : account_id_(std::move(account_id)), after_park_(std::move(after_park)) {
+  // Every modelled action has its handler (a build without one is a bug,
+  // caught by any test that starts a server).
+  for (const action_model::Action& action : action_model::All()) {
+    if (Find(action.name) == nullptr) {
+      std::fprintf(stderr, "lqsd: no handler for action %.*s\n",
+                   static_cast<int>(action.name.size()), action.name.data());
+      std::abort();
+    }
+  }
+}
 
 std::string Actions::QueueUrl(const ActionRequest& request, const std::string& name) {
   return request.queue_url_prefix + "/" + name;

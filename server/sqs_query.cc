@@ -5,12 +5,19 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <span>
 
+#include "server/action_model.h"
 #include "server/sqs_json.h"
 #include "server/text_util.h"
 
 namespace lqsd::sqs_query {
 namespace {
+
+using action_model::Kind;
+using action_model::Member;
+using action_model::OutputKind;
+using action_model::OutputMember;
 
 // ---- Decoding -------------------------------------------------------------------------
 
@@ -100,98 +107,62 @@ Json MessageAttributeMap(const Node& node) {
   return out;
 }
 
-bool IsIntegerMember(std::string_view name) {
-  return name == "DelaySeconds" || name == "MaxNumberOfMessages" || name == "VisibilityTimeout" ||
-         name == "WaitTimeSeconds" || name == "MaxResults" ||
-         name == "MaxNumberOfMessagesPerSecond";
+Json EmptyContainer(Kind kind) {
+  return kind == Kind::kStringMap || kind == Kind::kMessageAttributeMap ? Json::object()
+                                                                        : Json::array();
 }
 
-bool IsMapMember(std::string_view name) {
-  return name == "Attributes" || name == "Tags" || name == "tags" || name == "MessageAttributes" ||
-         name == "MessageSystemAttributes";
-}
+Json Members(const Node& node, std::span<const Member> members);
 
-bool IsEmptyableMember(std::string_view name) {
-  return IsMapMember(name) || name == "Entries" || name == "AttributeNames" ||
-         name == "MessageAttributeNames" || name == "MessageSystemAttributeNames" ||
-         name == "TagKeys" || name == "AWSAccountIds" || name == "Actions";
-}
-
-// Query list names -> JSON member names (docs/sqs-reference.md §11.2).
-std::optional<std::string_view> ListMemberName(std::string_view name) {
-  if (name == "AttributeName") return "AttributeNames";
-  if (name == "MessageAttributeName") return "MessageAttributeNames";
-  if (name == "MessageSystemAttributeName") return "MessageSystemAttributeNames";
-  if (name == "TagKey") return "TagKeys";
-  if (name == "AWSAccountId") return "AWSAccountIds";
-  if (name == "ActionName") return "Actions";
-  return std::nullopt;
-}
-
-bool IsBatchEntryName(std::string_view name) {
-  return name == "SendMessageBatchRequestEntry" || name == "DeleteMessageBatchRequestEntry" ||
-         name == "ChangeMessageVisibilityBatchRequestEntry";
-}
-
-Json Members(const Node& node, std::string_view action) {
-  Json out = Json::object();
-  for (const auto& [key, child] : node.children) {
-    if (key == "Attribute") {
-      out["Attributes"] = KeyValueMap(child, "Name", "Value");
-    } else if (key == "Tag") {
-      // CreateQueue's member is lower-case "tags" (docs/sqs-reference.md §6.1).
-      out[action == "CreateQueue" ? "tags" : "Tags"] = KeyValueMap(child, "Key", "Value");
-    } else if (key == "MessageAttribute") {
-      out["MessageAttributes"] = MessageAttributeMap(child);
-    } else if (key == "MessageSystemAttribute") {
-      out["MessageSystemAttributes"] = MessageAttributeMap(child);
-    } else if (const auto list = ListMemberName(key)) {
-      Json& target = out[std::string(*list)];
-      if (!target.is_array()) target = Json::array();
-      for (auto& v : StringList(child)) target.push_back(std::move(v));
-    } else if (IsBatchEntryName(key)) {
+// One member, from its node under the member's query name.
+Json MemberValue(const Node& node, const Member& member) {
+  switch (member.kind) {
+    case Kind::kString:
+      return *node.value;
+    case Kind::kInteger:
+      if (const std::optional<long long> n = ParseInt64(*node.value)) return *n;
+      return *node.value;  // the handler rejects it as InvalidParameterValue
+    case Kind::kStringList:
+      return StringList(node);
+    case Kind::kStringMap:
+      return KeyValueMap(node, member.key_name, member.value_name);
+    case Kind::kMessageAttributeMap:
+      return MessageAttributeMap(node);
+    case Kind::kEntryList: {
       Json entries = Json::array();
-      for (const Node* item : Indexed(child)) entries.push_back(Members(*item, action));
-      out["Entries"] = std::move(entries);
-    } else if (child.value.has_value() && child.value->empty() && IsEmptyableMember(key)) {
-      // botocore serializes an empty list or map as "Entries=" (its JSON name).
-      out[key] = IsMapMember(key) ? Json::object() : Json::array();
-    } else if (child.value.has_value()) {
-      if (IsIntegerMember(key)) {
-        if (const std::optional<long long> n = ParseInt64(*child.value)) {
-          out[key] = *n;
-          continue;
-        }
+      for (const Node* item : Indexed(node)) entries.push_back(Members(*item, member.entry));
+      return entries;
+    }
+  }
+  return nullptr;
+}
+
+bool IsScalar(Kind kind) { return kind == Kind::kString || kind == Kind::kInteger; }
+
+// The members of `members` present under `node`, in the model's order;
+// parameters that are not members of the action are ignored, as SQS does.
+Json Members(const Node& node, std::span<const Member> members) {
+  Json out = Json::object();
+  for (const Member& member : members) {
+    const std::string key(member.json_name);
+    if (const Node* child = Child(node, member.QueryName())) {
+      if (!IsScalar(member.kind)) {
+        out[key] = MemberValue(*child, member);
+        continue;
       }
-      out[key] = *child.value;
+      if (child->value.has_value()) out[key] = MemberValue(*child, member);
+    } else if (!IsScalar(member.kind)) {
+      // botocore serializes an empty list or map as "Entries=" (its JSON name).
+      const Node* empty = Child(node, member.json_name);
+      if (empty != nullptr && empty->value.has_value()) {
+        out[key] = empty->value->empty() ? EmptyContainer(member.kind) : Json(*empty->value);
+      }
     }
   }
   return out;
 }
 
 // ---- Encoding -------------------------------------------------------------------------
-
-// The map members of SQS outputs, which both renderings flatten into a list
-// of entries (§11.4): <Attribute><Name/><Value/></Attribute> in XML,
-// [{"Name", "Value"}] in the JSON rendering (§11.7).
-struct FlattenedMap {
-  std::string_view member;
-  std::string_view element;  // one entry's element (XML)
-  std::string_view key;      // the entry's key member
-};
-
-constexpr FlattenedMap kFlattenedMaps[] = {
-    {"Attributes", "Attribute", "Name"},
-    {"MessageAttributes", "MessageAttribute", "Name"},
-    {"Tags", "Tag", "Key"},
-};
-
-const FlattenedMap* FlattenedMapFor(std::string_view member) {
-  for (const FlattenedMap& map : kFlattenedMaps) {
-    if (map.member == member) return &map;
-  }
-  return nullptr;
-}
 
 // Appends `before`, `name`, `after`: one tag, e.g. ("</", name, ">").
 void AppendTag(std::string& out, std::string_view before, std::string_view name,
@@ -218,58 +189,49 @@ void AppendScalar(std::string& out, std::string_view name, const Json& value) {
 }
 
 void AppendMember(std::string& out, std::string_view name, const Json& value,
-                  std::string_view action);
+                  std::span<const OutputMember> model);
 
-void AppendMembers(std::string& out, const Json& object, std::string_view action) {
-  for (const auto& [key, value] : object.items()) AppendMember(out, key, value, action);
+// `object`'s members; `model` says which of them are lists or maps.
+void AppendMembers(std::string& out, const Json& object, std::span<const OutputMember> model) {
+  for (const auto& [key, value] : object.items()) AppendMember(out, key, value, model);
 }
 
 void AppendWrapped(std::string& out, std::string_view element, const Json& object,
-                   std::string_view action) {
+                   std::span<const OutputMember> model) {
   AppendTag(out, "<", element, ">");
-  AppendMembers(out, object, action);
+  AppendMembers(out, object, model);
   AppendTag(out, "</", element, ">");
 }
 
 // Lists and maps are flattened (no wrapper element), §11.4.
 void AppendMember(std::string& out, std::string_view name, const Json& value,
-                  std::string_view action) {
-  if (name == "QueueUrls" || name == "queueUrls") {
-    for (const Json& url : value) AppendScalar(out, "QueueUrl", url);
-  } else if (const FlattenedMap* map = value.is_object() ? FlattenedMapFor(name) : nullptr) {
+                  std::span<const OutputMember> model) {
+  const OutputMember* member = action_model::FindOutput(model, name);
+  if (member != nullptr && member->kind == OutputKind::kFlattenedMap && value.is_object()) {
     for (const auto& [k, v] : value.items()) {
-      out += '<';
-      out += map->element;
-      out += '>';
-      AppendText(out, map->key, k);
+      AppendTag(out, "<", member->element, ">");
+      AppendText(out, member->key_name, k);
       if (v.is_object()) {
-        AppendWrapped(out, "Value", v, action);  // a MessageAttributeValue
+        AppendWrapped(out, "Value", v, {});  // a MessageAttributeValue
       } else {
         AppendScalar(out, "Value", v);
       }
-      out += "</";
-      out += map->element;
-      out += '>';
+      AppendTag(out, "</", member->element, ">");
     }
-  } else if (name == "Messages" && value.is_array()) {
-    for (const Json& m : value) AppendWrapped(out, "Message", m, action);
-  } else if (name == "Successful" && value.is_array()) {
-    const std::string element = std::string(action) + "ResultEntry";
-    for (const Json& e : value) AppendWrapped(out, element, e, action);
-  } else if (name == "Failed" && value.is_array()) {
-    for (const Json& e : value) AppendWrapped(out, "BatchResultErrorEntry", e, action);
-  } else if (name == "Results" && value.is_array()) {
-    for (const Json& e : value) AppendWrapped(out, "ListMessageMoveTasksResultEntry", e, action);
   } else if (value.is_array()) {
+    // A modelled list's items are named by its element; others repeat `name`.
+    const std::string_view element = member != nullptr ? member->element : name;
+    const std::span<const OutputMember> item =
+        member != nullptr ? member->item : std::span<const OutputMember>();
     for (const Json& e : value) {
       if (e.is_object()) {
-        AppendWrapped(out, name, e, action);
+        AppendWrapped(out, element, e, item);
       } else {
-        AppendScalar(out, name, e);
+        AppendScalar(out, element, e);
       }
     }
   } else if (value.is_object()) {
-    AppendWrapped(out, name, value, action);
+    AppendWrapped(out, name, value, {});
   } else if (!value.is_null()) {
     AppendScalar(out, name, value);
   }
@@ -277,33 +239,40 @@ void AppendMember(std::string& out, std::string_view name, const Json& value,
 
 // The legacy JSON rendering of an output (§11.7): the flattened maps become
 // lists of {"Name"|"Key", "Value"} entries, as in the XML.
-Json LegacyJson(const Json& value);
+Json LegacyJson(const Json& value, std::span<const OutputMember> model);
 
 Json NamedEntries(const Json& map, std::string_view key_name) {
   Json list = Json::array();
   for (const auto& [k, v] : map.items()) {
     Json entry = Json::object();
     entry[std::string(key_name)] = k;
-    entry["Value"] = LegacyJson(v);
+    entry["Value"] = LegacyJson(v, {});
     list.push_back(std::move(entry));
   }
   return list;
 }
 
-Json LegacyJson(const Json& value) {
+Json LegacyJson(const Json& value, std::span<const OutputMember> model) {
   if (value.is_array()) {
     Json list = Json::array();
-    for (const Json& e : value) list.push_back(LegacyJson(e));
+    for (const Json& e : value) list.push_back(LegacyJson(e, model));
     return list;
   }
   if (!value.is_object()) return value;
   Json out = Json::object();
-  for (const auto& [key, member] : value.items()) {
-    if (member.is_null()) continue;
-    if (const FlattenedMap* map = member.is_object() ? FlattenedMapFor(key) : nullptr) {
-      out[key] = NamedEntries(member, map->key);
+  for (const auto& [key, member_value] : value.items()) {
+    if (member_value.is_null()) continue;
+    const OutputMember* member = action_model::FindOutput(model, key);
+    if (member == nullptr) {
+      out[key] = LegacyJson(member_value, {});
+      continue;
+    }
+    const std::string name(member->legacy_json_name.empty() ? member->json_name
+                                                            : member->legacy_json_name);
+    if (member->kind == OutputKind::kFlattenedMap && member_value.is_object()) {
+      out[name] = NamedEntries(member_value, member->key_name);
     } else {
-      out[key] = LegacyJson(member);
+      out[name] = LegacyJson(member_value, member->item);
     }
   }
   return out;
@@ -350,7 +319,8 @@ Json DecodeParams(std::string_view action, const Params& params) {
   for (const auto& [key, value] : params) {
     if (!key.empty()) Insert(root, key, value);
   }
-  return Members(root, action);
+  const action_model::Action* model = action_model::Find(action);
+  return Members(root, model != nullptr ? model->input : std::span<const Member>());
 }
 
 Rendering RenderingFor(const HttpRequest& request) {
@@ -360,18 +330,12 @@ Rendering RenderingFor(const HttpRequest& request) {
 
 HttpResponse EncodeResult(std::string_view action, const Json& output,
                           const std::string& request_id, Rendering rendering) {
+  const action_model::Action* model = action_model::Find(action);
   if (rendering == Rendering::kJson) {
     HttpResponse r = Base(200, request_id, rendering);
     Json response = Json::object();
-    if (Actions::HasOutput(action)) {
-      Json result = output.is_object() ? LegacyJson(output) : Json::object();
-      // AWS names ReceiveMessage's list "messages" in this rendering (an
-      // AWS-validated recording, docs/sqs_compat.md); the XML's other member
-      // names stand, for want of evidence.
-      if (action == "ReceiveMessage" && result.contains("Messages")) {
-        result["messages"] = std::move(result["Messages"]);
-        result.erase("Messages");
-      }
+    if (model != nullptr && model->has_output) {
+      Json result = output.is_object() ? LegacyJson(output, model->output) : Json::object();
       response[std::string(action) + "Result"] = std::move(result);
     }
     response["ResponseMetadata"] = Json{{"RequestId", request_id}};
@@ -386,9 +350,9 @@ HttpResponse EncodeResult(std::string_view action, const Json& output,
   AppendTag(b, "<?xml version=\"1.0\"?><", action, "Response xmlns=\"");
   b += kNamespace;
   b += "\">";
-  if (Actions::HasOutput(action)) {
+  if (model != nullptr && model->has_output) {
     std::string members;
-    if (output.is_object()) AppendMembers(members, output, action);
+    if (output.is_object()) AppendMembers(members, output, model->output);
     if (members.empty()) {
       AppendTag(b, "<", action, "Result/>");
     } else {

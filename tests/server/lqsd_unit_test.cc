@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "server/action_model.h"
 #include "server/actions.h"
 #include "server/endpoint.h"
 #include "server/error_map.h"
@@ -104,15 +106,78 @@ TEST(SqsQuery, DecodesMapsAndLists) {
       {"AttributeName.1", "All"},
       {"MessageAttributeName.1", "a.*"},
       {"MaxNumberOfMessages", "x"},
+      {"Action", "CreateQueue"},
   };
   const Json create = sqs_query::DecodeParams("CreateQueue", params);
   EXPECT_EQ(create["Attributes"]["VisibilityTimeout"], "60");
   EXPECT_EQ(create["tags"]["team"], "core");  // CreateQueue's member is lower-case
-  EXPECT_EQ(create["AttributeNames"][0], "All");
-  EXPECT_EQ(create["MessageAttributeNames"][0], "a.*");
-  EXPECT_EQ(create["MaxNumberOfMessages"], "x");  // left as a string: the handler rejects it
+  // Parameters that are not the action's members are not decoded.
+  EXPECT_FALSE(create.contains("AttributeNames"));
+  EXPECT_FALSE(create.contains("MaxNumberOfMessages"));
+  EXPECT_FALSE(create.contains("Action"));
+  const Json receive = sqs_query::DecodeParams("ReceiveMessage", params);
+  EXPECT_EQ(receive["AttributeNames"][0], "All");
+  EXPECT_EQ(receive["MessageAttributeNames"][0], "a.*");
+  EXPECT_EQ(receive["MaxNumberOfMessages"], "x");  // left as a string: the handler rejects it
   const Json tag = sqs_query::DecodeParams("TagQueue", params);
   EXPECT_EQ(tag["Tags"]["team"], "core");
+  EXPECT_FALSE(tag.contains("Attributes"));
+}
+
+TEST(SqsQuery, DecodesEmptyListsAndMapsUnderTheirJsonNames) {
+  // botocore writes an empty list or map as "<JsonName>=".
+  const sqs_query::Params params = {{"Entries", ""}, {"QueueUrl", "http://h/1/q"}};
+  const Json batch = sqs_query::DecodeParams("DeleteMessageBatch", params);
+  EXPECT_EQ(batch["Entries"], Json::array());
+  EXPECT_EQ(batch["QueueUrl"], "http://h/1/q");
+  const Json attrs = sqs_query::DecodeParams("SetQueueAttributes", {{"Attributes", ""}});
+  EXPECT_EQ(attrs["Attributes"], Json::object());
+  // A non-empty text under a list's JSON name stays a text: the handler
+  // answers that it is not a list.
+  const Json names = sqs_query::DecodeParams("GetQueueAttributes", {{"AttributeNames", "All"}});
+  EXPECT_EQ(names["AttributeNames"], "All");
+}
+
+TEST(ActionModel, DescribesEachActionOnce) {
+  std::set<std::string_view> names;
+  for (const action_model::Action& action : action_model::All()) {
+    EXPECT_TRUE(names.insert(action.name).second) << action.name;
+    EXPECT_EQ(action_model::Find(action.name), &action);
+    EXPECT_EQ(action_model::FindMember(action.input, "QueueUrl", false) != nullptr,
+              action.targets_queue)
+        << action.name;
+    for (const action_model::Member& member : action.input) {
+      EXPECT_EQ(action_model::FindMember(action.input, member.json_name, false), &member);
+      EXPECT_EQ(member.kind == action_model::Kind::kEntryList, !member.entry.empty())
+          << action.name << "." << member.json_name;
+    }
+    EXPECT_TRUE(action.output.empty() || action.has_output) << action.name;
+  }
+  EXPECT_EQ(names.size(), 23u);  // docs/sqs-reference.md §2.1
+  EXPECT_EQ(action_model::Find("sendmessage"), nullptr);
+  // Actions' constructor checks that every modelled action has a handler.
+  const Actions actions("000000000000");
+  for (const action_model::Action& action : action_model::All()) {
+    EXPECT_TRUE(Actions::IsKnown(action.name));
+  }
+}
+
+TEST(SqsQuery, EncodesModelledListsUnderTheirElements) {
+  Json out = Json::object();
+  out["queueUrls"] = Json::array({"http://h/1/a", "http://h/1/b"});
+  const HttpResponse r = sqs_query::EncodeResult("ListDeadLetterSourceQueues", out, "rid");
+  EXPECT_NE(r.body.find("<ListDeadLetterSourceQueuesResult><QueueUrl>http://h/1/a</QueueUrl>"
+                        "<QueueUrl>http://h/1/b</QueueUrl></ListDeadLetterSourceQueuesResult>"),
+            std::string::npos)
+      << r.body;
+  Json messages = Json::object();
+  messages["Messages"] = Json::array({Json{{"MessageId", "m"}, {"Attributes", {{"a", "1"}}}}});
+  const HttpResponse j =
+      sqs_query::EncodeResult("ReceiveMessage", messages, "rid", sqs_query::Rendering::kJson);
+  EXPECT_NE(
+      j.body.find(R"("messages":[{"MessageId":"m","Attributes":[{"Name":"a","Value":"1"}]}])"),
+      std::string::npos)
+      << j.body;
 }
 
 TEST(SqsQuery, EncodesResultsFlattenedAndEscaped) {
