@@ -8,20 +8,27 @@ BinaryValue, a ResponseMetadata). Errors raise ``botocore.exceptions.ClientError
 ``response["Error"]["Code"]`` as boto3 reports it against Amazon SQS (for example
 ``AWS.SimpleQueueService.NonExistentQueue``) and the HTTP status SQS uses. Without
 botocore, the lqs exception of the code is raised, with the same ``.response``.
+
+Each call is checked as botocore checks parameters, then runs through lqsd's own
+request handling in this process (``_lqs.LocalCaller``, server/local_caller.h): the
+AWS JSON 1.0 request boto3 would send, answered by lqsd's router and action handlers
+without a socket. The client therefore answers exactly as lqsd does.
 """
 
 from __future__ import annotations
 
+import base64
 import email.utils
+import json
 import shutil
 import tempfile
+import time
 import types
-import urllib.parse
-import uuid
 import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _errors
+from ._lqs import LocalCaller as _LocalCaller
 from ._lqs import limits
 
 try:  # botocore is optional
@@ -183,45 +190,75 @@ def _validate(op: str, params: Dict[str, Any]) -> None:
 
 
 # ---- Conversions ------------------------------------------------------------------------
+# The input and output travel as the AWS JSON 1.0 protocol's bodies, as botocore writes and
+# reads them: blobs (BinaryValue, BinaryListValues) are base64 text on the wire and bytes in
+# Python (a str BinaryValue is sent as its UTF-8 bytes).
 
-def _attrs_in(attrs: Optional[Dict[str, Dict[str, Any]]]) -> Optional[Dict[str, Tuple[str, Any]]]:
-    if not attrs:
-        return None
-    out: Dict[str, Tuple[str, Any]] = {}
+_ATTRIBUTE_MAPS = ("MessageAttributes", "MessageSystemAttributes")
+
+
+def _blob_in(v: Any) -> str:
+    return base64.b64encode(v.encode("utf-8") if isinstance(v, str) else bytes(v)).decode("ascii")
+
+
+def _attrs_in(attrs: Dict[str, Any]) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
     for name, v in attrs.items():
-        data_type = v.get("DataType", "")
-        if "BinaryValue" in v:
-            b = v["BinaryValue"]
-            out[name] = (data_type, b.encode("utf-8") if isinstance(b, str) else bytes(b))
-        else:
-            out[name] = (data_type, v.get("StringValue", ""))
+        value = dict(v)
+        if "BinaryValue" in value:
+            value["BinaryValue"] = _blob_in(value["BinaryValue"])
+        if "BinaryListValues" in value:
+            value["BinaryListValues"] = [_blob_in(b) for b in value["BinaryListValues"]]
+        out[name] = value
     return out
 
 
-def _attrs_out(attrs: Dict[str, Tuple[str, Any]]) -> Dict[str, Dict[str, Any]]:
-    out: Dict[str, Dict[str, Any]] = {}
-    for name, (data_type, value) in attrs.items():
-        if isinstance(value, bytes):
-            out[name] = {"BinaryValue": value, "DataType": data_type}
-        else:
-            out[name] = {"StringValue": value, "DataType": data_type}
+def _has_attributes(params: Dict[str, Any]) -> bool:
+    return "MessageAttributes" in params or "MessageSystemAttributes" in params
+
+
+def _with_blobs_encoded(params: Dict[str, Any]) -> Dict[str, Any]:
+    out = dict(params)
+    for key in _ATTRIBUTE_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = _attrs_in(out[key])
     return out
 
 
-def _send_out(r: Dict[str, Any]) -> Dict[str, Any]:
-    out = {"MD5OfMessageBody": r["md5_of_message_body"], "MessageId": r["message_id"]}
-    if r["md5_of_message_attributes"] is not None:
-        out["MD5OfMessageAttributes"] = r["md5_of_message_attributes"]
-    if r["md5_of_message_system_attributes"] is not None:
-        out["MD5OfMessageSystemAttributes"] = r["md5_of_message_system_attributes"]
-    if r["sequence_number"] is not None:
-        out["SequenceNumber"] = r["sequence_number"]
-    return out
+def _wire_in(params: Dict[str, Any]) -> Dict[str, Any]:
+    """``params`` with every blob as base64 text (copied only where one may be)."""
+    if _has_attributes(params):
+        params = _with_blobs_encoded(params)
+    entries = params.get("Entries")
+    if isinstance(entries, (list, tuple)) and any(
+            isinstance(e, dict) and _has_attributes(e) for e in entries):
+        params = dict(params)
+        params["Entries"] = [_with_blobs_encoded(e) if isinstance(e, dict) else e
+                             for e in entries]
+    return params
 
 
-def _failed_out(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    return [{"Id": f["id"], "SenderFault": f["sender_fault"], "Code": f["code"],
-             "Message": f["message"]} for f in rows]
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+_DATE: List[Any] = [0, ""]  # [whole second, its HTTP date]
+
+
+def _http_date() -> str:
+    """The current time as an HTTP Date header (formatted once a second)."""
+    now = int(time.time())
+    if _DATE[0] != now:
+        _DATE[0], _DATE[1] = now, email.utils.formatdate(now, usegmt=True)
+    return _DATE[1]
+
+
+def _wire_out(output: Dict[str, Any]) -> Dict[str, Any]:
+    for message in output.get("Messages", ()):
+        for value in message.get("MessageAttributes", {}).values():
+            if "BinaryValue" in value:
+                value["BinaryValue"] = base64.b64decode(value["BinaryValue"])
+            if "BinaryListValues" in value:
+                value["BinaryListValues"] = [base64.b64decode(b) for b in value["BinaryListValues"]]
+    return output
 
 
 _SERVICE_MODEL: Any = None
@@ -336,6 +373,7 @@ class SQSClient:
                                                self._tempdir)
         self._endpoint = endpoint_url.rstrip("/")
         self._account = self.broker.account_id
+        self._caller = _LocalCaller(self.broker._rep, self._account, self._endpoint)
         exc = _botocore_exceptions()
         self.exceptions = exc if exc is not None else _LqsExceptions()
         self.meta = types.SimpleNamespace(
@@ -384,216 +422,46 @@ class SQSClient:
 
     # plumbing
 
-    def _metadata(self, status: int = 200) -> Dict[str, Any]:
-        rid = str(uuid.uuid4())
-        return {"RequestId": rid, "HTTPStatusCode": status,
-                "HTTPHeaders": {"x-amzn-requestid": rid,
-                                "date": email.utils.formatdate(usegmt=True),
-                                "content-type": "text/xml"},
+    def _metadata(self, request_id: str, status: int = 200) -> Dict[str, Any]:
+        return {"RequestId": request_id, "HTTPStatusCode": status,
+                "HTTPHeaders": {"x-amzn-requestid": request_id, "date": _http_date(),
+                                "content-type": "application/x-amz-json-1.0"},
                 "RetryAttempts": 0}
 
-    def _raise(self, err: _errors.Error, op: str) -> None:
+    def _raise(self, op: str, status: int, request_id: str, query_error: str,
+               document: Dict[str, Any]) -> None:
+        """Raises the error lqsd answered, as botocore reports it (the query-protocol
+        code from x-amzn-query-error, docs/sqs-reference.md §12.3)."""
+        shape = str(document.get("__type", "InternalFailure")).rpartition("#")[2]
+        code, _, fault = query_error.partition(";")
+        code = code or shape
+        message = str(document.get("message", document.get("Message", "")))
+        sender = fault == "Sender" if fault else status < 500
         response = {
-            "Error": {"Type": "Sender" if err.sender_fault else "Receiver",
-                      "Code": err.code, "Message": err.message, "QueryErrorCode": err.shape},
-            "ResponseMetadata": self._metadata(err.http_status),
+            "Error": {"Type": "Sender" if sender else "Receiver", "Code": code,
+                      "Message": message, "QueryErrorCode": shape},
+            "ResponseMetadata": self._metadata(request_id, status),
         }
+        cls = self.exceptions.from_code(code)
+        if cls is self.exceptions.ClientError:
+            cls = self.exceptions.from_code(shape)
         if _bc_exceptions is not None:
-            cls = self.exceptions.from_code(err.code)
-            if cls is _bc_exceptions.ClientError:
-                cls = self.exceptions.from_code(err.shape)
             raise cls(response, op) from None
-        raise type(err)(err.message, response=response, operation_name=op) from None
-
-    def _queue_name(self, url: str) -> str:
-        parts = [p for p in urllib.parse.urlparse(url).path.split("/") if p]
-        if len(parts) < 2 or parts[-2] != self._account:
-            raise _errors.QueueDoesNotExist("The specified queue does not exist.")
-        return urllib.parse.unquote(parts[-1])
-
-    def _queue(self, url: str) -> Any:
-        return self.broker._rep.get_queue(self._queue_name(url))
+        raise cls(message, response=response, operation_name=op) from None
 
     def _call(self, op: str, params: Dict[str, Any]) -> Dict[str, Any]:
         _validate(op, params)
-        try:
-            out = getattr(self, "_op_" + op)(**params)
-        except _errors.Error as e:
-            self._raise(e, op)
-            raise  # unreachable
+        status, request_id, query_error, body = self._caller.call(
+            op, _ENCODER.encode(_wire_in(params)))
+        document = json.loads(body) if body else {}
+        if status != 200:
+            self._raise(op, status, request_id, query_error, document)
         # As SQS answers (and boto3 reads): an empty list or map is left out
         # (a batch's Failed when every entry succeeded, queueUrls, Results).
-        out = {k: v for k, v in out.items() if not (isinstance(v, (list, dict)) and not v)}
-        out["ResponseMetadata"] = self._metadata()
+        out = {k: v for k, v in _wire_out(document).items()
+               if not (isinstance(v, (list, dict)) and not v)}
+        out["ResponseMetadata"] = self._metadata(request_id)
         return out
-
-    # ---- actions (each returns the response without ResponseMetadata)
-
-    def _op_CreateQueue(self, QueueName: str, Attributes: Optional[Dict[str, str]] = None,
-                        tags: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
-        self.broker._rep.create_queue(QueueName, Attributes or {}, tags or {})
-        return {"QueueUrl": self.queue_url(QueueName)}
-
-    def _op_DeleteQueue(self, QueueUrl: str) -> Dict[str, Any]:
-        self.broker._rep.delete_queue(self._queue_name(QueueUrl))
-        return {}
-
-    def _op_GetQueueUrl(self, QueueName: str,
-                        QueueOwnerAWSAccountId: Optional[str] = None) -> Dict[str, Any]:
-        if QueueOwnerAWSAccountId is not None and QueueOwnerAWSAccountId != self._account:
-            raise _errors.QueueDoesNotExist("The specified queue does not exist.")
-        self.broker._rep.get_queue(QueueName)
-        return {"QueueUrl": self.queue_url(QueueName)}
-
-    def _op_ListQueues(self, QueueNamePrefix: str = "", NextToken: Optional[str] = None,
-                       MaxResults: Optional[int] = None) -> Dict[str, Any]:
-        r = self.broker._rep.list_queues(QueueNamePrefix, MaxResults, NextToken)
-        out: Dict[str, Any] = {}
-        if r["queue_names"]:
-            out["QueueUrls"] = [self.queue_url(n) for n in r["queue_names"]]
-        if r["next_token"]:
-            out["NextToken"] = r["next_token"]
-        return out
-
-    def _op_ListDeadLetterSourceQueues(self, QueueUrl: str, NextToken: Optional[str] = None,
-                                       MaxResults: Optional[int] = None) -> Dict[str, Any]:
-        r = self.broker._rep.list_dead_letter_source_queues(self._queue_name(QueueUrl),
-                                                             MaxResults, NextToken)
-        out: Dict[str, Any] = {"queueUrls": [self.queue_url(n) for n in r["queue_names"]]}
-        if r["next_token"]:
-            out["NextToken"] = r["next_token"]
-        return out
-
-    def _op_GetQueueAttributes(self, QueueUrl: str,
-                               AttributeNames: Optional[List[str]] = None) -> Dict[str, Any]:
-        attrs = self._queue(QueueUrl).get_attributes(list(AttributeNames or []))
-        return {"Attributes": attrs} if attrs else {}
-
-    def _op_SetQueueAttributes(self, QueueUrl: str, Attributes: Dict[str, str]) -> Dict[str, Any]:
-        self._queue(QueueUrl).set_attributes(Attributes)
-        return {}
-
-    def _op_PurgeQueue(self, QueueUrl: str) -> Dict[str, Any]:
-        self._queue(QueueUrl).purge()
-        return {}
-
-    def _op_SendMessage(self, QueueUrl: str, MessageBody: str, DelaySeconds: Optional[int] = None,
-                        MessageAttributes: Optional[Dict[str, Any]] = None,
-                        MessageSystemAttributes: Optional[Dict[str, Any]] = None,
-                        MessageDeduplicationId: Optional[str] = None,
-                        MessageGroupId: Optional[str] = None) -> Dict[str, Any]:
-        r = self._queue(QueueUrl).send_message(
-            MessageBody, DelaySeconds, _attrs_in(MessageAttributes),
-            _attrs_in(MessageSystemAttributes), MessageGroupId, MessageDeduplicationId)
-        return _send_out(r)
-
-    def _op_SendMessageBatch(self, QueueUrl: str, Entries: List[Dict[str, Any]]) -> Dict[str, Any]:
-        rows = [(e["Id"], e["MessageBody"], e.get("DelaySeconds"),
-                 _attrs_in(e.get("MessageAttributes")), _attrs_in(e.get("MessageSystemAttributes")),
-                 e.get("MessageGroupId"), e.get("MessageDeduplicationId")) for e in Entries]
-        r = self._queue(QueueUrl).send_message_batch(rows)
-        return {"Successful": [{"Id": i, **_send_out(s)} for i, s in r["successful"]],
-                "Failed": _failed_out(r["failed"])}
-
-    def _op_ReceiveMessage(self, QueueUrl: str, AttributeNames: Optional[List[str]] = None,
-                           MessageSystemAttributeNames: Optional[List[str]] = None,
-                           MessageAttributeNames: Optional[List[str]] = None,
-                           MaxNumberOfMessages: int = 1, VisibilityTimeout: Optional[int] = None,
-                           WaitTimeSeconds: Optional[int] = None,
-                           ReceiveRequestAttemptId: Optional[str] = None) -> Dict[str, Any]:
-        system = list(AttributeNames or []) + list(MessageSystemAttributeNames or [])
-        rows = self._queue(QueueUrl).receive_message(
-            MaxNumberOfMessages, VisibilityTimeout, WaitTimeSeconds, system,
-            list(MessageAttributeNames or []), ReceiveRequestAttemptId)
-        if not rows:
-            return {}
-        messages = []
-        for row in rows:
-            m: Dict[str, Any] = {"MessageId": row["message_id"],
-                                 "ReceiptHandle": row["receipt_handle"],
-                                 "MD5OfBody": row["md5_of_body"], "Body": row["body"]}
-            if row["attributes"]:
-                m["Attributes"] = row["attributes"]
-            if row["md5_of_message_attributes"] is not None:
-                m["MD5OfMessageAttributes"] = row["md5_of_message_attributes"]
-            if row["message_attributes"]:
-                m["MessageAttributes"] = _attrs_out(row["message_attributes"])
-            messages.append(m)
-        return {"Messages": messages}
-
-    def _op_DeleteMessage(self, QueueUrl: str, ReceiptHandle: str) -> Dict[str, Any]:
-        self._queue(QueueUrl).delete_message(ReceiptHandle)
-        return {}
-
-    def _op_DeleteMessageBatch(self, QueueUrl: str, Entries: List[Dict[str, Any]]) -> Dict[str, Any]:
-        r = self._queue(QueueUrl).delete_message_batch(
-            [(e["Id"], e["ReceiptHandle"]) for e in Entries])
-        return {"Successful": [{"Id": i} for i in r["successful"]],
-                "Failed": _failed_out(r["failed"])}
-
-    def _op_ChangeMessageVisibility(self, QueueUrl: str, ReceiptHandle: str,
-                                    VisibilityTimeout: int) -> Dict[str, Any]:
-        self._queue(QueueUrl).change_message_visibility(ReceiptHandle, VisibilityTimeout)
-        return {}
-
-    def _op_ChangeMessageVisibilityBatch(self, QueueUrl: str,
-                                         Entries: List[Dict[str, Any]]) -> Dict[str, Any]:
-        r = self._queue(QueueUrl).change_message_visibility_batch(
-            [(e["Id"], e["ReceiptHandle"], e.get("VisibilityTimeout")) for e in Entries])
-        return {"Successful": [{"Id": i} for i in r["successful"]],
-                "Failed": _failed_out(r["failed"])}
-
-    def _op_TagQueue(self, QueueUrl: str, Tags: Dict[str, str]) -> Dict[str, Any]:
-        self._queue(QueueUrl).tag(Tags)
-        return {}
-
-    def _op_UntagQueue(self, QueueUrl: str, TagKeys: List[str]) -> Dict[str, Any]:
-        self._queue(QueueUrl).untag(list(TagKeys))
-        return {}
-
-    def _op_ListQueueTags(self, QueueUrl: str) -> Dict[str, Any]:
-        tags = self._queue(QueueUrl).list_tags()
-        return {"Tags": tags} if tags else {}
-
-    def _op_AddPermission(self, QueueUrl: str, Label: str, AWSAccountIds: List[str],
-                          Actions: List[str]) -> Dict[str, Any]:
-        self._queue(QueueUrl).add_permission(Label, list(AWSAccountIds), list(Actions))
-        return {}
-
-    def _op_RemovePermission(self, QueueUrl: str, Label: str) -> Dict[str, Any]:
-        self._queue(QueueUrl).remove_permission(Label)
-        return {}
-
-    def _op_StartMessageMoveTask(self, SourceArn: str, DestinationArn: Optional[str] = None,
-                                 MaxNumberOfMessagesPerSecond: Optional[int] = None
-                                 ) -> Dict[str, Any]:
-        handle = self.broker._rep.start_message_move_task(SourceArn, DestinationArn,
-                                                           MaxNumberOfMessagesPerSecond)
-        return {"TaskHandle": handle}
-
-    def _op_CancelMessageMoveTask(self, TaskHandle: str) -> Dict[str, Any]:
-        moved = self.broker._rep.cancel_message_move_task(TaskHandle)
-        return {"ApproximateNumberOfMessagesMoved": moved}
-
-    def _op_ListMessageMoveTasks(self, SourceArn: str, MaxResults: int = 1) -> Dict[str, Any]:
-        results = []
-        for t in self.broker._rep.list_message_move_tasks(SourceArn, MaxResults):
-            r: Dict[str, Any] = {}
-            if t["task_handle"] is not None:
-                r["TaskHandle"] = t["task_handle"]
-            r["Status"] = t["status"]
-            r["SourceArn"] = t["source_arn"]
-            if t["destination_arn"] is not None:
-                r["DestinationArn"] = t["destination_arn"]
-            if t["max_number_of_messages_per_second"] is not None:
-                r["MaxNumberOfMessagesPerSecond"] = t["max_number_of_messages_per_second"]
-            r["ApproximateNumberOfMessagesMoved"] = t["approximate_number_of_messages_moved"]
-            r["ApproximateNumberOfMessagesToMove"] = t["approximate_number_of_messages_to_move"]
-            if t["failure_reason"] is not None:
-                r["FailureReason"] = t["failure_reason"]
-            r["StartedTimestamp"] = t["started_timestamp"]
-            results.append(r)
-        return {"Results": results}
 
 
 def _close_and_remove(broker: Any, path: str) -> None:

@@ -34,10 +34,11 @@ struct PyBroker {
 };
 
 // Each registers one class on module `m` (module.cc calls them all).
-void BindBroker(py::module_& m);    // _Broker
-void BindQueue(py::module_& m);     // Queue
-void BindWorker(py::module_& m);    // Worker
-void BindEndpoint(py::module_& m);  // Endpoint
+void BindBroker(py::module_& m);       // _Broker
+void BindQueue(py::module_& m);        // Queue
+void BindWorker(py::module_& m);       // Worker
+void BindEndpoint(py::module_& m);     // Endpoint
+void BindLocalCaller(py::module_& m);  // LocalCaller
 
 }  // namespace lqs_py
 

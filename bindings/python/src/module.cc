@@ -126,5 +126,6 @@ PYBIND11_MODULE(_lqs, m) {
   lqs_py::BindQueue(m);
   lqs_py::BindWorker(m);
   lqs_py::BindEndpoint(m);
+  lqs_py::BindLocalCaller(m);
   lqs_py::BindBroker(m);
 }

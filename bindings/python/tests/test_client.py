@@ -321,3 +321,55 @@ def code_written_for_boto3(client, queue_name):
 
 def test_boto3_code_runs_unchanged(sqs):
     assert code_written_for_boto3(sqs, "work") == ["job 0", "job 1", "job 2", "missing"]
+
+
+def test_client_answers_as_lqsd_does(tmp_path):
+    """lqs.client() runs each action through lqsd's own request handling, in
+    process: the same queue-URL rules, validation order and errors as boto3
+    gets from lqsd over HTTP."""
+    boto3 = pytest.importorskip("boto3")
+    from botocore.config import Config
+
+    local = lqs.client(str(tmp_path / "local"))
+    server = lqs.Server(str(tmp_path / "served"))
+    remote = boto3.client("sqs", endpoint_url=server.url, region_name="us-east-1",
+                          aws_access_key_id="x", aws_secret_access_key="x",
+                          config=Config(retries={"max_attempts": 1}))
+    try:
+        calls = [
+            lambda s, u: s.send_message(QueueUrl=u, MessageBody="x", DelaySeconds=901),
+            lambda s, u: s.receive_message(QueueUrl=u, WaitTimeSeconds=21),
+            lambda s, u: s.receive_message(QueueUrl=u, MaxNumberOfMessages=0),
+            lambda s, u: s.change_message_visibility(QueueUrl=u, ReceiptHandle="bad",
+                                                     VisibilityTimeout=1),
+            lambda s, u: s.get_queue_url(QueueName="missing"),
+            lambda s, u: s.send_message(QueueUrl=u + "-missing", MessageBody="x"),
+            lambda s, u: s.send_message(QueueUrl="http://h/111111111111/q", MessageBody="x"),
+            lambda s, u: s.set_queue_attributes(QueueUrl=u, Attributes={"DelaySeconds": "x"}),
+            lambda s, u: s.tag_queue(QueueUrl=u, Tags={}),
+            lambda s, u: s.send_message(QueueUrl=u, MessageBody="x", MessageAttributes={
+                "a": {"DataType": "Binary", "StringValue": "not binary"}}),
+        ]
+        answers = []
+        for sqs in (local, remote):
+            url = sqs.create_queue(QueueName="q")["QueueUrl"]
+            seen = []
+            for call in calls:
+                with pytest.raises(botocore.exceptions.ClientError) as e:
+                    call(sqs, url)
+                err = e.value.response["Error"]
+                seen.append((err["Code"], e.value.response["ResponseMetadata"]["HTTPStatusCode"],
+                             err["Message"] if MODEL.protocol == "json" else None))
+            # The router's lenient rule: a bare queue name is a QueueUrl too.
+            sqs.send_message(QueueUrl="q", MessageBody="bare",
+                             MessageAttributes={"b": {"DataType": "Binary",
+                                                      "BinaryValue": b"\x00\xff"}})
+            got = sqs.receive_message(QueueUrl=url, MessageAttributeNames=["All"])["Messages"]
+            seen.append((got[0]["Body"], got[0]["MessageAttributes"]["b"]["BinaryValue"],
+                         got[0]["MD5OfMessageAttributes"]))
+            answers.append(seen)
+        assert answers[0] == answers[1]
+    finally:
+        remote.close()
+        server.close()
+        local.close()
