@@ -1,11 +1,13 @@
-// fuzz/fuzz_sqs_json.cc — the AWS JSON 1.0 request parser of lqsd
-// (server/sqs_json.h DecodeBody) on arbitrary bodies.
+// fuzz/fuzz_sqs_json.cc — lqsd's reader of request JSON
+// (server/request_input.h) on arbitrary bodies, with nlohmann's parser as
+// the oracle.
 //
-// Properties: DecodeBody never crashes or throws; it either returns an
-// error (SerializationException) or a JSON object; an accepted object
-// serialises again (as the response encoder would) without throwing.
-// Whatever plain_send_batch::Decode accepts, DecodeBody accepts too and
-// SendMessageBatch reads to the same QueueUrl and entries.
+// Properties: Parse never crashes or throws; it either returns a
+// SerializationException or reads a JSON object. Where nlohmann reads the
+// body as an object within the reader's limits, the reader reads the same
+// members, values and types (integers of either sign compared by value).
+// An accepted input serialises again (as the response encoder would)
+// without throwing.
 
 #include <cstdint>
 #include <cstdio>
@@ -14,60 +16,55 @@
 #include <string>
 #include <string_view>
 
-#include "server/actions.h"
-#include "server/plain_send_batch.h"
+#include "server/request_input.h"
 #include "server/sqs_json.h"
+#include "tests/server/request_input_json.h"
 
 namespace {
 
-[[noreturn]] void Mismatch(const char* what) {
-  std::fprintf(stderr, "fuzz_sqs_json: plain_send_batch and the generic path differ: %s\n", what);
+using lqsd::Json;
+using lqsd::RequestInput;
+
+[[noreturn]] void Fail(const char* what, std::string_view body) {
+  std::fprintf(stderr, "fuzz_sqs_json: %s: %.*s\n", what, static_cast<int>(body.size()),
+               body.data());
   std::abort();
 }
 
-void CheckPlainSendBatch(std::string_view body, const std::optional<lqsd::SqsError>& err,
-                         lqsd::Json params) {
-  const auto plain = lqsd::plain_send_batch::Decode(body);
-  if (!plain.has_value()) return;
-  if (err.has_value()) Mismatch("DecodeBody refused the body");
-  std::optional<std::string> url;
-  if (const auto it = params.find("QueueUrl"); it != params.end() && !it->is_null()) {
-    if (!it->is_string()) Mismatch("QueueUrl type");
-    url = it->get<std::string>();
+// Within the reader's depth and member limits, with every number nlohmann
+// read as an integer or as a double from a literal the reader reads too.
+bool Readable(const Json& value, int depth) {
+  if (value.is_number_float()) return false;  // could be a huge integer literal: not compared
+  if (!value.is_structured()) return true;
+  if (depth > RequestInput::kMaxDepth) return false;
+  if (value.is_object() && value.size() > RequestInput::kMaxMembers) return false;
+  for (const Json& item : value) {
+    if (!Readable(item, depth + 1)) return false;
   }
-  if (url != plain->queue_url) Mismatch("QueueUrl");
-  const auto generic = lqsd::SendBatchEntriesFromParams(params);
-  if (!generic.has_value()) Mismatch("the action refused the entries");
-  if (generic->size() != plain->entries.size()) Mismatch("entry count");
-  for (size_t i = 0; i < generic->size(); ++i) {
-    const lqs::SendMessageBatchEntry& a = plain->entries[i];
-    const lqs::SendMessageBatchEntry& b = (*generic)[i];
-    if (a.id != b.id || a.request.body != b.request.body ||
-        a.request.delay_seconds != b.request.delay_seconds ||
-        a.request.message_group_id != b.request.message_group_id ||
-        a.request.message_deduplication_id != b.request.message_deduplication_id ||
-        !b.request.message_attributes.empty() || !b.request.message_system_attributes.empty()) {
-      Mismatch("an entry");
-    }
-  }
+  return true;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
-  lqsd::Json params;
-  const std::optional<lqsd::SqsError> err = lqsd::sqs_json::DecodeBody(body, &params);
-  if (!err) {
-    if (!params.is_object()) {
-      std::fprintf(stderr, "fuzz_sqs_json: accepted a body that is not an object\n");
-      std::abort();
-    }
-    (void)lqsd::sqs_json::EncodeResult(params, "req");
-  } else {
-    (void)lqsd::sqs_json::EncodeError(*err, "req");
+  RequestInput input;
+  if (const std::optional<lqsd::SqsError> error = input.Parse(body)) {
+    if (error->query_code != "SerializationException") Fail("not a SerializationException", body);
+    (void)lqsd::sqs_json::EncodeError(*error, "req");
   }
-  CheckPlainSendBatch(body, err, params);
+  const Json ours = lqsd::ToJson(input.root());
+  if (!ours.is_object()) Fail("read something other than an object", body);
+  (void)lqsd::sqs_json::EncodeResult(ours, "req");
+
+  const Json reference = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  // (nlohmann reads a body only up to a NUL byte: such bodies are not compared.)
+  if (!reference.is_discarded() && reference.is_object() && Readable(reference, 1) &&
+      body.find('\0') == std::string_view::npos) {
+    const std::optional<Json> read = lqsd::ReadInput(body);
+    if (!read.has_value()) Fail("refused what nlohmann reads", body);
+    if (*read != reference) Fail("read otherwise than nlohmann", body);
+  }
   (void)lqsd::sqs_json::ActionFromTarget(body);
   return 0;
 }

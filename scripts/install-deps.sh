@@ -7,7 +7,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
   librocksdb-dev libflatbuffers-dev flatbuffers-compiler libabsl-dev
-  libssl-dev nlohmann-json3-dev
+  libssl-dev nlohmann-json3-dev libsimdjson-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
   libcli11-dev libboost-dev libjemalloc-dev
   python3-dev pybind11-dev python3-pytest python3-boto3 python3-setuptools

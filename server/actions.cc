@@ -39,186 +39,174 @@ T Take(lqs::StatusOr<T> result) {
 }
 
 // ---- Reading input members ---------------------------------------------------------
+//
+// Each reader checks the member's JSON type where the handler reads it, in
+// the order the handler checks its errors.
 
-const Json* Member(const Json& params, const char* name) {
-  if (!params.is_object()) return nullptr;
-  const auto it = params.find(name);
-  if (it == params.end() || it->is_null()) return nullptr;
-  return &*it;
-}
+namespace dom = simdjson::dom;
 
-Json* MutableMember(Json& params, const char* name) {
-  return const_cast<Json*>(Member(params, name));
+// The request's input object.
+dom::object In(const ActionRequest& r) { return r.input.root(); }
+
+std::optional<dom::element> Member(dom::object object, const char* name) {
+  return RequestInput::Find(object, name);
 }
 
 [[noreturn]] void WrongType(const char* name, const char* expected) {
   Fail(SerializationError(std::string("Expected ") + expected + " for member " + name + "."));
 }
 
-std::optional<std::string> OptString(const Json& params, const char* name) {
-  const Json* m = Member(params, name);
-  if (m == nullptr) return std::nullopt;
+std::optional<std::string> OptString(dom::object object, const char* name) {
+  const std::optional<dom::element> m = Member(object, name);
+  if (!m.has_value()) return std::nullopt;
   if (!m->is_string()) WrongType(name, "a string");
-  return m->get<std::string>();
+  return std::string(m->get_string().value_unsafe());
 }
 
-std::string ReqString(const Json& params, const char* name) {
-  std::optional<std::string> value = OptString(params, name);
+std::string ReqString(dom::object object, const char* name) {
+  std::optional<std::string> value = OptString(object, name);
   if (!value.has_value()) Fail(MissingParameter(name));
   return std::move(*value);
 }
 
-// OptString and ReqString for handlers that own their request: the text is
-// moved out of `params` (same checks, same errors).
-std::optional<std::string> TakeString(Json& params, const char* name) {
-  Json* m = MutableMember(params, name);
-  if (m == nullptr) return std::nullopt;
-  if (!m->is_string()) WrongType(name, "a string");
-  return std::move(m->get_ref<std::string&>());
-}
-
-std::string TakeReqString(Json& params, const char* name) {
-  std::optional<std::string> value = TakeString(params, name);
-  if (!value.has_value()) Fail(MissingParameter(name));
-  return std::move(*value);
-}
-
-// Integers: JSON numbers (JSON protocol) or decimal strings (the query
-// protocol's decoder leaves a string when it is not a decimal integer).
-std::optional<int> OptInt(const Json& params, const char* name) {
-  const Json* m = Member(params, name);
-  if (m == nullptr) return std::nullopt;
+// Integers: JSON numbers, or decimal strings (the query protocol's decoder
+// leaves a string when it is not a decimal integer).
+std::optional<int> OptInt(dom::object object, const char* name) {
+  const std::optional<dom::element> m = Member(object, name);
+  if (!m.has_value()) return std::nullopt;
   std::string text;
-  if (m->is_number_integer()) {
-    if (m->is_number_unsigned()) {
-      const auto v = m->get<unsigned long long>();
-      if (v <= static_cast<unsigned long long>(INT_MAX)) return static_cast<int>(v);
+  switch (m->type()) {
+    case dom::element_type::UINT64: {
+      const uint64_t v = m->get_uint64().value_unsafe();
+      if (v <= static_cast<uint64_t>(INT_MAX)) return static_cast<int>(v);
       text = std::to_string(v);
-    } else {
-      const auto v = m->get<long long>();
+      break;
+    }
+    case dom::element_type::INT64: {
+      const int64_t v = m->get_int64().value_unsafe();
       if (v >= INT_MIN && v <= INT_MAX) return static_cast<int>(v);
       text = std::to_string(v);
+      break;
     }
-  } else if (m->is_string()) {
-    text = m->get<std::string>();
-    if (const auto v = ParseInt64(text); v.has_value() && *v >= INT_MIN && *v <= INT_MAX) {
-      return static_cast<int>(*v);
+    case dom::element_type::STRING: {
+      text = std::string(m->get_string().value_unsafe());
+      if (const auto v = ParseInt64(text); v.has_value() && *v >= INT_MIN && *v <= INT_MAX) {
+        return static_cast<int>(*v);
+      }
+      break;
     }
-  } else if (m->is_number_float()) {
-    text = m->dump();
-  } else {
-    WrongType(name, "an integer");
+    case dom::element_type::DOUBLE:
+      text = Json(m->get_double().value_unsafe()).dump();  // as the JSON writer spells it
+      break;
+    default:
+      WrongType(name, "an integer");
   }
   Fail(InvalidParameterValue("Value " + SanitizeUtf8(text) + " for parameter " + name +
                              " is invalid. Reason: Must be an integer in the allowed range."));
 }
 
-std::vector<std::string> StringList(const Json& params, const char* name) {
+std::vector<std::string> StringList(dom::object object, const char* name) {
   std::vector<std::string> out;
-  const Json* m = Member(params, name);
-  if (m == nullptr) return out;
+  const std::optional<dom::element> m = Member(object, name);
+  if (!m.has_value()) return out;
   if (!m->is_array()) WrongType(name, "a list of strings");
-  for (const Json& item : *m) {
+  const dom::array items = m->get_array().value_unsafe();
+  for (const dom::element item : items) {
     if (!item.is_string()) WrongType(name, "a list of strings");
-    out.push_back(item.get<std::string>());
+    out.emplace_back(item.get_string().value_unsafe());
   }
   return out;
 }
 
-std::map<std::string, std::string> StringMap(const Json& params, const char* name) {
+// Of repeated keys the last one counts (RequestInput::Find).
+std::map<std::string, std::string> StringMap(dom::object object, const char* name) {
   std::map<std::string, std::string> out;
-  const Json* m = Member(params, name);
-  if (m == nullptr) return out;
+  const std::optional<dom::element> m = Member(object, name);
+  if (!m.has_value()) return out;
   if (!m->is_object()) WrongType(name, "a map of strings");
-  for (const auto& [key, value] : m->items()) {
-    if (!value.is_string()) WrongType(name, "a map of strings");
-    out.emplace(key, value.get<std::string>());
+  const dom::object fields = m->get_object().value_unsafe();
+  for (const dom::key_value_pair field : fields) {
+    if (!field.value.is_string()) WrongType(name, "a map of strings");
+    out.insert_or_assign(std::string(field.key),
+                         std::string(field.value.get_string().value_unsafe()));
   }
   return out;
 }
 
-// (Moves the texts out of `params`.)
-lqs::MessageAttributeMap TakeAttributeValues(Json& params, const char* name) {
+lqs::MessageAttributeMap AttributeValues(dom::object object, const char* name) {
   lqs::MessageAttributeMap out;
-  Json* m = MutableMember(params, name);
-  if (m == nullptr) return out;
+  const std::optional<dom::element> m = Member(object, name);
+  if (!m.has_value()) return out;
   if (!m->is_object()) WrongType(name, "a map of MessageAttributeValue");
-  for (auto& [key, value] : m->get_ref<Json::object_t&>()) {
-    if (!value.is_object()) WrongType(name, "a map of MessageAttributeValue");
+  const dom::object fields = m->get_object().value_unsafe();
+  for (const dom::key_value_pair field : fields) {
+    if (!field.value.is_object()) WrongType(name, "a map of MessageAttributeValue");
+    const dom::object value = field.value.get_object().value_unsafe();
     lqs::MessageAttributeValue v;
-    v.data_type = TakeString(value, "DataType").value_or("");
-    v.string_value = TakeString(value, "StringValue").value_or("");
-    if (std::optional<std::string> b64 = TakeString(value, "BinaryValue")) {
+    v.data_type = OptString(value, "DataType").value_or("");
+    v.string_value = OptString(value, "StringValue").value_or("");
+    if (std::optional<std::string> b64 = OptString(value, "BinaryValue")) {
       std::optional<std::string> bytes = Base64Decode(*b64);
       if (!bytes.has_value()) {
-        Fail(InvalidParameterValue("The BinaryValue of message attribute '" + SanitizeUtf8(key) +
-                                   "' is not valid base64."));
+        Fail(InvalidParameterValue("The BinaryValue of message attribute '" +
+                                   SanitizeUtf8(field.key) + "' is not valid base64."));
       }
       v.binary_value = std::move(*bytes);
     }
     // StringListValues / BinaryListValues: "not implemented, reserved" in SQS.
-    out.emplace(key, std::move(v));
+    out.insert_or_assign(std::string(field.key), std::move(v));
   }
   return out;
 }
 
 // The batch actions' "Entries": absent -> none; each entry (a structure) is
-// read by `parse` (which may move texts out of it), which returns the Entry.
+// read by `parse`, which returns the Entry.
 template <typename Entry, typename Parse>
-std::vector<Entry> Entries(Json& params, Parse&& parse) {
+std::vector<Entry> Entries(dom::object object, Parse&& parse) {
   std::vector<Entry> out;
-  Json* list = MutableMember(params, "Entries");
-  if (list == nullptr) return out;
+  const std::optional<dom::element> list = Member(object, "Entries");
+  if (!list.has_value()) return out;
   if (!list->is_array()) WrongType("Entries", "a list");
-  out.reserve(list->size());
-  for (Json& item : *list) {
+  const dom::array items = list->get_array().value_unsafe();
+  out.reserve(items.size());
+  for (const dom::element item : items) {
     if (!item.is_object()) WrongType("Entries", "a list of structures");
-    out.push_back(parse(item));
+    out.push_back(parse(item.get_object().value_unsafe()));
   }
   return out;
 }
 
-// (Moves the texts out of `p`.)
-lqs::SendMessageRequest TakeSendRequest(Json& p) {
+lqs::SendMessageRequest SendRequest(dom::object p) {
   lqs::SendMessageRequest req;
-  req.body = TakeString(p, "MessageBody").value_or("");
+  req.body = OptString(p, "MessageBody").value_or("");
   req.delay_seconds = OptInt(p, "DelaySeconds");
-  req.message_attributes = TakeAttributeValues(p, "MessageAttributes");
-  req.message_system_attributes = TakeAttributeValues(p, "MessageSystemAttributes");
-  req.message_group_id = TakeString(p, "MessageGroupId");
-  req.message_deduplication_id = TakeString(p, "MessageDeduplicationId");
+  req.message_attributes = AttributeValues(p, "MessageAttributes");
+  req.message_system_attributes = AttributeValues(p, "MessageSystemAttributes");
+  req.message_group_id = OptString(p, "MessageGroupId");
+  req.message_deduplication_id = OptString(p, "MessageDeduplicationId");
   return req;
 }
 
-std::vector<lqs::SendMessageBatchEntry> TakeSendBatchEntries(Json& params) {
-  return Entries<lqs::SendMessageBatchEntry>(params, [](Json& e) {
+std::vector<lqs::SendMessageBatchEntry> SendBatchEntries(dom::object object) {
+  return Entries<lqs::SendMessageBatchEntry>(object, [](dom::object e) {
     lqs::SendMessageBatchEntry entry;
-    entry.id = TakeString(e, "Id").value_or("");
-    entry.request = TakeSendRequest(e);
+    entry.id = OptString(e, "Id").value_or("");
+    entry.request = SendRequest(e);
     return entry;
   });
 }
-
 }  // namespace
 
 // A listing's MaxResults and NextToken into *req.
-void SetPage(const Json& params, lqs::ListQueuesRequest* req) {
-  req->max_results = OptInt(params, "MaxResults");
-  req->next_token = OptString(params, "NextToken").value_or("");
+void SetPage(dom::object input, lqs::ListQueuesRequest* req) {
+  req->max_results = OptInt(input, "MaxResults");
+  req->next_token = OptString(input, "NextToken").value_or("");
 }
 
 Json QueueUrls(const ActionRequest& r, const std::vector<std::string>& names) {
   Json urls = Json::array();
   for (const auto& name : names) urls.push_back(Actions::QueueUrl(r, name));
   return urls;
-}
-
-std::optional<std::vector<lqs::SendMessageBatchEntry>> SendBatchEntriesFromParams(Json& params) {
-  try {
-    return TakeSendBatchEntries(params);
-  } catch (const ActionError&) {
-    return std::nullopt;
-  }
 }
 
 // ---- The action table --------------------------------------------------------------
@@ -334,11 +322,11 @@ std::shared_ptr<lqs::Queue> Actions::ResolveQueue(const ActionRequest& r) {
 // ---- Queues -------------------------------------------------------------------------
 
 Json Actions::CreateQueue(const ActionRequest& r) {
-  const std::string name = ReqString(r.params, "QueueName");
-  const lqs::AttributeMap attributes = StringMap(r.params, "Attributes");
+  const std::string name = ReqString(In(r), "QueueName");
+  const lqs::AttributeMap attributes = StringMap(In(r), "Attributes");
   // The JSON member is lower-case "tags" (docs/sqs-reference.md §6.1); accept "Tags" too.
-  lqs::TagMap tags = StringMap(r.params, "tags");
-  if (tags.empty()) tags = StringMap(r.params, "Tags");
+  lqs::TagMap tags = StringMap(In(r), "tags");
+  if (tags.empty()) tags = StringMap(In(r), "Tags");
   auto queue = Take(r.broker->CreateQueue(name, attributes, tags));
   return Json{{"QueueUrl", QueueUrl(r, queue->name())}};
 }
@@ -351,8 +339,8 @@ Json Actions::DeleteQueue(const ActionRequest& r) {
 }
 
 Json Actions::GetQueueUrl(const ActionRequest& r) {
-  const std::string name = ReqString(r.params, "QueueName");
-  if (std::optional<std::string> owner = OptString(r.params, "QueueOwnerAWSAccountId")) {
+  const std::string name = ReqString(In(r), "QueueName");
+  if (std::optional<std::string> owner = OptString(In(r), "QueueOwnerAWSAccountId")) {
     if (*owner != account_id_) Fail(NonExistentQueue());
   }
   auto queue = Take(r.broker->GetQueue(name));
@@ -361,8 +349,8 @@ Json Actions::GetQueueUrl(const ActionRequest& r) {
 
 Json Actions::ListQueues(const ActionRequest& r) {
   lqs::ListQueuesRequest req;
-  req.queue_name_prefix = OptString(r.params, "QueueNamePrefix").value_or("");
-  SetPage(r.params, &req);
+  req.queue_name_prefix = OptString(In(r), "QueueNamePrefix").value_or("");
+  SetPage(In(r), &req);
   const lqs::ListQueuesResult result = Take(r.broker->ListQueues(req));
   Json out = Json::object();
   if (!result.queue_names.empty()) out["QueueUrls"] = QueueUrls(r, result.queue_names);
@@ -371,7 +359,7 @@ Json Actions::ListQueues(const ActionRequest& r) {
 }
 
 Json Actions::GetQueueAttributes(const ActionRequest& r) {
-  const std::vector<std::string> names = StringList(r.params, "AttributeNames");
+  const std::vector<std::string> names = StringList(In(r), "AttributeNames");
   auto queue = ResolveQueue(r);
   const lqs::AttributeMap attributes = Take(queue->GetAttributes(names));
   Json out = Json::object();
@@ -384,8 +372,8 @@ Json Actions::GetQueueAttributes(const ActionRequest& r) {
 }
 
 Json Actions::SetQueueAttributes(const ActionRequest& r) {
-  if (Member(r.params, "Attributes") == nullptr) Fail(MissingParameter("Attributes"));
-  const lqs::AttributeMap attributes = StringMap(r.params, "Attributes");
+  if (!Member(In(r), "Attributes").has_value()) Fail(MissingParameter("Attributes"));
+  const lqs::AttributeMap attributes = StringMap(In(r), "Attributes");
   auto queue = ResolveQueue(r);
   Check(queue->SetAttributes(attributes));
   return Json::object();
@@ -399,9 +387,9 @@ Json Actions::PurgeQueue(const ActionRequest& r) {
 
 // ---- Messages -----------------------------------------------------------------------
 
-void Actions::SendMessage(ActionRequest& r, ActionResult* out) {
-  if (Member(r.params, "MessageBody") == nullptr) Fail(MissingParameter("MessageBody"));
-  lqs::SendMessageRequest req = TakeSendRequest(r.params);
+void Actions::SendMessage(const ActionRequest& r, ActionResult* out) {
+  if (!Member(In(r), "MessageBody").has_value()) Fail(MissingParameter("MessageBody"));
+  lqs::SendMessageRequest req = SendRequest(In(r));
   // An X-Amzn-Trace-Id header populates AWSTraceHeader (docs/sqs-reference.md §5.3).
   if (!r.trace_header.empty() && req.message_system_attributes.count("AWSTraceHeader") == 0) {
     lqs::MessageAttributeValue v;
@@ -414,9 +402,8 @@ void Actions::SendMessage(ActionRequest& r, ActionResult* out) {
   SetOutput(r.protocol, result, out);
 }
 
-void Actions::SendMessageBatch(ActionRequest& r, ActionResult* out) {
-  const auto entries = r.send_batch_entries.has_value() ? std::move(*r.send_batch_entries)
-                                                        : TakeSendBatchEntries(r.params);
+void Actions::SendMessageBatch(const ActionRequest& r, ActionResult* out) {
+  const auto entries = SendBatchEntries(In(r));
   auto queue = ResolveQueue(r);
   const lqs::SendMessageBatchResult result = Take(queue->SendMessageBatch(entries));
   SetOutput(r.protocol, result, out);
@@ -424,16 +411,16 @@ void Actions::SendMessageBatch(ActionRequest& r, ActionResult* out) {
 
 void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
   lqs::ReceiveMessageRequest req;
-  req.max_number_of_messages = OptInt(r.params, "MaxNumberOfMessages").value_or(1);
-  req.visibility_timeout = OptInt(r.params, "VisibilityTimeout");
-  req.wait_time_seconds = OptInt(r.params, "WaitTimeSeconds");
+  req.max_number_of_messages = OptInt(In(r), "MaxNumberOfMessages").value_or(1);
+  req.visibility_timeout = OptInt(In(r), "VisibilityTimeout");
+  req.wait_time_seconds = OptInt(In(r), "WaitTimeSeconds");
   // The deprecated AttributeNames and MessageSystemAttributeNames: a union.
-  req.message_system_attribute_names = StringList(r.params, "AttributeNames");
-  for (auto& n : StringList(r.params, "MessageSystemAttributeNames")) {
+  req.message_system_attribute_names = StringList(In(r), "AttributeNames");
+  for (auto& n : StringList(In(r), "MessageSystemAttributeNames")) {
     req.message_system_attribute_names.push_back(std::move(n));
   }
-  req.message_attribute_names = StringList(r.params, "MessageAttributeNames");
-  req.receive_request_attempt_id = OptString(r.params, "ReceiveRequestAttemptId");
+  req.message_attribute_names = StringList(In(r), "MessageAttributeNames");
+  req.receive_request_attempt_id = OptString(In(r), "ReceiveRequestAttemptId");
   auto queue = ResolveQueue(r);
 
   // The callback runs on this thread (answer known at once: the response is
@@ -481,17 +468,17 @@ void Actions::ReceiveMessage(ActionRequest r, ActionDone done) {
   }
 }
 
-void Actions::DeleteMessage(ActionRequest& r, ActionResult* out) {
-  const std::string handle = TakeReqString(r.params, "ReceiptHandle");
+void Actions::DeleteMessage(const ActionRequest& r, ActionResult* out) {
+  const std::string handle = ReqString(In(r), "ReceiptHandle");
   auto queue = ResolveQueue(r);
   Check(queue->DeleteMessage(handle));
 }
 
-void Actions::DeleteMessageBatch(ActionRequest& r, ActionResult* out) {
-  const auto entries = Entries<lqs::DeleteMessageBatchEntry>(r.params, [](Json& e) {
+void Actions::DeleteMessageBatch(const ActionRequest& r, ActionResult* out) {
+  const auto entries = Entries<lqs::DeleteMessageBatchEntry>(In(r), [](dom::object e) {
     lqs::DeleteMessageBatchEntry entry;
-    entry.id = TakeString(e, "Id").value_or("");
-    entry.receipt_handle = TakeString(e, "ReceiptHandle").value_or("");
+    entry.id = OptString(e, "Id").value_or("");
+    entry.receipt_handle = OptString(e, "ReceiptHandle").value_or("");
     return entry;
   });
   auto queue = ResolveQueue(r);
@@ -499,19 +486,19 @@ void Actions::DeleteMessageBatch(ActionRequest& r, ActionResult* out) {
   SetOutput(r.protocol, result, out);
 }
 
-void Actions::ChangeMessageVisibility(ActionRequest& r, ActionResult* out) {
-  const std::string handle = TakeReqString(r.params, "ReceiptHandle");
-  const std::optional<int> timeout = OptInt(r.params, "VisibilityTimeout");
+void Actions::ChangeMessageVisibility(const ActionRequest& r, ActionResult* out) {
+  const std::string handle = ReqString(In(r), "ReceiptHandle");
+  const std::optional<int> timeout = OptInt(In(r), "VisibilityTimeout");
   if (!timeout.has_value()) Fail(MissingParameter("VisibilityTimeout"));
   auto queue = ResolveQueue(r);
   Check(queue->ChangeMessageVisibility(handle, *timeout));
 }
 
-void Actions::ChangeMessageVisibilityBatch(ActionRequest& r, ActionResult* out) {
-  const auto entries = Entries<lqs::ChangeMessageVisibilityBatchEntry>(r.params, [](Json& e) {
+void Actions::ChangeMessageVisibilityBatch(const ActionRequest& r, ActionResult* out) {
+  const auto entries = Entries<lqs::ChangeMessageVisibilityBatchEntry>(In(r), [](dom::object e) {
     lqs::ChangeMessageVisibilityBatchEntry entry;
-    entry.id = TakeString(e, "Id").value_or("");
-    entry.receipt_handle = TakeString(e, "ReceiptHandle").value_or("");
+    entry.id = OptString(e, "Id").value_or("");
+    entry.receipt_handle = OptString(e, "ReceiptHandle").value_or("");
     entry.visibility_timeout = OptInt(e, "VisibilityTimeout");
     return entry;
   });
@@ -523,7 +510,7 @@ void Actions::ChangeMessageVisibilityBatch(ActionRequest& r, ActionResult* out) 
 // ---- Tags and permissions -------------------------------------------------------------
 
 Json Actions::TagQueue(const ActionRequest& r) {
-  const lqs::TagMap tags = StringMap(r.params, "Tags");
+  const lqs::TagMap tags = StringMap(In(r), "Tags");
   if (tags.empty()) Fail(MissingParameter("Tags"));
   auto queue = ResolveQueue(r);
   Check(queue->TagQueue(tags));
@@ -531,7 +518,7 @@ Json Actions::TagQueue(const ActionRequest& r) {
 }
 
 Json Actions::UntagQueue(const ActionRequest& r) {
-  const std::vector<std::string> keys = StringList(r.params, "TagKeys");
+  const std::vector<std::string> keys = StringList(In(r), "TagKeys");
   if (keys.empty()) Fail(MissingParameter("TagKeys"));
   auto queue = ResolveQueue(r);
   Check(queue->UntagQueue(keys));
@@ -551,10 +538,10 @@ Json Actions::ListQueueTags(const ActionRequest& r) {
 }
 
 Json Actions::AddPermission(const ActionRequest& r) {
-  const std::string label = ReqString(r.params, "Label");
-  const std::vector<std::string> accounts = StringList(r.params, "AWSAccountIds");
+  const std::string label = ReqString(In(r), "Label");
+  const std::vector<std::string> accounts = StringList(In(r), "AWSAccountIds");
   if (accounts.empty()) Fail(MissingParameter("AWSAccountIds"));
-  const std::vector<std::string> actions = StringList(r.params, "Actions");
+  const std::vector<std::string> actions = StringList(In(r), "Actions");
   if (actions.empty()) Fail(MissingParameter("Actions"));
   auto queue = ResolveQueue(r);
   Check(queue->AddPermission(label, accounts, actions));
@@ -562,7 +549,7 @@ Json Actions::AddPermission(const ActionRequest& r) {
 }
 
 Json Actions::RemovePermission(const ActionRequest& r) {
-  const std::string label = ReqString(r.params, "Label");
+  const std::string label = ReqString(In(r), "Label");
   auto queue = ResolveQueue(r);
   Check(queue->RemovePermission(label));
   return Json::object();
@@ -572,7 +559,7 @@ Json Actions::RemovePermission(const ActionRequest& r) {
 
 Json Actions::ListDeadLetterSourceQueues(const ActionRequest& r) {
   lqs::ListQueuesRequest req;
-  SetPage(r.params, &req);
+  SetPage(In(r), &req);
   auto queue = ResolveQueue(r);
   const lqs::ListQueuesResult result =
       Take(r.broker->ListDeadLetterSourceQueues(queue->name(), req));
@@ -586,22 +573,22 @@ Json Actions::ListDeadLetterSourceQueues(const ActionRequest& r) {
 
 Json Actions::StartMessageMoveTask(const ActionRequest& r) {
   lqs::StartMessageMoveTaskRequest req;
-  req.source_arn = ReqString(r.params, "SourceArn");
-  req.destination_arn = OptString(r.params, "DestinationArn");
-  req.max_number_of_messages_per_second = OptInt(r.params, "MaxNumberOfMessagesPerSecond");
+  req.source_arn = ReqString(In(r), "SourceArn");
+  req.destination_arn = OptString(In(r), "DestinationArn");
+  req.max_number_of_messages_per_second = OptInt(In(r), "MaxNumberOfMessagesPerSecond");
   const std::string handle = Take(r.broker->StartMessageMoveTask(req));
   return Json{{"TaskHandle", handle}};
 }
 
 Json Actions::CancelMessageMoveTask(const ActionRequest& r) {
-  const std::string handle = ReqString(r.params, "TaskHandle");
+  const std::string handle = ReqString(In(r), "TaskHandle");
   const int64_t moved = Take(r.broker->CancelMessageMoveTask(handle));
   return Json{{"ApproximateNumberOfMessagesMoved", moved}};
 }
 
 Json Actions::ListMessageMoveTasks(const ActionRequest& r) {
-  const std::string source = ReqString(r.params, "SourceArn");
-  const int max_results = OptInt(r.params, "MaxResults").value_or(1);
+  const std::string source = ReqString(In(r), "SourceArn");
+  const int max_results = OptInt(In(r), "MaxResults").value_or(1);
   const std::vector<lqs::MessageMoveTask> tasks =
       Take(r.broker->ListMessageMoveTasks(source, max_results));
   // Present when empty here; the JSON protocol leaves it out then.

@@ -3,8 +3,8 @@
 //
 // The model is the SQS API's own shape, as the AWS JSON 1.0 protocol spells
 // it (docs/sqs-reference.md §6, §12): an ActionRequest carries the input members as a
-// JSON object (the query decoder produces the same shape from Attribute.N.Name
-// style parameters; blobs are base64 strings in both), and a handler answers
+// JSON object (request_input.h; the query decoder produces the same shape from
+// Attribute.N.Name style parameters; blobs are base64 strings in both), and a handler answers
 // with the output members as a JSON object (insertion-ordered) or an SqsError.
 // The protocol codecs (sqs_json, sqs_query) turn those into bytes; the router
 // decides which action runs and which queue the request addresses.
@@ -32,6 +32,7 @@
 
 #include "server/error_map.h"
 #include "server/http_types.h"
+#include "server/request_input.h"
 
 #include "lqs/broker.h"
 
@@ -42,10 +43,7 @@ using Json = nlohmann::ordered_json;
 struct ActionRequest {
   std::string action;  // "SendMessage"
   Protocol protocol = Protocol::kJson;
-  Json params = Json::object();  // input members (JSON-protocol names and types)
-  // A JSON-protocol SendMessageBatch of the usual shape: its entries, decoded
-  // by plain_send_batch.h (params then holds only QueueUrl, if given).
-  std::optional<std::vector<lqs::SendMessageBatchEntry>> send_batch_entries;
+  RequestInput input;  // the input members (request_input.h)
   // The queue the request addresses (from QueueUrl, else the request path).
   // nullopt: neither was given. Empty: given, but it names no queue of this
   // server (another account, malformed URL).
@@ -78,12 +76,6 @@ struct ActionResult {
 
 using ActionDone = std::function<void(ActionResult)>;
 
-// SendMessageBatch's entries read out of its decoded JSON-protocol input, the
-// way the action reads them (plain_send_batch.h must agree with this; its
-// tests and fuzz_sqs_json compare the two). Moves texts out of `params`.
-// nullopt where the action would answer an error for a malformed member.
-std::optional<std::vector<lqs::SendMessageBatchEntry>> SendBatchEntriesFromParams(Json& params);
-
 class Actions {
  public:
   // `after_park` (optional) runs after a ReceiveMessage parked a long poll
@@ -110,10 +102,8 @@ class Actions {
 
  private:
   using Handler = Json (Actions::*)(const ActionRequest&);
-  // Writes output (or json_body, for JSON requests of the hot actions). May
-  // move texts out of request.params (Run owns the request): it reads each
-  // member once, in the order the errors are checked.
-  using FastHandler = void (Actions::*)(ActionRequest&, ActionResult*);
+  // Writes output (or json_body, for JSON requests of the hot actions).
+  using FastHandler = void (Actions::*)(const ActionRequest&, ActionResult*);
   struct Entry;
   static const Entry* Find(std::string_view action);
 
@@ -127,12 +117,12 @@ class Actions {
   Json GetQueueAttributes(const ActionRequest& r);
   Json SetQueueAttributes(const ActionRequest& r);
   Json PurgeQueue(const ActionRequest& r);
-  void SendMessage(ActionRequest& r, ActionResult* out);
-  void SendMessageBatch(ActionRequest& r, ActionResult* out);
-  void DeleteMessage(ActionRequest& r, ActionResult* out);
-  void DeleteMessageBatch(ActionRequest& r, ActionResult* out);
-  void ChangeMessageVisibility(ActionRequest& r, ActionResult* out);
-  void ChangeMessageVisibilityBatch(ActionRequest& r, ActionResult* out);
+  void SendMessage(const ActionRequest& r, ActionResult* out);
+  void SendMessageBatch(const ActionRequest& r, ActionResult* out);
+  void DeleteMessage(const ActionRequest& r, ActionResult* out);
+  void DeleteMessageBatch(const ActionRequest& r, ActionResult* out);
+  void ChangeMessageVisibility(const ActionRequest& r, ActionResult* out);
+  void ChangeMessageVisibilityBatch(const ActionRequest& r, ActionResult* out);
   Json TagQueue(const ActionRequest& r);
   Json UntagQueue(const ActionRequest& r);
   Json ListQueueTags(const ActionRequest& r);

@@ -9,7 +9,6 @@
 #include <optional>
 #include <vector>
 
-#include "server/plain_send_batch.h"
 #include "server/sqs_json.h"
 #include "server/sqs_query.h"
 #include "server/text_util.h"
@@ -530,20 +529,12 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
     action.action = target != nullptr ? sqs_json::ActionFromTarget(*target) : std::string();
     *action_name = action.action;
     if (!Actions::IsKnown(action.action)) return fail(UnknownOperation(400));
-    std::optional<plain_send_batch::Decoded> plain;
-    if (action.action == "SendMessageBatch") plain = plain_send_batch::Decode(request.body);
-    if (plain.has_value()) {
-      if (plain->queue_url.has_value()) action.params["QueueUrl"] = std::move(*plain->queue_url);
-      action.send_batch_entries = std::move(plain->entries);
-    } else if (auto error = sqs_json::DecodeBody(request.body, &action.params)) {
-      return fail(*error);
-    }
+    if (auto error = action.input.Parse(request.body)) return fail(*error);
     // JSON requests may arrive on a queue path (a client using the queue URL
     // as its endpoint); dispatch is by header, the path only supplies a queue.
-    const auto url = action.params.find("QueueUrl");
-    if (url != action.params.end() && !url->is_null()) {
+    if (const auto url = RequestInput::Find(action.input.root(), "QueueUrl")) {
       if (!url->is_string()) return fail(SerializationError("Expected a string for QueueUrl."));
-      QueueRef ref = QueueFromUrl(url->get_ref<const std::string&>());
+      QueueRef ref = QueueFromUrl(url->get_string().value_unsafe());
       action.queue_name = std::move(ref.name);
       url_region = std::move(ref.region);
     } else if (path_queue.has_value() && Actions::TargetsQueue(action.action)) {
@@ -580,7 +571,12 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
         action.action != "GetQueueUrl") {
       return fail(InvalidAction(action.action));
     }
-    action.params = sqs_query::DecodeParams(action.action, params);
+    // The decoder writes well-formed JSON of the action's shape (sqs_query.h);
+    // a map of more than RequestInput::kMaxMembers entries is refused here.
+    if (auto error =
+            action.input.Parse(sqs_json::Dump(sqs_query::DecodeParams(action.action, params)))) {
+      return fail(*error);
+    }
     if (const std::string* url = sqs_query::Find(params, "QueueUrl")) {
       QueueRef ref = QueueFromUrl(*url);
       action.queue_name = std::move(ref.name);

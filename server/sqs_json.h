@@ -1,7 +1,7 @@
 // server/sqs_json.h — the AWS JSON 1.0 protocol (docs/sqs-reference.md §12):
 // `X-Amz-Target: AmazonSQS.<Action>`, a JSON object body in, a JSON object
-// out, errors as {"__type": "<namespace>#<shape>", "message": ...} with the
-// x-amzn-query-error header "<query code>;Sender|Receiver".
+// out (request bodies are read by request_input.h), errors as {"__type": "<namespace>#<shape>",
+// "message": ...} with the x-amzn-query-error header "<query code>;Sender|Receiver".
 //
 // Thread safety: pure functions over values.
 
@@ -29,11 +29,6 @@ std::string ActionFromTarget(std::string_view target);
 // escaping, malformed UTF-8 (error texts may echo input) replaced by U+FFFD,
 // never a throw.
 std::string Dump(const Json& value);
-
-// Parses a request body: empty -> {}; anything but a JSON object (or invalid
-// UTF-8 / syntax) -> SerializationException. The usual bodies are read by
-// json_fast (same result), the rest by nlohmann.
-std::optional<SqsError> DecodeBody(std::string_view body, Json* params);
 
 // A 200 response with `output` (never null; {} for actions without output).
 // An output member whose value is an empty list or map is left out, as AWS

@@ -39,7 +39,10 @@ void Insert(Node& root, std::string_view key, const std::string& value) {
     if (dot == std::string_view::npos) break;
     pos = dot + 1;
   }
-  if (!node->value.has_value()) node->value = value;  // the first of repeated names wins
+  // The first of repeated names wins. The input is read as JSON
+  // (request_input.h), so malformed UTF-8 becomes U+FFFF there too: a code
+  // point SQS refuses wherever it checks characters, as it refuses the bytes.
+  if (!node->value.has_value()) node->value = SanitizeUtf8(value, "\xEF\xBF\xBF");
 }
 
 const Node* Child(const Node& node, std::string_view name) {

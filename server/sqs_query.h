@@ -36,8 +36,9 @@ const std::string* Find(const Params& params, std::string_view name);
 // members become JSON numbers when they are decimal integers (else they stay
 // strings, which the handler reports as InvalidParameterValue); list indexes
 // are sorted numerically and gaps tolerated; the first of repeated
-// parameters wins. Parameters that are not API members (Action, Version,
-// signature parameters) are ignored by the handlers.
+// parameters wins; malformed UTF-8 in a value becomes U+FFFF, so the result
+// is JSON text's to carry. Parameters that are not members of the action
+// (Action, Version, signature parameters) are left out.
 Json DecodeParams(std::string_view action, const Params& params);
 
 // How a query-protocol response is written. kXml is the protocol's own

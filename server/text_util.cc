@@ -172,7 +172,7 @@ std::string XmlEscape(std::string_view text) {
   return out;
 }
 
-std::string SanitizeUtf8(std::string_view text) {
+std::string SanitizeUtf8(std::string_view text, std::string_view replacement) {
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
@@ -180,7 +180,7 @@ std::string SanitizeUtf8(std::string_view text) {
     uint32_t cp = 0;
     const size_t len = DecodeUtf8(text, i, &cp);
     if (len == 0) {
-      out += kReplacement;
+      out += replacement;
       ++i;
     } else {
       out.append(text.data() + i, len);
@@ -228,6 +228,11 @@ bool StartsWithLower(std::string_view s, std::string_view lower_prefix) {
     if (c != lower_prefix[i]) return false;
   }
   return true;
+}
+
+size_t Utf8SequenceLength(const char* p, const char* end) {
+  uint32_t cp = 0;
+  return DecodeUtf8(std::string_view(p, static_cast<size_t>(end - p)), 0, &cp);
 }
 
 std::optional<long long> ParseInt64(std::string_view text) {

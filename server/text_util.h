@@ -1,6 +1,7 @@
 // server/text_util.h — small text codecs lqsd needs on the wire: base64
 // (BinaryValue), percent-decoding (query strings and form bodies), XML text
-// escaping (docs/sqs-reference.md §11.5), request ids, and a few string helpers.
+// escaping (docs/sqs-reference.md §11.5), request ids, a few string helpers,
+// and the byte-level scanners of the JSON writer (sqs_json.h).
 //
 // Thread safety: pure functions over values; NewRequestId() uses a
 // thread-local generator.
@@ -8,6 +9,9 @@
 #ifndef LQS_SERVER_TEXT_UTIL_H_
 #define LQS_SERVER_TEXT_UTIL_H_
 
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,8 +47,9 @@ std::vector<std::pair<std::string, std::string>> ParseFormPairs(std::string_view
 void AppendXmlEscaped(std::string& out, std::string_view text);
 std::string XmlEscape(std::string_view text);
 
-// Replaces malformed UTF-8 sequences by U+FFFD (for text echoed in errors).
-std::string SanitizeUtf8(std::string_view text);
+// Replaces each byte that starts no well-formed UTF-8 sequence by
+// `replacement` (by default U+FFFD, for text echoed in errors).
+std::string SanitizeUtf8(std::string_view text, std::string_view replacement = "\xEF\xBF\xBD");
 
 // A random (version 4) UUID, lower-case: "5fea7756-0ea4-451a-a703-a558b933e274".
 std::string NewRequestId();
@@ -54,6 +59,61 @@ std::string AsciiLower(std::string_view text);
 
 // StartsWith(AsciiLower(s), lower_prefix), without the copy.
 bool StartsWithLower(std::string_view s, std::string_view lower_prefix);
+
+// How many bytes from p on (before `end`) a JSON string literal holds as
+// they are: printable ASCII (0x20..0x7f) other than '"' and '\\'. Eight
+// bytes at a time.
+inline size_t PlainAsciiLength(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHighs = 0x8080808080808080ull;
+  const char* const start = p;
+  while (end - p >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    const uint64_t quote = w ^ (kOnes * '"');
+    const uint64_t backslash = w ^ (kOnes * '\\');
+    // A byte < 0x20, a zero byte of `quote` or `backslash`, or a byte >= 0x80
+    // (the usual "has less than" and "has zero" tricks: exact about whether
+    // any byte matches, which is all this needs).
+    const uint64_t special = ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) |
+                             ((backslash - kOnes) & ~backslash) | w;
+    if ((special & kHighs) != 0) break;
+    p += 8;
+  }
+  while (p != end) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+    ++p;
+  }
+  return static_cast<size_t>(p - start);
+}
+
+// The length of the well-formed UTF-8 sequence that starts at p (a byte >=
+// 0x80) and ends before `end`: 2 to 4, or 0 when it is malformed (RFC 3629:
+// no overlong forms, no surrogates, nothing above U+10FFFF; the sequences
+// the JSON writer (sqs_json::AppendString) passes through as they are).
+size_t Utf8SequenceLength(const char* p, const char* end);
+
+// The value of the four hex digits (either case) p[0..3], or -1 when they
+// are not four hex digits. The caller guarantees that 4 bytes are readable.
+inline int32_t Hex4(const char* p) {
+  int32_t value = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char c = p[i];
+    int digit;
+    if (c >= '0' && c <= '9') {
+      digit = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      digit = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      digit = c - 'A' + 10;
+    } else {
+      return -1;
+    }
+    value = value * 16 + digit;
+  }
+  return value;
+}
 
 // Strict decimal integer ("-12", "30"); nullopt on anything else or overflow.
 std::optional<long long> ParseInt64(std::string_view text);
