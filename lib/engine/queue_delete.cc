@@ -28,7 +28,14 @@
 
 namespace lqs::engine {
 
-BatchResult QueueImpl::ToBatchResult(const HandleResults& r) {
+Status QueueImpl::SingleOutcome(const Status& run, const HandleResults& r) {
+  if (!run.ok()) return run;
+  if (!r.failed.empty()) return r.failed[0].second;
+  return Status::OK();
+}
+
+StatusOr<BatchResult> QueueImpl::BatchOutcome(const Status& run, const HandleResults& r) {
+  if (!run.ok()) return run;
   BatchResult out;
   out.failed.reserve(r.failed.size());
   for (const auto& [id, st] : r.failed) out.failed.push_back(EntryError(*id, st));
@@ -43,18 +50,15 @@ Status QueueImpl::DeleteMessage(const std::string& receipt_handle) {
 
 Status QueueImpl::DeleteOne(const std::string& receipt_handle, const AlsoWrite& also) {
   HandleResults r;
-  Status st = DeleteEntries({{"0", receipt_handle}}, also, &r);
-  if (!st.ok()) return st;
-  if (!r.failed.empty()) return r.failed[0].second;
-  return Status::OK();
+  const Status st = DeleteEntries({{"0", receipt_handle}}, also, &r);
+  return SingleOutcome(st, r);
 }
 
 StatusOr<BatchResult> QueueImpl::DeleteMessageBatch(
     const std::vector<DeleteMessageBatchEntry>& entries) {
   HandleResults r;
-  Status st = DeleteEntries(entries, nullptr, &r);
-  if (!st.ok()) return st;
-  return ToBatchResult(r);
+  const Status st = DeleteEntries(entries, nullptr, &r);
+  return BatchOutcome(st, r);
 }
 
 Status QueueImpl::DeleteEntries(const std::vector<DeleteMessageBatchEntry>& entries,
@@ -169,18 +173,15 @@ Status QueueImpl::DeleteHoldingLocked(const std::vector<DeleteMessageBatchEntry>
 Status QueueImpl::ChangeMessageVisibility(const std::string& receipt_handle,
                                           int visibility_timeout) {
   HandleResults r;
-  Status st = ChangeVisibilityEntries({{"0", receipt_handle, visibility_timeout}}, &r);
-  if (!st.ok()) return st;
-  if (!r.failed.empty()) return r.failed[0].second;
-  return Status::OK();
+  const Status st = ChangeVisibilityEntries({{"0", receipt_handle, visibility_timeout}}, &r);
+  return SingleOutcome(st, r);
 }
 
 StatusOr<BatchResult> QueueImpl::ChangeMessageVisibilityBatch(
     const std::vector<ChangeMessageVisibilityBatchEntry>& entries) {
   HandleResults r;
-  Status st = ChangeVisibilityEntries(entries, &r);
-  if (!st.ok()) return st;
-  return ToBatchResult(r);
+  const Status st = ChangeVisibilityEntries(entries, &r);
+  return BatchOutcome(st, r);
 }
 
 Status QueueImpl::ChangeVisibilityEntries(

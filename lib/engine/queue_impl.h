@@ -397,7 +397,12 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
     std::vector<std::pair<const std::string*, Status>> failed;  // entry id, why
     std::vector<const std::string*> ok;                         // entry ids
   };
-  static BatchResult ToBatchResult(const HandleResults& r);
+  // What a single call returns: the run's own error (`run`), else its one
+  // entry's Status.
+  static Status SingleOutcome(const Status& run, const HandleResults& r);
+  // What a batch call returns: the run's own error (`run`), else each entry's
+  // outcome as a BatchResult.
+  static StatusOr<BatchResult> BatchOutcome(const Status& run, const HandleResults& r);
   // `also` (optional) adds its own changes to a delete's batch when every
   // entry passed; it runs under mu_ and its error fails the call before
   // anything is written.
