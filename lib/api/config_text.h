@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,13 @@ inline Status InvalidParameterValue(std::string_view value, std::string_view nam
                                                            " is invalid. Reason: ", reason}));
 }
 
+// InvalidParameterValue for the value `value` of parameter `name`, as a
+// function of the reason. Borrows both views: they must outlive it.
+inline auto InvalidParameterValueOf(std::string_view value, std::string_view name) {
+  return
+      [value, name](std::string_view reason) { return InvalidParameterValue(value, name, reason); };
+}
+
 // [A-Za-z0-9_-]{1,max_length}: queue names and permission labels.
 inline bool IsPlainName(std::string_view name, size_t max_length) {
   if (name.empty() || name.size() > max_length) return false;
@@ -53,6 +61,14 @@ inline bool IsDigits(std::string_view text) {
     if (c < '0' || c > '9') return false;
   }
   return true;
+}
+
+// `text` parsed, when it is a JSON object; nullopt when it is not JSON or not
+// an object (never throws).
+inline std::optional<Json> ParseObject(const std::string& text) {
+  Json json = Json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) return std::nullopt;
+  return json;
 }
 
 // Compact JSON that never throws (invalid UTF-8 is replaced).

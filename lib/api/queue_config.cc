@@ -181,19 +181,15 @@ StatusOr<bool> ParseBoolAttribute(std::string_view name, std::string_view value)
 }
 
 StatusOr<RedrivePolicy> ParseRedrivePolicy(const std::string& text) {
-  const auto invalid = [&text](std::string_view reason) {
-    return InvalidParameterValue(text, attr::kRedrivePolicy, reason);
-  };
-  const Json json = Json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
-    return invalid("Redrive policy is not a valid JSON map.");
-  }
-  const auto arn = json.find("deadLetterTargetArn");
-  if (arn == json.end()) {
+  const auto invalid = InvalidParameterValueOf(text, attr::kRedrivePolicy);
+  const std::optional<Json> json = ParseObject(text);
+  if (!json.has_value()) return invalid("Redrive policy is not a valid JSON map.");
+  const auto arn = json->find("deadLetterTargetArn");
+  if (arn == json->end()) {
     return invalid("Redrive policy does not contain mandatory attribute: deadLetterTargetArn.");
   }
-  const auto count = json.find("maxReceiveCount");
-  if (count == json.end()) {
+  const auto count = json->find("maxReceiveCount");
+  if (count == json->end()) {
     return invalid("Redrive policy does not contain mandatory attribute: maxReceiveCount.");
   }
   if (!arn->is_string() || !IsSqsQueueArn(arn->get_ref<const std::string&>())) {
@@ -218,15 +214,11 @@ StatusOr<RedrivePolicy> ParseRedrivePolicy(const std::string& text) {
 }
 
 StatusOr<RedriveAllowPolicy> ParseRedriveAllowPolicy(const std::string& text) {
-  const auto invalid = [&text](std::string_view reason) {
-    return InvalidParameterValue(text, attr::kRedriveAllowPolicy, reason);
-  };
-  const Json json = Json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
-    return invalid("The redrive allow policy must be a JSON object.");
-  }
-  const auto permission = json.find("redrivePermission");
-  if (permission == json.end() || !permission->is_string()) {
+  const auto invalid = InvalidParameterValueOf(text, attr::kRedriveAllowPolicy);
+  const std::optional<Json> json = ParseObject(text);
+  if (!json.has_value()) return invalid("The redrive allow policy must be a JSON object.");
+  const auto permission = json->find("redrivePermission");
+  if (permission == json->end() || !permission->is_string()) {
     return invalid("The redrive allow policy must contain redrivePermission.");
   }
   RedriveAllowPolicy policy;
@@ -235,8 +227,8 @@ StatusOr<RedriveAllowPolicy> ParseRedriveAllowPolicy(const std::string& text) {
       policy.redrive_permission != "byQueue") {
     return invalid("redrivePermission must be allowAll, denyAll or byQueue.");
   }
-  const auto arns = json.find("sourceQueueArns");
-  const bool has_arns = arns != json.end() && !(arns->is_array() && arns->empty());
+  const auto arns = json->find("sourceQueueArns");
+  const bool has_arns = arns != json->end() && !(arns->is_array() && arns->empty());
   if (policy.redrive_permission != "byQueue") {
     if (has_arns) {
       return invalid("sourceQueueArns can be specified only when redrivePermission is byQueue.");
@@ -256,8 +248,7 @@ StatusOr<RedriveAllowPolicy> ParseRedriveAllowPolicy(const std::string& text) {
 }
 
 Status ValidatePolicyDocument(const std::string& text) {
-  const Json json = Json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) return InvalidAttributeValue(attr::kPolicy);
+  if (!ParseObject(text).has_value()) return InvalidAttributeValue(attr::kPolicy);
   return Status::OK();
 }
 

@@ -3,9 +3,11 @@
 // (docs/sqs-reference.md §3.7 quotas, §4.6 documents, §6.9 AddPermission).
 
 #include <cstddef>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lib/api/config_text.h"
@@ -126,31 +128,35 @@ Json StatementsOf(const Json& policy) {
   return array;
 }
 
-// Entries of a statement's Action (or NotAction): a string is one.
-size_t ActionCount(const Json& statement) {
-  size_t count = 0;
-  for (const char* key : {"Action", "NotAction"}) {
-    const auto it = statement.find(key);
-    if (it == statement.end()) continue;
-    count += it->is_array() ? it->size() : 1;
+// An array counts its entries; anything else (a string, "*") is one.
+size_t EntryCount(const Json& value) { return value.is_array() ? value.size() : 1; }
+
+// The sum of `count` over the members `key` and `not_key` of a statement
+// that it has.
+template <typename Count>
+size_t CountKeyAndNot(const Json& statement, const char* key, const char* not_key, Count count) {
+  size_t total = 0;
+  for (const char* k : {key, not_key}) {
+    const auto it = statement.find(k);
+    if (it != statement.end()) total += count(*it);
   }
-  return count;
+  return total;
 }
 
-// Entries of a statement's Principal (or NotPrincipal): "*" or a string is
-// one, an object counts the entries of each of its members.
+// Entries of a statement's Action (or NotAction).
+size_t ActionCount(const Json& statement) {
+  return CountKeyAndNot(statement, "Action", "NotAction", EntryCount);
+}
+
+// Entries of a statement's Principal (or NotPrincipal): an object counts the
+// entries of each of its members.
 size_t PrincipalCount(const Json& statement) {
-  size_t count = 0;
-  for (const char* key : {"Principal", "NotPrincipal"}) {
-    const auto it = statement.find(key);
-    if (it == statement.end()) continue;
-    if (!it->is_object()) {
-      count += it->is_array() ? it->size() : 1;
-      continue;
-    }
-    for (const auto& [kind, who] : it->items()) count += who.is_array() ? who.size() : 1;
-  }
-  return count;
+  return CountKeyAndNot(statement, "Principal", "NotPrincipal", [](const Json& principal) {
+    if (!principal.is_object()) return EntryCount(principal);
+    size_t count = 0;
+    for (const auto& [kind, who] : principal.items()) count += EntryCount(who);
+    return count;
+  });
 }
 
 // Conditions of a statement: each key under each operator of its Condition.
@@ -258,9 +264,9 @@ Status CheckPolicyLimits(const AttributeMap& attributes) {
   const auto it = attributes.find(std::string(attr::kPolicy));
   if (it == attributes.end() || it->second.empty()) return Status::OK();
   if (Status s = CheckPolicySize(it->second.size()); !s.ok()) return s;
-  const Json policy = Json::parse(it->second, nullptr, false);
-  if (policy.is_discarded() || !policy.is_object()) return Status::OK();  // Apply's error
-  return CheckPolicyContent(policy);
+  const std::optional<Json> policy = ParseObject(it->second);
+  if (!policy.has_value()) return Status::OK();  // Apply's error
+  return CheckPolicyContent(*policy);
 }
 
 // `account_id_for_arns` is not needed: the principals name the granted
@@ -275,10 +281,11 @@ StatusOr<std::string> PolicyAddPermission(const std::string& current_policy,
 
   Json policy = Json::object();
   if (!current_policy.empty()) {
-    policy = Json::parse(current_policy, nullptr, false);
-    if (policy.is_discarded() || !policy.is_object()) {
+    std::optional<Json> current = ParseObject(current_policy);
+    if (!current.has_value()) {
       return Status(ErrorCode::kInternal, "The queue's Policy is not a JSON object.");
     }
+    policy = std::move(*current);
   } else {
     policy["Version"] = std::string(kPolicyVersion);
     policy["Id"] = queue_arn + std::string(kPolicyIdSuffix);
@@ -314,8 +321,9 @@ StatusOr<std::string> PolicyRemovePermission(const std::string& current_policy,
                                              const std::string& label) {
   const Status not_found = LabelError(label, "can't find label.");
   if (current_policy.empty()) return not_found;
-  Json policy = Json::parse(current_policy, nullptr, false);
-  if (policy.is_discarded() || !policy.is_object()) return not_found;
+  std::optional<Json> parsed = ParseObject(current_policy);
+  if (!parsed.has_value()) return not_found;
+  Json& policy = *parsed;
   const Json statements = StatementsOf(policy);
   Json kept = Json::array();
   bool found = false;
