@@ -125,12 +125,7 @@ void BindBroker(py::module_& m) {
             return b.Wrap(Take(Unlocked([&] { return b.rep->GetQueueByArn(arn); })));
           },
           py::arg("arn"))
-      .def(
-          "delete_queue",
-          [](PyBroker& b, const std::string& name) {
-            Check(Unlocked([&] { return b.rep->DeleteQueue(name); }));
-          },
-          py::arg("name"))
+      .def("delete_queue", CheckedCall<PyBroker>(&lqs::Broker::DeleteQueue), py::arg("name"))
       .def(
           "list_queues",
           [](PyBroker& b, const std::string& prefix, std::optional<int> max_results,
@@ -195,9 +190,8 @@ void BindBroker(py::module_& m) {
             return out;
           },
           py::arg("source_arn"), py::arg("max_results") = 1)
-      .def("run_maintenance",
-           [](PyBroker& b) { Check(Unlocked([&] { return b.rep->RunMaintenance(); })); })
-      .def("compact_all", [](PyBroker& b) { Check(Unlocked([&] { return b.rep->CompactAll(); })); })
+      .def("run_maintenance", CheckedCall<PyBroker>(&lqs::Broker::RunMaintenance))
+      .def("compact_all", CheckedCall<PyBroker>(&lqs::Broker::CompactAll))
       .def("verify", [](PyBroker& b) {
         auto problems = Take(Unlocked([&] { return b.rep->Verify(); }));
         return problems;

@@ -44,6 +44,17 @@ auto Unlocked(Fn&& fn) {
   return fn();
 }
 
+// A binding (for py::class_<Handle>::def) of a Status-returning method of the
+// C++ object that a Handle holds in `rep`: it calls the method with the GIL
+// released and raises on an error. For example
+// .def("purge", CheckedCall<PyQueue>(&lqs::Queue::PurgeQueue)).
+template <typename Handle, typename Class, typename... Args>
+auto CheckedCall(lqs::Status (Class::*method)(Args...)) {
+  return [method](Handle& h, Args... args) {
+    Check(Unlocked([&] { return ((*h.rep).*method)(args...); }));
+  };
+}
+
 // ---- Conversions -------------------------------------------------------------------
 
 // UTF-8 (invalid bytes as surrogate escapes) -> str.

@@ -147,12 +147,8 @@ void BindQueue(py::module_& m) {
           py::arg("message_system_attribute_names") = std::vector<std::string>{},
           py::arg("message_attribute_names") = std::vector<std::string>{},
           py::arg("receive_request_attempt_id") = py::none())
-      .def(
-          "delete_message",
-          [](PyQueue& q, const std::string& handle) {
-            Check(Unlocked([&] { return q.rep->DeleteMessage(handle); }));
-          },
-          py::arg("receipt_handle"))
+      .def("delete_message", CheckedCall<PyQueue>(&lqs::Queue::DeleteMessage),
+           py::arg("receipt_handle"))
       .def(
           "delete_message_batch",
           [](PyQueue& q, const std::vector<std::pair<std::string, std::string>>& entries) {
@@ -161,12 +157,8 @@ void BindQueue(py::module_& m) {
             return FromBatch(Take(Unlocked([&] { return q.rep->DeleteMessageBatch(batch); })));
           },
           py::arg("entries"))
-      .def(
-          "change_message_visibility",
-          [](PyQueue& q, const std::string& handle, int timeout) {
-            Check(Unlocked([&] { return q.rep->ChangeMessageVisibility(handle, timeout); }));
-          },
-          py::arg("receipt_handle"), py::arg("visibility_timeout"))
+      .def("change_message_visibility", CheckedCall<PyQueue>(&lqs::Queue::ChangeMessageVisibility),
+           py::arg("receipt_handle"), py::arg("visibility_timeout"))
       .def(
           "change_message_visibility_batch",
           [](PyQueue& q,
@@ -179,54 +171,27 @@ void BindQueue(py::module_& m) {
                 Take(Unlocked([&] { return q.rep->ChangeMessageVisibilityBatch(batch); })));
           },
           py::arg("entries"))
-      .def("purge", [](PyQueue& q) { Check(Unlocked([&] { return q.rep->PurgeQueue(); })); })
+      .def("purge", CheckedCall<PyQueue>(&lqs::Queue::PurgeQueue))
       .def(
           "get_attributes",
           [](PyQueue& q, const std::vector<std::string>& names) {
             return FromMap(Take(Unlocked([&] { return q.rep->GetAttributes(names); })));
           },
           py::arg("names"))
-      .def(
-          "set_attributes",
-          [](PyQueue& q, const std::map<std::string, std::string>& attrs) {
-            Check(Unlocked([&] { return q.rep->SetAttributes(attrs); }));
-          },
-          py::arg("attributes"))
-      .def(
-          "tag",
-          [](PyQueue& q, const std::map<std::string, std::string>& tags) {
-            Check(Unlocked([&] { return q.rep->TagQueue(tags); }));
-          },
-          py::arg("tags"))
-      .def(
-          "untag",
-          [](PyQueue& q, const std::vector<std::string>& keys) {
-            Check(Unlocked([&] { return q.rep->UntagQueue(keys); }));
-          },
-          py::arg("keys"))
+      .def("set_attributes", CheckedCall<PyQueue>(&lqs::Queue::SetAttributes),
+           py::arg("attributes"))
+      .def("tag", CheckedCall<PyQueue>(&lqs::Queue::TagQueue), py::arg("tags"))
+      .def("untag", CheckedCall<PyQueue>(&lqs::Queue::UntagQueue), py::arg("keys"))
       .def("list_tags",
            [](PyQueue& q) {
              return FromMap(Take(Unlocked([&] { return q.rep->ListQueueTags(); })));
            })
-      .def(
-          "add_permission",
-          [](PyQueue& q, const std::string& label, const std::vector<std::string>& accounts,
-             const std::vector<std::string>& actions) {
-            Check(Unlocked([&] { return q.rep->AddPermission(label, accounts, actions); }));
-          },
-          py::arg("label"), py::arg("account_ids"), py::arg("actions"))
-      .def(
-          "remove_permission",
-          [](PyQueue& q, const std::string& label) {
-            Check(Unlocked([&] { return q.rep->RemovePermission(label); }));
-          },
-          py::arg("label"))
-      .def(
-          "delete_message_and_record",
-          [](PyQueue& q, const std::string& handle, const std::string& key, int64_t ttl) {
-            Check(Unlocked([&] { return q.rep->DeleteMessageAndRecord(handle, key, ttl); }));
-          },
-          py::arg("receipt_handle"), py::arg("idempotency_key"), py::arg("ttl_seconds"))
+      .def("add_permission", CheckedCall<PyQueue>(&lqs::Queue::AddPermission), py::arg("label"),
+           py::arg("account_ids"), py::arg("actions"))
+      .def("remove_permission", CheckedCall<PyQueue>(&lqs::Queue::RemovePermission),
+           py::arg("label"))
+      .def("delete_message_and_record", CheckedCall<PyQueue>(&lqs::Queue::DeleteMessageAndRecord),
+           py::arg("receipt_handle"), py::arg("idempotency_key"), py::arg("ttl_seconds"))
       .def(
           "inbox_contains",
           [](PyQueue& q, const std::string& key) {
