@@ -48,7 +48,7 @@ import dataclasses
 import shutil
 import tempfile
 from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
-                    Tuple, Union)
+                    Tuple, TypeVar, Union)
 
 from . import _errors
 from ._errors import (BatchEntryIdsNotDistinct, BatchRequestTooLong, Closed, Corruption,
@@ -65,6 +65,8 @@ from ._lqs import limits  # SQS's limits and defaults (lqs/limits.h)
 
 _errors._install_table(_lqs.error_table())
 
+_Self = TypeVar("_Self")
+
 __version__: str = _lqs.version()
 
 __all__ = [
@@ -80,6 +82,22 @@ __all__ = [
     "DatabaseLocked", "Closed", "InternalError", "Worker", "WorkerMessage",
     "NonRetryableError",
 ]
+
+class _ClosesOnExit:
+    """A context manager over ``close()``: ``with`` gives the object itself and
+    closes it on the way out (Broker, Server, SQSClient)."""
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()  # type: ignore[attr-defined]
+
+
+def _rep_property(name: str) -> Any:
+    """A read-only property with the value of the attribute ``name`` of ``self._rep``."""
+    return property(lambda self: getattr(self._rep, name))
+
 
 DURABILITY_NONE = "none"
 DURABILITY_PROCESS = "process"
@@ -261,17 +279,9 @@ class Queue:
         self._broker = broker
         self._rep = rep
 
-    @property
-    def name(self) -> str:
-        return self._rep.name
-
-    @property
-    def arn(self) -> str:
-        return self._rep.arn
-
-    @property
-    def is_fifo(self) -> bool:
-        return self._rep.is_fifo
+    name = _rep_property("name")
+    arn = _rep_property("arn")
+    is_fifo = _rep_property("is_fifo")
 
     @property
     def broker(self) -> "Broker":
@@ -519,7 +529,7 @@ def _attr_strings(attrs: Mapping[str, Any]) -> Dict[str, str]:
 
 # ---- Broker ---------------------------------------------------------------------------
 
-class Broker:
+class Broker(_ClosesOnExit):
     """An open lqs database (a directory): its queues and their messages. Use as a
     context manager or call close().
     Safe to share between threads; close() must not race with other calls."""
@@ -540,27 +550,13 @@ class Broker:
     def closed(self) -> bool:
         return bool(self._rep.closed)
 
-    def __enter__(self) -> "Broker":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
         return f"<lqs.Broker {self.path!r} {state}>"
 
-    @property
-    def path(self) -> str:
-        return self._rep.path
-
-    @property
-    def region(self) -> str:
-        return self._rep.region
-
-    @property
-    def account_id(self) -> str:
-        return self._rep.account_id
+    path = _rep_property("path")
+    region = _rep_property("region")
+    account_id = _rep_property("account_id")
 
     def arn_for(self, name: str) -> str:
         """arn:aws:sqs:<region>:<account_id>:<name>"""
@@ -695,7 +691,7 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
     return Broker(rep, clock)
 
 
-class Server:
+class Server(_ClosesOnExit):
     """lqsd's SQS endpoint (both wire protocols) in this process, on its own threads;
     use it as a context manager. ``url`` is the endpoint for boto3's ``endpoint_url``
     (queue URLs are ``<url>/<account_id>/<name>``, see ``url_style``); ``broker`` is the
@@ -770,12 +766,6 @@ class Server:
         if self._temp is not None:
             shutil.rmtree(self._temp, ignore_errors=True)
             self._temp = None
-
-    def __enter__(self) -> "Server":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<lqs.Server {self.url}{' (closed)' if self._rep is None else ''}>"

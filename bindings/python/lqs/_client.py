@@ -27,6 +27,7 @@ import types
 import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from . import _ClosesOnExit  # lqs/__init__.py imports this module last
 from . import _errors
 from ._lqs import LocalCaller as _LocalCaller
 from ._lqs import limits
@@ -350,7 +351,7 @@ def _remove_tree(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-class SQSClient:
+class SQSClient(_ClosesOnExit):
     """boto3-compatible SQS client over an lqs database. Create with lqs.client()."""
 
     def __init__(self, path: Optional[str] = None, *, endpoint_url: str = DEFAULT_ENDPOINT,
@@ -389,12 +390,6 @@ class SQSClient:
             self._finalizer()
         else:
             self.broker.close()
-
-    def __enter__(self) -> "SQSClient":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<lqs.client {self.broker.path!r}>"
