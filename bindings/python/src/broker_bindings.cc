@@ -157,12 +157,8 @@ void BindBroker(py::module_& m) {
           },
           py::arg("source_arn"), py::arg("destination_arn") = py::none(),
           py::arg("max_number_of_messages_per_second") = py::none())
-      .def(
-          "cancel_message_move_task",
-          [](PyBroker& b, const std::string& handle) {
-            return Take(Unlocked([&] { return b.rep->CancelMessageMoveTask(handle); }));
-          },
-          py::arg("task_handle"))
+      .def("cancel_message_move_task", TakenCall<PyBroker>(&lqs::Broker::CancelMessageMoveTask),
+           py::arg("task_handle"))
       .def(
           "list_message_move_tasks",
           [](PyBroker& b, const std::string& source_arn, int max_results) {
@@ -192,10 +188,7 @@ void BindBroker(py::module_& m) {
           py::arg("source_arn"), py::arg("max_results") = 1)
       .def("run_maintenance", CheckedCall<PyBroker>(&lqs::Broker::RunMaintenance))
       .def("compact_all", CheckedCall<PyBroker>(&lqs::Broker::CompactAll))
-      .def("verify", [](PyBroker& b) {
-        auto problems = Take(Unlocked([&] { return b.rep->Verify(); }));
-        return problems;
-      });
+      .def("verify", TakenCall<PyBroker>(&lqs::Broker::Verify));
 }
 
 }  // namespace lqs_py

@@ -55,6 +55,19 @@ auto CheckedCall(lqs::Status (Class::*method)(Args...)) {
   };
 }
 
+// The same for a StatusOr-returning method: the binding returns
+// convert(value), or the value itself.
+template <typename Handle, typename Class, typename T, typename... Args, typename Convert>
+auto TakenCall(lqs::StatusOr<T> (Class::*method)(Args...), Convert convert) {
+  return [method, convert](Handle& h, Args... args) {
+    return convert(Take(Unlocked([&] { return ((*h.rep).*method)(args...); })));
+  };
+}
+template <typename Handle, typename Class, typename T, typename... Args>
+auto TakenCall(lqs::StatusOr<T> (Class::*method)(Args...)) {
+  return TakenCall<Handle>(method, [](T value) { return value; });
+}
+
 // ---- Conversions -------------------------------------------------------------------
 
 // UTF-8 (invalid bytes as surrogate escapes) -> str.

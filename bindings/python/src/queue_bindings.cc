@@ -172,32 +172,21 @@ void BindQueue(py::module_& m) {
           },
           py::arg("entries"))
       .def("purge", CheckedCall<PyQueue>(&lqs::Queue::PurgeQueue))
-      .def(
-          "get_attributes",
-          [](PyQueue& q, const std::vector<std::string>& names) {
-            return FromMap(Take(Unlocked([&] { return q.rep->GetAttributes(names); })));
-          },
-          py::arg("names"))
+      .def("get_attributes", TakenCall<PyQueue>(&lqs::Queue::GetAttributes, &FromMap),
+           py::arg("names"))
       .def("set_attributes", CheckedCall<PyQueue>(&lqs::Queue::SetAttributes),
            py::arg("attributes"))
       .def("tag", CheckedCall<PyQueue>(&lqs::Queue::TagQueue), py::arg("tags"))
       .def("untag", CheckedCall<PyQueue>(&lqs::Queue::UntagQueue), py::arg("keys"))
-      .def("list_tags",
-           [](PyQueue& q) {
-             return FromMap(Take(Unlocked([&] { return q.rep->ListQueueTags(); })));
-           })
+      .def("list_tags", TakenCall<PyQueue>(&lqs::Queue::ListQueueTags, &FromMap))
       .def("add_permission", CheckedCall<PyQueue>(&lqs::Queue::AddPermission), py::arg("label"),
            py::arg("account_ids"), py::arg("actions"))
       .def("remove_permission", CheckedCall<PyQueue>(&lqs::Queue::RemovePermission),
            py::arg("label"))
       .def("delete_message_and_record", CheckedCall<PyQueue>(&lqs::Queue::DeleteMessageAndRecord),
            py::arg("receipt_handle"), py::arg("idempotency_key"), py::arg("ttl_seconds"))
-      .def(
-          "inbox_contains",
-          [](PyQueue& q, const std::string& key) {
-            return Take(Unlocked([&] { return q.rep->InboxContains(key); }));
-          },
-          py::arg("idempotency_key"))
+      .def("inbox_contains", TakenCall<PyQueue>(&lqs::Queue::InboxContains),
+           py::arg("idempotency_key"))
       .def(
           "move_to_dead_letter_queue",
           [](PyQueue& q, const std::string& handle, const py::object& extra) {
