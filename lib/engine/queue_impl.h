@@ -71,6 +71,7 @@
 #include <absl/base/thread_annotations.h>
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
+#include <absl/functional/function_ref.h>
 
 #include "lib/api/queue_config.h"
 #include "lib/engine/core.h"
@@ -366,6 +367,15 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
                                           const rocksdb::Slice& key, uint64_t seq,
                                           const storage::VisibleEntry& e, const std::string& group)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What TakeQueuedLocked and TakeLeasedLocked do before leasing message
+  // `seq` (sent at `sent_ms`, received `receive_count` times, first at
+  // `first_receive_ms`): ends it when it has expired (deletes it) or has used
+  // up its receives with a DLQ (moves it there), calling `drop` to remove the
+  // entry the caller found it by. Returns that outcome, or nullopt when the
+  // message is to be leased.
+  StatusOr<std::optional<EntryOutcome>> EndExpiredOrDeadLocked(
+      ReceiveContext* ctx, uint64_t seq, int64_t sent_ms, uint32_t receive_count,
+      int64_t first_receive_ms, absl::FunctionRef<void()> drop) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Checks the in-flight limit and fills *ctx for a receive; ctx->want == 0
   // means nothing may be taken (a long poll at the limit).
   Status StartReceiveLocked(const ReceiveMessageRequest& request, int64_t now, bool long_poll,

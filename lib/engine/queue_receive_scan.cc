@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include <rocksdb/iterator.h>
 #include <rocksdb/snapshot.h>
@@ -218,6 +219,26 @@ Status QueueImpl::CommitReceiveLocked(ReceiveContext* ctx) {
   return Status::OK();
 }
 
+StatusOr<std::optional<QueueImpl::EntryOutcome>> QueueImpl::EndExpiredOrDeadLocked(
+    ReceiveContext* ctx, uint64_t seq, int64_t sent_ms, uint32_t receive_count,
+    int64_t first_receive_ms, absl::FunctionRef<void()> drop) {
+  if (sent_ms <= ctx->retention_cutoff) {
+    ctx->batch.SingleDelete(core_->db()->cf(Cf::kMessages), storage::MessageKey(id_, seq));
+    ctx->delta.Add(storage::kExpiredTotal, 1);
+    drop();
+    return std::optional(EntryOutcome::kDropped);
+  }
+  if (ctx->dl.dlq && receive_count >= static_cast<uint32_t>(ctx->dl.max_receives)) {
+    StatusOr<bool> moved = MoveToDeadLetter(&ctx->dl, seq, receive_count, first_receive_ms, sent_ms,
+                                            ctx->now, &ctx->batch, &ctx->delta);
+    if (!moved.ok()) return moved.status();
+    if (!*moved) return std::optional(EntryOutcome::kBlocked);
+    drop();
+    return std::optional(EntryOutcome::kDropped);
+  }
+  return std::optional<EntryOutcome>();
+}
+
 StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeQueuedLocked(ReceiveContext* ctx, Cf cf,
                                                               const rocksdb::Slice& key,
                                                               uint64_t seq, const VisibleEntry& e,
@@ -230,20 +251,10 @@ StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeQueuedLocked(ReceiveContext* ct
     }
     ctx->delta.Add(storage::kStored, -1);
   };
-  if (e.sent_ms <= ctx->retention_cutoff) {
-    drop_index();
-    ctx->batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
-    ctx->delta.Add(storage::kExpiredTotal, 1);
-    return EntryOutcome::kDropped;
-  }
-  if (ctx->dl.dlq && e.receive_count >= static_cast<uint32_t>(ctx->dl.max_receives)) {
-    StatusOr<bool> moved = MoveToDeadLetter(&ctx->dl, seq, e.receive_count, e.first_receive_ms,
-                                            e.sent_ms, ctx->now, &ctx->batch, &ctx->delta);
-    if (!moved.ok()) return moved.status();
-    if (!*moved) return EntryOutcome::kBlocked;
-    drop_index();
-    return EntryOutcome::kDropped;
-  }
+  StatusOr<std::optional<EntryOutcome>> ended =
+      EndExpiredOrDeadLocked(ctx, seq, e.sent_ms, e.receive_count, e.first_receive_ms, drop_index);
+  if (!ended.ok()) return ended.status();
+  if (ended->has_value()) return **ended;
   LeaseEntry lease;
   lease.visible_at_ms = ctx->now + ctx->lease_ms;
   lease.receive_count = e.receive_count + 1;
@@ -289,20 +300,10 @@ StatusOr<QueueImpl::EntryOutcome> QueueImpl::TakeLeasedLocked(ReceiveContext* ct
     ctx->delta.Add(storage::kLeases, -1);
     ctx->leases_gone.push_back(seq);
   };
-  if (old.sent_ms <= ctx->retention_cutoff) {
-    ctx->batch.SingleDelete(db->cf(Cf::kMessages), storage::MessageKey(id_, seq));
-    ctx->delta.Add(storage::kExpiredTotal, 1);
-    drop_lease();
-    return EntryOutcome::kDropped;
-  }
-  if (ctx->dl.dlq && old.receive_count >= static_cast<uint32_t>(ctx->dl.max_receives)) {
-    StatusOr<bool> moved = MoveToDeadLetter(&ctx->dl, seq, old.receive_count, old.first_receive_ms,
-                                            old.sent_ms, ctx->now, &ctx->batch, &ctx->delta);
-    if (!moved.ok()) return moved.status();
-    if (!*moved) return EntryOutcome::kBlocked;
-    drop_lease();
-    return EntryOutcome::kDropped;
-  }
+  StatusOr<std::optional<EntryOutcome>> ended = EndExpiredOrDeadLocked(
+      ctx, seq, old.sent_ms, old.receive_count, old.first_receive_ms, drop_lease);
+  if (!ended.ok()) return ended.status();
+  if (ended->has_value()) return **ended;
   LeaseEntry lease = old;
   lease.visible_at_ms = ctx->now + ctx->lease_ms;
   lease.receive_count += 1;
