@@ -22,6 +22,7 @@ using lqs::c_internal::MakeMap;
 using lqs::c_internal::OptStr;
 using lqs::c_internal::OrElse;
 using lqs::c_internal::SaveError;
+using lqs::c_internal::SaveResult;
 using lqs::c_internal::Str;
 
 struct lqs_move_tasks_t {
@@ -56,9 +57,9 @@ lqs::ListQueuesRequest ListRequest(const char* prefix, int max_results, const ch
 int ReturnQueue(const std::shared_ptr<lqs::Broker>& broker,
                 lqs::StatusOr<std::shared_ptr<lqs::Queue>>& result, lqs_queue_t** queue,
                 char** errptr) {
-  if (!result.ok()) return SaveError(result.status(), errptr);
-  if (queue != nullptr) *queue = new lqs_queue_t{broker, std::move(*result)};
-  return LQS_OK;
+  return SaveResult(std::move(result), queue, errptr, [&](std::shared_ptr<lqs::Queue> q) {
+    return new lqs_queue_t{broker, std::move(q)};
+  });
 }
 
 }  // namespace
@@ -165,31 +166,25 @@ int lqs_start_message_move_task(lqs_broker_t* broker, const char* source_arn,
     request.source_arn = Str(source_arn);
     if (destination_arn != nullptr) request.destination_arn = destination_arn;
     if (max_per_second >= 0) request.max_number_of_messages_per_second = max_per_second;
-    auto result = broker->rep->StartMessageMoveTask(request);
-    if (!result.ok()) return SaveError(result.status(), errptr);
-    if (task_handle != nullptr) *task_handle = CopyString(*result);
-    return LQS_OK;
+    return SaveResult(broker->rep->StartMessageMoveTask(request), task_handle, errptr, CopyString);
   });
 }
 
 int lqs_cancel_message_move_task(lqs_broker_t* broker, const char* task_handle, int64_t* moved,
                                  char** errptr) {
   return Guard(errptr, [&]() -> int {
-    auto result = broker->rep->CancelMessageMoveTask(Str(task_handle));
-    if (!result.ok()) return SaveError(result.status(), errptr);
-    if (moved != nullptr) *moved = *result;
-    return LQS_OK;
+    return SaveResult(broker->rep->CancelMessageMoveTask(Str(task_handle)), moved, errptr,
+                      [](int64_t n) { return n; });
   });
 }
 
 int lqs_list_message_move_tasks(lqs_broker_t* broker, const char* source_arn, int max_results,
                                 lqs_move_tasks_t** tasks, char** errptr) {
   return Guard(errptr, [&]() -> int {
-    auto result =
-        broker->rep->ListMessageMoveTasks(Str(source_arn), max_results < 0 ? 1 : max_results);
-    if (!result.ok()) return SaveError(result.status(), errptr);
-    if (tasks != nullptr) *tasks = new lqs_move_tasks_t{std::move(*result)};
-    return LQS_OK;
+    return SaveResult(
+        broker->rep->ListMessageMoveTasks(Str(source_arn), max_results < 0 ? 1 : max_results),
+        tasks, errptr,
+        [](std::vector<lqs::MessageMoveTask> t) { return new lqs_move_tasks_t{std::move(t)}; });
   });
 }
 
@@ -235,10 +230,8 @@ int lqs_compact_all(lqs_broker_t* broker, char** errptr) {
 
 int lqs_verify(lqs_broker_t* broker, lqs_strlist_t** problems, char** errptr) {
   return Guard(errptr, [&]() -> int {
-    auto result = broker->rep->Verify();
-    if (!result.ok()) return SaveError(result.status(), errptr);
-    if (problems != nullptr) *problems = new lqs_strlist_t{std::move(*result)};
-    return LQS_OK;
+    return SaveResult(broker->rep->Verify(), problems, errptr,
+                      [](std::vector<std::string> p) { return new lqs_strlist_t{std::move(p)}; });
   });
 }
 

@@ -78,6 +78,17 @@ int Guard(char** errptr, Fn&& fn) {
   }
 }
 
+// The end of a call that hands out a value: the error of a failed `result`
+// (SaveError), or LQS_OK with *out, when `out` is not NULL, set to
+// make(value) (the value is moved from when `result` is an rvalue).
+// Exceptions from `make` propagate to the entry point's Guard.
+template <typename Result, typename Out, typename Make>
+int SaveResult(Result&& result, Out* out, char** errptr, Make&& make) {
+  if (!result.ok()) return SaveError(result.status(), errptr);
+  if (out != nullptr) *out = make(std::forward<Result>(result).value());
+  return LQS_OK;
+}
+
 inline std::string Str(const char* s) { return s == nullptr ? std::string() : std::string(s); }
 
 // For the entry points with no errptr to report to: returns what `fn` returns,

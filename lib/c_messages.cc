@@ -22,6 +22,7 @@ using lqs::c_internal::NewOrNull;
 using lqs::c_internal::OptStr;
 using lqs::c_internal::OrElse;
 using lqs::c_internal::SaveError;
+using lqs::c_internal::SaveResult;
 using lqs::c_internal::SetOptional;
 using lqs::c_internal::Str;
 
@@ -95,10 +96,8 @@ int lqs_queue_send_message(lqs_queue_t* queue, const lqs_send_request_t* send,
                            lqs_send_result_t** result, char** errptr) {
   return Guard(errptr, [&]() -> int {
     LQS_REQUIRE(send != nullptr, "send must not be NULL");
-    auto sent = queue->rep->SendMessage(send->rep);
-    if (!sent.ok()) return SaveError(sent.status(), errptr);
-    if (result != nullptr) *result = new lqs_send_result_t{std::move(*sent)};
-    return LQS_OK;
+    return SaveResult(queue->rep->SendMessage(send->rep), result, errptr,
+                      [](lqs::SendMessageResult r) { return new lqs_send_result_t{std::move(r)}; });
   });
 }
 
@@ -136,17 +135,15 @@ int lqs_queue_send_message_batch(lqs_queue_t* queue, const lqs_send_batch_reques
   return Guard(errptr, [&]() -> int {
     static const lqs_send_batch_request_t kEmpty;
     auto sent = queue->rep->SendMessageBatch(batch != nullptr ? batch->rep : kEmpty.rep);
-    if (!sent.ok()) return SaveError(sent.status(), errptr);
-    if (result != nullptr) {
+    return SaveResult(std::move(sent), result, errptr, [](lqs::SendMessageBatchResult done) {
       auto out = std::make_unique<lqs_batch_result_t>();
-      for (auto& entry : sent->successful) {
+      for (auto& entry : done.successful) {
         out->successful_ids.push_back(entry.id);
         out->successful_sends.push_back(lqs_send_result_t{std::move(entry.result)});
       }
-      out->failed = std::move(sent->failed);
-      *result = out.release();
-    }
-    return LQS_OK;
+      out->failed = std::move(done.failed);
+      return out.release();
+    });
   });
 }
 
@@ -210,19 +207,17 @@ int lqs_queue_receive_message(lqs_queue_t* queue, const lqs_receive_request_t* r
   return Guard(errptr, [&]() -> int {
     static const lqs_receive_request_t kDefault;
     auto got = queue->rep->ReceiveMessage(request != nullptr ? request->rep : kDefault.rep);
-    if (!got.ok()) return SaveError(got.status(), errptr);
-    if (messages != nullptr) {
+    return SaveResult(std::move(got), messages, errptr, [](lqs::ReceiveMessageResult received) {
       auto out = std::make_unique<lqs_messages_t>();
-      out->rep.resize(got->messages.size());
-      for (size_t i = 0; i < got->messages.size(); ++i) {
+      out->rep.resize(received.messages.size());
+      for (size_t i = 0; i < received.messages.size(); ++i) {
         lqs_message_t& m = out->rep[i];
-        m.rep = std::move(got->messages[i]);
+        m.rep = std::move(received.messages[i]);
         m.attributes.rep.assign(m.rep.attributes.begin(), m.rep.attributes.end());
         m.attrs = lqs::c_internal::IndexAttributes(m.rep.message_attributes);
       }
-      *messages = out.release();
-    }
-    return LQS_OK;
+      return out.release();
+    });
   });
 }
 

@@ -22,6 +22,7 @@ using lqs::c_internal::MakeList;
 using lqs::c_internal::MakeMap;
 using lqs::c_internal::NewMap;
 using lqs::c_internal::SaveError;
+using lqs::c_internal::SaveResult;
 using lqs::c_internal::Str;
 
 namespace {
@@ -49,9 +50,7 @@ std::vector<Entry> ReceiptEntries(const char* const* ids, const char* const* rec
 // *result (when result is not NULL) set to a new batch result.
 int SaveBatchResult(const lqs::StatusOr<lqs::BatchResult>& done, lqs_batch_result_t** result,
                     char** errptr) {
-  if (!done.ok()) return SaveError(done.status(), errptr);
-  if (result != nullptr) *result = NewBatchResult(*done);
-  return LQS_OK;
+  return SaveResult(done, result, errptr, NewBatchResult);
 }
 
 }  // namespace
@@ -157,10 +156,7 @@ int lqs_queue_purge(lqs_queue_t* queue, char** errptr) {
 int lqs_queue_get_attributes(lqs_queue_t* queue, const char* const* names, size_t n,
                              lqs_strmap_t** attributes, char** errptr) {
   return Guard(errptr, [&]() -> int {
-    auto got = queue->rep->GetAttributes(MakeList(names, n));
-    if (!got.ok()) return SaveError(got.status(), errptr);
-    if (attributes != nullptr) *attributes = NewMap(*got);
-    return LQS_OK;
+    return SaveResult(queue->rep->GetAttributes(MakeList(names, n)), attributes, errptr, NewMap);
   });
 }
 
@@ -186,10 +182,7 @@ int lqs_queue_untag(lqs_queue_t* queue, const char* const* keys, size_t n, char*
 
 int lqs_queue_list_tags(lqs_queue_t* queue, lqs_strmap_t** tags, char** errptr) {
   return Guard(errptr, [&]() -> int {
-    auto got = queue->rep->ListQueueTags();
-    if (!got.ok()) return SaveError(got.status(), errptr);
-    if (tags != nullptr) *tags = NewMap(*got);
-    return LQS_OK;
+    return SaveResult(queue->rep->ListQueueTags(), tags, errptr, NewMap);
   });
 }
 
