@@ -83,19 +83,7 @@ std::string CollapseSpaces(std::string_view v) {
 
 // Raw query pairs, percent-decoded ('+' kept literally).
 std::vector<std::pair<std::string, std::string>> RawQueryPairs(std::string_view query) {
-  std::vector<std::pair<std::string, std::string>> out;
-  if (query.empty()) return out;
-  for (std::string_view piece : Split(query, '&')) {
-    if (piece.empty()) continue;
-    const size_t eq = piece.find('=');
-    if (eq == std::string_view::npos) {
-      out.emplace_back(PercentDecode(piece, false), std::string());
-    } else {
-      out.emplace_back(PercentDecode(piece.substr(0, eq), false),
-                       PercentDecode(piece.substr(eq + 1), false));
-    }
-  }
-  return out;
+  return ParseFormPairs(query, /*plus_is_space=*/false);
 }
 
 const std::string* QueryValue(const std::vector<std::pair<std::string, std::string>>& pairs,

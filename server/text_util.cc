@@ -101,7 +101,8 @@ std::string UriEncode(std::string_view text, bool keep_slash) {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> ParseFormPairs(std::string_view text) {
+std::vector<std::pair<std::string, std::string>> ParseFormPairs(std::string_view text,
+                                                                bool plus_is_space) {
   std::vector<std::pair<std::string, std::string>> out;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -111,10 +112,10 @@ std::vector<std::pair<std::string, std::string>> ParseFormPairs(std::string_view
     if (!piece.empty()) {
       const size_t eq = piece.find('=');
       if (eq == std::string_view::npos) {
-        out.emplace_back(PercentDecode(piece, true), std::string());
+        out.emplace_back(PercentDecode(piece, plus_is_space), std::string());
       } else {
-        out.emplace_back(PercentDecode(piece.substr(0, eq), true),
-                         PercentDecode(piece.substr(eq + 1), true));
+        out.emplace_back(PercentDecode(piece.substr(0, eq), plus_is_space),
+                         PercentDecode(piece.substr(eq + 1), plus_is_space));
       }
     }
     pos = amp + 1;

@@ -36,8 +36,10 @@ std::string PercentDecode(std::string_view text, bool plus_is_space);
 std::string UriEncode(std::string_view text, bool keep_slash);
 
 // Splits "a=1&b=2" into decoded (name, value) pairs, in order. Empty pieces
-// are skipped; a piece without '=' has an empty value.
-std::vector<std::pair<std::string, std::string>> ParseFormPairs(std::string_view text);
+// are skipped; a piece without '=' has an empty value. `plus_is_space`: as in
+// PercentDecode (form bodies: true; SigV4's canonical query: false).
+std::vector<std::pair<std::string, std::string>> ParseFormPairs(std::string_view text,
+                                                                bool plus_is_space = true);
 
 // Appends `text` to `out` as XML character data: & < > " escaped as
 // entities, CR as &#xD; (so \r survives XML parsers' newline normalisation).
