@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "fuzz/fuzz_check.h"
 #include "server/http_server.h"
 #include "server/router.h"
 
@@ -55,12 +56,7 @@ using lqsd::HttpRequest;
 using lqsd::HttpRequestReader;
 using Step = HttpRequestReader::Step;
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "fuzz_http_request: property failed: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { lqs::fuzz::CheckProperty("fuzz_http_request", ok, what); }
 
 // One request read, or how reading stopped.
 struct Outcome {

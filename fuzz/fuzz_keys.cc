@@ -10,12 +10,11 @@
 //     order, inside [GroupPrefix, GroupEnd).
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <tuple>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_input.h"
 #include "lib/storage/keys.h"
 
@@ -24,12 +23,7 @@ namespace {
 using namespace lqs::storage;  // NOLINT
 using lqs::fuzz::FuzzInput;
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "fuzz_keys: property failed: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { lqs::fuzz::CheckProperty("fuzz_keys", ok, what); }
 
 int Sign(int c) { return (c > 0) - (c < 0); }
 template <typename T>

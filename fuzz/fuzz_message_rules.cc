@@ -13,14 +13,13 @@
 //     dedup ids present, delay in range) and its digests are well formed.
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_input.h"
 #include "lib/api/message_rules.h"
 
@@ -29,12 +28,7 @@ namespace {
 using lqs::fuzz::FuzzInput;
 namespace api = lqs::api;
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "fuzz_message_rules: property failed: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { lqs::fuzz::CheckProperty("fuzz_message_rules", ok, what); }
 
 // Reference UTF-8 decoder + XML 1.0 Char production (RFC 3629: shortest
 // form only, no surrogates, <= U+10FFFF).

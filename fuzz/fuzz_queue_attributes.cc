@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_input.h"
 #include "lib/api/queue_config.h"
 
@@ -29,10 +30,7 @@ using lqs::fuzz::FuzzInput;
 namespace api = lqs::api;
 
 void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "fuzz_queue_attributes: property failed: %s\n", what);
-    std::abort();
-  }
+  lqs::fuzz::CheckProperty("fuzz_queue_attributes", ok, what);
 }
 
 bool RefPlainName(std::string_view s, size_t max) {

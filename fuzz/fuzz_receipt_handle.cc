@@ -12,10 +12,9 @@
 //     the input back.
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_input.h"
 #include "lib/lease/receipt_handle.h"
 
@@ -26,12 +25,7 @@ using lqs::lease::Base64UrlEncode;
 using lqs::lease::ReceiptHandle;
 using lqs::lease::ReceiptHandleCodec;
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "fuzz_receipt_handle: property failed: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { lqs::fuzz::CheckProperty("fuzz_receipt_handle", ok, what); }
 
 }  // namespace
 

@@ -11,13 +11,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "fuzz/fuzz_check.h"
 #include "lib/storage/counters.h"
 #include "lib/storage/records.h"
 
@@ -25,12 +24,7 @@ namespace {
 
 using namespace lqs::storage;  // NOLINT
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "fuzz_records: property failed: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { lqs::fuzz::CheckProperty("fuzz_records", ok, what); }
 
 bool Same(const Message& a, const Message& b) {
   return a.message_id == b.message_id && a.body == b.body && a.md5_of_body == b.md5_of_body &&
@@ -74,39 +68,50 @@ bool MergeWouldOverflow(const CounterDelta& a, const CounterDelta& b) {
   return false;
 }
 
+bool Same(const VisibleEntry& a, const VisibleEntry& b) {
+  return a.receive_count == b.receive_count && a.first_receive_ms == b.first_receive_ms &&
+         a.sent_ms == b.sent_ms && a.has_expiry_entry == b.has_expiry_entry;
+}
+
+bool Same(const DedupEntry& a, const DedupEntry& b) {
+  return a.first_ms == b.first_ms && a.message_id == b.message_id &&
+         a.sequence_number == b.sequence_number;
+}
+
+// decode . encode . decode == decode for a record `decode` accepts: its
+// encoding decodes (else fails `not_decoded`) to the same record (`differs`).
+template <typename T, typename Decode, typename Encode>
+void CheckRoundTrip(std::string_view v, Decode decode, Encode encode, const char* not_decoded,
+                    const char* differs) {
+  T first;
+  if (!decode(v, &first)) return;
+  T second;
+  Check(decode(encode(first), &second), not_decoded);
+  Check(Same(first, second), differs);
+}
+
 void FuzzMessage(std::string_view v) {
-  Message m;
-  if (!DecodeMessage(v, "fuzz", &m).ok()) return;
-  const std::string again = EncodeMessage(m);
-  Message m2;
-  Check(DecodeMessage(again, "fuzz", &m2).ok(), "re-encoded message does not decode");
-  Check(Same(m, m2), "message round trip");
+  CheckRoundTrip<Message>(
+      v, [](std::string_view s, Message* m) { return DecodeMessage(s, "fuzz", m).ok(); },
+      EncodeMessage, "re-encoded message does not decode", "message round trip");
 }
 
 void FuzzQueue(std::string_view v) {
-  QueueRecord q;
-  if (!DecodeQueueRecord(v, &q).ok()) return;
-  QueueRecord q2;
-  Check(DecodeQueueRecord(EncodeQueueRecord(q), &q2).ok(), "re-encoded queue does not decode");
-  Check(Same(q, q2), "queue record round trip");
+  CheckRoundTrip<QueueRecord>(
+      v, [](std::string_view s, QueueRecord* q) { return DecodeQueueRecord(s, q).ok(); },
+      EncodeQueueRecord, "re-encoded queue does not decode", "queue record round trip");
 }
 
 void FuzzMoveTask(std::string_view v) {
-  MoveTaskRecord t;
-  if (!DecodeMoveTask(v, &t).ok()) return;
-  MoveTaskRecord t2;
-  Check(DecodeMoveTask(EncodeMoveTask(t), &t2).ok(), "re-encoded task does not decode");
-  Check(Same(t, t2), "move task round trip");
+  CheckRoundTrip<MoveTaskRecord>(
+      v, [](std::string_view s, MoveTaskRecord* t) { return DecodeMoveTask(s, t).ok(); },
+      EncodeMoveTask, "re-encoded task does not decode", "move task round trip");
 }
 
 void FuzzVisible(std::string_view v) {
-  VisibleEntry e;
-  if (!DecodeVisible(v, &e)) return;
-  VisibleEntry e2;
-  Check(DecodeVisible(EncodeVisible(e), &e2), "re-encoded visible entry does not decode");
-  Check(e.receive_count == e2.receive_count && e.first_receive_ms == e2.first_receive_ms &&
-            e.sent_ms == e2.sent_ms && e.has_expiry_entry == e2.has_expiry_entry,
-        "visible entry round trip");
+  CheckRoundTrip<VisibleEntry>(v, DecodeVisible, EncodeVisible,
+                               "re-encoded visible entry does not decode",
+                               "visible entry round trip");
 }
 
 void FuzzLease(std::string_view v) {
@@ -116,13 +121,8 @@ void FuzzLease(std::string_view v) {
 }
 
 void FuzzDedup(std::string_view v) {
-  DedupEntry e;
-  if (!DecodeDedup(v, &e)) return;
-  DedupEntry e2;
-  Check(DecodeDedup(EncodeDedup(e), &e2), "re-encoded dedup entry does not decode");
-  Check(e.first_ms == e2.first_ms && e.message_id == e2.message_id &&
-            e.sequence_number == e2.sequence_number,
-        "dedup entry round trip");
+  CheckRoundTrip<DedupEntry>(v, DecodeDedup, EncodeDedup, "re-encoded dedup entry does not decode",
+                             "dedup entry round trip");
 }
 
 void FuzzCounters(std::string_view v) {

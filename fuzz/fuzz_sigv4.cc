@@ -44,6 +44,7 @@
 
 #include <openssl/crypto.h>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_input.h"
 #include "server/sigv4.h"
 #include "server/text_util.h"
@@ -83,12 +84,7 @@ const char* SecretOf(std::string_view id) {
   return nullptr;
 }
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "fuzz_sigv4: property failed: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { lqs::fuzz::CheckProperty("fuzz_sigv4", ok, what); }
 
 void CheckFails(const std::optional<lqsd::SqsError>& err, const char* what) {
   if (!err.has_value()) {
