@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <utility>
 
 #include <fcntl.h>
@@ -235,52 +237,68 @@ IOStatus FaultFileSystem::InjectedReadFault() {
   return IOStatus::IOError("injected: Input/output error (read)");
 }
 
+// `opened`'s file *r (when it opened) wrapped in a Fault* file of `fs`.
+template <typename FaultFile, typename File>
+IOStatus WrapOpened(IOStatus opened, std::unique_ptr<File>* r, FaultFileSystem* fs) {
+  if (opened.ok()) *r = std::make_unique<FaultFile>(std::move(*r), fs);
+  return opened;
+}
+
 IOStatus FaultFileSystem::NewSequentialFile(const std::string& f, const rocksdb::FileOptions& o,
                                             std::unique_ptr<rocksdb::FSSequentialFile>* r,
                                             IODebugContext* dbg) {
-  IOStatus s = target()->NewSequentialFile(f, o, r, dbg);
-  if (s.ok()) *r = std::make_unique<FaultSequentialFile>(std::move(*r), this);
-  return s;
+  return WrapOpened<FaultSequentialFile>(target()->NewSequentialFile(f, o, r, dbg), r, this);
 }
 
 IOStatus FaultFileSystem::NewRandomAccessFile(const std::string& f, const rocksdb::FileOptions& o,
                                               std::unique_ptr<rocksdb::FSRandomAccessFile>* r,
                                               IODebugContext* dbg) {
-  IOStatus s = target()->NewRandomAccessFile(f, o, r, dbg);
-  if (s.ok()) *r = std::make_unique<FaultRandomAccessFile>(std::move(*r), this);
+  return WrapOpened<FaultRandomAccessFile>(target()->NewRandomAccessFile(f, o, r, dbg), r, this);
+}
+
+namespace {
+
+// NewWritableFile (`reopen` false: the file starts empty) and
+// ReopenWritableFile (true: it keeps its bytes): an injected write fault, else
+// `open` (the target's call, into *r), journaled and wrapped.
+IOStatus OpenWritable(FaultFileSystem* fs, const std::string& f, bool reopen,
+                      const std::function<IOStatus()>& open,
+                      std::unique_ptr<rocksdb::FSWritableFile>* r) {
+  IOStatus s = fs->InjectedWriteFault();
+  if (!s.ok()) return s;
+  const bool existed = fs->target()->FileExists(f, IOOptions(), nullptr).ok();
+  uint64_t size = 0;
+  if (reopen && existed) {
+    fs->target()->GetFileSize(f, IOOptions(), &size, nullptr).PermitUncheckedError();
+  }
+  s = open();
+  if (!s.ok()) return s;
+  const std::string path = Normalized(f);
+  if (fs->journaling()) {
+    if (!reopen) {
+      fs->Journal((existed ? "open " : "create ") + path);
+    } else {
+      fs->Journal(existed ? "reopen " + path + " " + std::to_string(size) : "create " + path);
+    }
+  }
+  *r = std::make_unique<FaultWritableFile>(std::move(*r), fs, path, size);
   return s;
 }
+
+}  // namespace
 
 IOStatus FaultFileSystem::NewWritableFile(const std::string& f, const rocksdb::FileOptions& o,
                                           std::unique_ptr<rocksdb::FSWritableFile>* r,
                                           IODebugContext* dbg) {
-  IOStatus s = InjectedWriteFault();
-  if (!s.ok()) return s;
-  const bool existed = target()->FileExists(f, IOOptions(), nullptr).ok();
-  s = target()->NewWritableFile(f, o, r, dbg);
-  if (!s.ok()) return s;
-  const std::string path = Normalized(f);
-  if (journaling()) Journal((existed ? "open " : "create ") + path);
-  *r = std::make_unique<FaultWritableFile>(std::move(*r), this, path, 0);
-  return s;
+  return OpenWritable(
+      this, f, /*reopen=*/false, [&] { return target()->NewWritableFile(f, o, r, dbg); }, r);
 }
 
 IOStatus FaultFileSystem::ReopenWritableFile(const std::string& f, const rocksdb::FileOptions& o,
                                              std::unique_ptr<rocksdb::FSWritableFile>* r,
                                              IODebugContext* dbg) {
-  IOStatus s = InjectedWriteFault();
-  if (!s.ok()) return s;
-  const bool existed = target()->FileExists(f, IOOptions(), nullptr).ok();
-  uint64_t size = 0;
-  if (existed) target()->GetFileSize(f, IOOptions(), &size, nullptr).PermitUncheckedError();
-  s = target()->ReopenWritableFile(f, o, r, dbg);
-  if (!s.ok()) return s;
-  const std::string path = Normalized(f);
-  if (journaling()) {
-    Journal(existed ? "reopen " + path + " " + std::to_string(size) : "create " + path);
-  }
-  *r = std::make_unique<FaultWritableFile>(std::move(*r), this, path, size);
-  return s;
+  return OpenWritable(
+      this, f, /*reopen=*/true, [&] { return target()->ReopenWritableFile(f, o, r, dbg); }, r);
 }
 
 IOStatus FaultFileSystem::ReuseWritableFile(const std::string& f, const std::string& old,
