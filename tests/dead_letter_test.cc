@@ -217,12 +217,7 @@ TEST_F(DeadLetterTest, RedriveIgnoresTheSourcesLoweredLimit) {
   EXPECT_TRUE(Receive(*q).empty());
   ASSERT_EQ(Counts(*dlq)[0], 1);
   ASSERT_OK(q->SetAttributes({{"MaximumMessageSize", "1024"}}));
-  StartMessageMoveTaskRequest r;
-  r.source_arn = dlq->arn();
-  r.max_number_of_messages_per_second = 10;
-  ASSERT_OK(broker_->StartMessageMoveTask(r));
-  clock_->AdvanceSeconds(1);
-  ASSERT_OK(broker_->RunMaintenance());
+  ASSERT_NO_FATAL_FAILURE(RedriveForOneSecond(*dlq, 10));
   EXPECT_EQ(Counts(*dlq)[0], 0);
   auto back = Receive(*q);
   ASSERT_EQ(back.size(), 1u);

@@ -20,14 +20,7 @@ class MoveTaskTest : public BrokerTest {
   }
   // Starts a redrive of the DLQ to its messages' sources at 100 messages/s
   // and lets it run for one second of the clock.
-  void RedriveToSourcesForOneSecond() {
-    StartMessageMoveTaskRequest r;
-    r.source_arn = dlq_->arn();
-    r.max_number_of_messages_per_second = 100;
-    ASSERT_OK(broker_->StartMessageMoveTask(r));
-    clock_->AdvanceSeconds(1);
-    ASSERT_OK(broker_->RunMaintenance());
-  }
+  void RedriveToSourcesForOneSecond() { RedriveForOneSecond(*dlq_, 100); }
 
   std::shared_ptr<Queue> dlq_, src_;
 };

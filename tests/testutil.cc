@@ -106,6 +106,15 @@ std::array<int64_t, 3> BrokerTest::Counts(Queue& q) {
           std::stoll((*a)["ApproximateNumberOfMessagesDelayed"])};
 }
 
+void BrokerTest::RedriveForOneSecond(const Queue& dlq, int per_second) {
+  StartMessageMoveTaskRequest r;
+  r.source_arn = dlq.arn();
+  r.max_number_of_messages_per_second = per_second;
+  ASSERT_OK(broker_->StartMessageMoveTask(r));
+  clock_->AdvanceSeconds(1);
+  ASSERT_OK(broker_->RunMaintenance());
+}
+
 void BrokerTest::ExpectConsistent() {
   auto problems = broker_->Verify();
   ASSERT_TRUE(problems.ok()) << problems.status().ToString();

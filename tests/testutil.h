@@ -149,6 +149,10 @@ class BrokerTest : public ::testing::Test {
                                        std::optional<int> visibility_timeout = std::nullopt);
   // ApproximateNumberOf{Messages, MessagesNotVisible, MessagesDelayed}.
   std::array<int64_t, 3> Counts(Queue& q);
+  // Starts a move task of dead-letter queue `dlq` back to its messages'
+  // sources at `per_second` messages a second, then advances the clock one
+  // second and runs maintenance (fails the test on error).
+  void RedriveForOneSecond(const Queue& dlq, int per_second);
   void ExpectConsistent();
   // Closes the Broker, calls fn with the raw RocksDB database and its column
   // family `cf_name` (null if the database has none), and opens the Broker
