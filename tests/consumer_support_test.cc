@@ -313,11 +313,8 @@ TEST_F(ConsumerSupportTest, VerifyChecksInboxRecords) {
 TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueStandard) {
   auto dlq = MakeQueue("dlq");
   auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 5)}});
-  SendMessageRequest s;
-  s.body = "poison";
-  s.message_attributes["k"] = {"Number", "42", ""};
-  s.message_attributes["lqs.Error"] = {"String", "old", ""};
-  auto sent = q->SendMessage(s);
+  auto sent = SendWithAttributes(
+      *q, "poison", {{"k", {"Number", "42", ""}}, {"lqs.Error", {"String", "old", ""}}});
   ASSERT_OK(sent);
   Send(*q, "fine");
   auto got = Receive(*q, 1, 30);

@@ -63,10 +63,7 @@ TEST_F(DeadLetterTest, MovedAfterMaxReceiveCount) {
   auto dlq = MakeQueue("dlq");
   auto q = MakeQueue("q", {{"RedrivePolicy", Redrive("dlq", 2)}, {"VisibilityTimeout", "10"}});
   ASSERT_TRUE(q);
-  SendMessageRequest s;
-  s.body = "poison";
-  s.message_attributes["k"] = {"Number", "42", ""};
-  auto sent = q->SendMessage(s);
+  auto sent = SendWithAttributes(*q, "poison", {{"k", {"Number", "42", ""}}});
   ASSERT_OK(sent);
   const int64_t sent_at = clock_->NowMillis();
   ASSERT_EQ(Receive(*q).size(), 1u);

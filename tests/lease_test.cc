@@ -254,12 +254,10 @@ TEST_F(LeaseTest, ReceiveValidation) {
 
 TEST_F(LeaseTest, AttributeFilters) {
   auto q = MakeQueue("q");
-  SendMessageRequest s;
-  s.body = "x";
-  s.message_attributes["Help.Me"] = {"String", "Me", ""};
-  s.message_attributes["Hello"] = {"String", "There", ""};
-  s.message_attributes["General"] = {"String", "Kenobi", ""};
-  ASSERT_OK(q->SendMessage(s));
+  ASSERT_OK(SendWithAttributes(*q, "x",
+                               {{"Help.Me", {"String", "Me", ""}},
+                                {"Hello", {"String", "There", ""}},
+                                {"General", {"String", "Kenobi", ""}}}));
   ReceiveMessageRequest r;
   r.visibility_timeout = 0;
   r.message_attribute_names = {"Hello", "General"};

@@ -14,10 +14,7 @@ class MessageTest : public BrokerTest {};
 TEST_F(MessageTest, SendReceiveDelete) {
   auto q = MakeQueue("jobs");
   ASSERT_TRUE(q);
-  SendMessageRequest r;
-  r.body = "test";
-  r.message_attributes["Foo"] = {"String", "Bar", ""};
-  auto sent = q->SendMessage(r);
+  auto sent = SendWithAttributes(*q, "test", {{"Foo", {"String", "Bar", ""}}});
   ASSERT_OK(sent);
   EXPECT_EQ(sent->md5_of_message_body, "098f6bcd4621d373cade4e832627b4f6");
   EXPECT_EQ(sent->md5_of_message_attributes.value_or(""), "ae7155c6026991b6d54b11589678bf9c");

@@ -85,6 +85,14 @@ StatusOr<SendMessageResult> BrokerTest::SendDelayed(Queue& q, const std::string&
   return q.SendMessage(r);
 }
 
+StatusOr<SendMessageResult> BrokerTest::SendWithAttributes(Queue& q, const std::string& body,
+                                                           const MessageAttributeMap& attributes) {
+  SendMessageRequest r;
+  r.body = body;
+  r.message_attributes = attributes;
+  return q.SendMessage(r);
+}
+
 std::vector<ReceivedMessage> BrokerTest::Receive(Queue& q, int n, std::optional<int> vt) {
   ReceiveMessageRequest r;
   r.max_number_of_messages = n;

@@ -144,6 +144,9 @@ class BrokerTest : public ::testing::Test {
   // Sends `body` with DelaySeconds `delay_seconds`; returns SendMessage's result.
   static StatusOr<SendMessageResult> SendDelayed(Queue& q, const std::string& body,
                                                  int delay_seconds);
+  // Sends `body` with message attributes `attributes`; returns SendMessage's result.
+  static StatusOr<SendMessageResult> SendWithAttributes(Queue& q, const std::string& body,
+                                                        const MessageAttributeMap& attributes);
   // Receives up to `n` messages with all system attributes, no wait.
   std::vector<ReceivedMessage> Receive(Queue& q, int n = 10,
                                        std::optional<int> visibility_timeout = std::nullopt);
