@@ -72,6 +72,13 @@ class ConsumerSupportTest : public BrokerTest {
     return q.ok() ? *q : nullptr;
   }
 
+  // Runs maintenance (its sweep of ended records), then expects `keys` raw
+  // keys in the inbox.
+  void ExpectInboxKeysAfterMaintenance(int64_t keys) {
+    ASSERT_OK(broker_->RunMaintenance());
+    EXPECT_EQ(RawInboxKeys(), keys);
+  }
+
   static bool Contains(Queue& q, const std::string& key) {
     auto r = q.InboxContains(key);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -178,14 +185,12 @@ TEST_F(ConsumerSupportTest, RecordExpiresAndIsSwept) {
   EXPECT_FALSE(Contains(*q, "short"));
   EXPECT_TRUE(Contains(*q, "long"));
   EXPECT_EQ(RawInboxKeys(), 4);
-  ASSERT_OK(broker_->RunMaintenance());
-  EXPECT_EQ(RawInboxKeys(), 2);  // only "long" is left
+  ExpectInboxKeysAfterMaintenance(2);  // only "long" is left
   q = Get("q");
   EXPECT_TRUE(Contains(*q, "long"));
   clock_->AdvanceSeconds(600);
   EXPECT_FALSE(Contains(*q, "long"));
-  ASSERT_OK(broker_->RunMaintenance());
-  EXPECT_EQ(RawInboxKeys(), 0);
+  ExpectInboxKeysAfterMaintenance(0);
 }
 
 TEST_F(ConsumerSupportTest, RecordSurvivesReopen) {
@@ -197,8 +202,7 @@ TEST_F(ConsumerSupportTest, RecordSurvivesReopen) {
   EXPECT_TRUE(Contains(*q, "k"));
   // The sweep after a reopen finds expired records too.
   clock_->AdvanceSeconds(3600);
-  ASSERT_OK(broker_->RunMaintenance());
-  EXPECT_EQ(RawInboxKeys(), 0);
+  ExpectInboxKeysAfterMaintenance(0);
 }
 
 TEST_F(ConsumerSupportTest, ReRecordRenews) {
@@ -216,8 +220,7 @@ TEST_F(ConsumerSupportTest, ReRecordRenews) {
   q = Get("q");
   clock_->AdvanceSeconds(40);  // 110 s: the renewed record ended
   EXPECT_FALSE(Contains(*q, "k"));
-  ASSERT_OK(broker_->RunMaintenance());
-  EXPECT_EQ(RawInboxKeys(), 0);
+  ExpectInboxKeysAfterMaintenance(0);
 }
 
 TEST_F(ConsumerSupportTest, PurgeKeepsInboxDeleteQueueDropsIt) {
