@@ -46,75 +46,50 @@ class LocalBackend final : public Backend {
   }
   StatusOr<lqs::AttributeMap> GetAttributes(const std::string& queue,
                                             const std::vector<std::string>& names) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->GetAttributes(names);
+    return OnQueue(queue, [&](Queue& q) { return q.GetAttributes(names); });
   }
   Status SetAttributes(const std::string& queue, const lqs::AttributeMap& attributes) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->SetAttributes(attributes);
+    return OnQueue(queue, [&](Queue& q) { return q.SetAttributes(attributes); });
   }
   Status TagQueue(const std::string& queue, const lqs::TagMap& tags) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->TagQueue(tags);
+    return OnQueue(queue, [&](Queue& q) { return q.TagQueue(tags); });
   }
   Status UntagQueue(const std::string& queue, const std::vector<std::string>& keys) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->UntagQueue(keys);
+    return OnQueue(queue, [&](Queue& q) { return q.UntagQueue(keys); });
   }
   StatusOr<lqs::TagMap> ListQueueTags(const std::string& queue) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->ListQueueTags();
+    return OnQueue(queue, [&](Queue& q) { return q.ListQueueTags(); });
   }
   StatusOr<std::string> QueueArn(const std::string& queue) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->arn();
+    return OnQueue(queue, [&](Queue& q) -> StatusOr<std::string> { return q.arn(); });
   }
 
   StatusOr<lqs::SendMessageResult> SendMessage(const std::string& queue,
                                                const lqs::SendMessageRequest& request) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->SendMessage(request);
+    return OnQueue(queue, [&](Queue& q) { return q.SendMessage(request); });
   }
   StatusOr<lqs::SendMessageBatchResult> SendMessageBatch(
       const std::string& queue, const std::vector<lqs::SendMessageBatchEntry>& entries) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->SendMessageBatch(entries);
+    return OnQueue(queue, [&](Queue& q) { return q.SendMessageBatch(entries); });
   }
   StatusOr<lqs::ReceiveMessageResult> ReceiveMessage(
       const std::string& queue, const lqs::ReceiveMessageRequest& request) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->ReceiveMessage(request);
+    return OnQueue(queue, [&](Queue& q) { return q.ReceiveMessage(request); });
   }
   Status DeleteMessage(const std::string& queue, const std::string& receipt_handle) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->DeleteMessage(receipt_handle);
+    return OnQueue(queue, [&](Queue& q) { return q.DeleteMessage(receipt_handle); });
   }
   StatusOr<lqs::BatchResult> DeleteMessageBatch(
       const std::string& queue, const std::vector<lqs::DeleteMessageBatchEntry>& entries) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->DeleteMessageBatch(entries);
+    return OnQueue(queue, [&](Queue& q) { return q.DeleteMessageBatch(entries); });
   }
   Status ChangeMessageVisibility(const std::string& queue, const std::string& receipt_handle,
                                  int timeout) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->ChangeMessageVisibility(receipt_handle, timeout);
+    return OnQueue(queue,
+                   [&](Queue& q) { return q.ChangeMessageVisibility(receipt_handle, timeout); });
   }
   Status PurgeQueue(const std::string& queue) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->PurgeQueue();
+    return OnQueue(queue, [&](Queue& q) { return q.PurgeQueue(); });
   }
 
   StatusOr<Stats> GetStats(const std::string& queue) override {
@@ -128,9 +103,7 @@ class LocalBackend final : public Backend {
   }
   Status ScanMessages(const std::string& queue,
                       const std::function<bool(const lqs::StoredMessage&)>& fn) override {
-    auto q = Get(queue);
-    if (!q.ok()) return q.status();
-    return (*q)->ScanMessages(fn);
+    return OnQueue(queue, [&](Queue& q) { return q.ScanMessages(fn); });
   }
 
   StatusOr<std::string> StartMessageMoveTask(
@@ -155,6 +128,15 @@ class LocalBackend final : public Backend {
   }
 
  private:
+  // `call` on the queue named `name`, or Get's error.
+  template <typename Call>
+  auto OnQueue(const std::string& name, const Call& call)
+      -> decltype(call(std::declval<Queue&>())) {
+    auto q = Get(name);
+    if (!q.ok()) return q.status();
+    return call(**q);
+  }
+
   StatusOr<std::shared_ptr<Queue>> Get(const std::string& name) {
     auto it = queues_.find(name);
     if (it != queues_.end()) return it->second;

@@ -116,12 +116,7 @@ class RemoteBackend final : public Backend {
     if (!names.empty()) body["AttributeNames"] = names;
     auto r = Call("GetQueueAttributes", body);
     if (!r.ok()) return r.status();
-    lqs::AttributeMap out;
-    if (auto it = r->find("Attributes"); it != r->end() && it->is_object()) {
-      for (const auto& [k, v] : it->items())
-        out[k] = v.is_string() ? v.get<std::string>() : v.dump();
-    }
-    return out;
+    return StringMap(*r, "Attributes");
   }
   Status SetAttributes(const std::string& queue, const lqs::AttributeMap& attributes) override {
     auto url = Url(queue);
@@ -147,12 +142,7 @@ class RemoteBackend final : public Backend {
     if (!url.ok()) return url.status();
     auto r = Call("ListQueueTags", Json{{"QueueUrl", *url}});
     if (!r.ok()) return r.status();
-    lqs::TagMap out;
-    if (auto it = r->find("Tags"); it != r->end() && it->is_object()) {
-      for (const auto& [k, v] : it->items())
-        out[k] = v.is_string() ? v.get<std::string>() : v.dump();
-    }
-    return out;
+    return StringMap(*r, "Tags");
   }
   StatusOr<std::string> QueueArn(const std::string& queue) override {
     auto a = GetAttributes(queue, {"QueueArn"});
@@ -164,19 +154,17 @@ class RemoteBackend final : public Backend {
 
   StatusOr<lqs::SendMessageResult> SendMessage(const std::string& queue,
                                                const lqs::SendMessageRequest& request) override {
-    auto url = Url(queue);
-    if (!url.ok()) return url.status();
-    auto r = Call("SendMessage", codec::EncodeSendMessage(*url, request));
-    if (!r.ok()) return r.status();
-    return codec::DecodeSendMessageResult(*r);
+    return CallOnQueue(
+        queue, "SendMessage",
+        [&](const std::string& url) { return codec::EncodeSendMessage(url, request); },
+        codec::DecodeSendMessageResult);
   }
   StatusOr<lqs::SendMessageBatchResult> SendMessageBatch(
       const std::string& queue, const std::vector<lqs::SendMessageBatchEntry>& entries) override {
-    auto url = Url(queue);
-    if (!url.ok()) return url.status();
-    auto r = Call("SendMessageBatch", codec::EncodeSendMessageBatch(*url, entries));
-    if (!r.ok()) return r.status();
-    return codec::DecodeSendMessageBatch(*r);
+    return CallOnQueue(
+        queue, "SendMessageBatch",
+        [&](const std::string& url) { return codec::EncodeSendMessageBatch(url, entries); },
+        codec::DecodeSendMessageBatch);
   }
   StatusOr<lqs::ReceiveMessageResult> ReceiveMessage(
       const std::string& queue, const lqs::ReceiveMessageRequest& request) override {
@@ -195,11 +183,10 @@ class RemoteBackend final : public Backend {
   }
   StatusOr<lqs::BatchResult> DeleteMessageBatch(
       const std::string& queue, const std::vector<lqs::DeleteMessageBatchEntry>& entries) override {
-    auto url = Url(queue);
-    if (!url.ok()) return url.status();
-    auto r = Call("DeleteMessageBatch", codec::EncodeDeleteMessageBatch(*url, entries));
-    if (!r.ok()) return r.status();
-    return codec::DecodeBatchResult(*r);
+    return CallOnQueue(
+        queue, "DeleteMessageBatch",
+        [&](const std::string& url) { return codec::EncodeDeleteMessageBatch(url, entries); },
+        codec::DecodeBatchResult);
   }
   Status ChangeMessageVisibility(const std::string& queue, const std::string& receipt_handle,
                                  int timeout) override {
@@ -281,6 +268,30 @@ class RemoteBackend final : public Backend {
                   what +
                       " is not available over --endpoint: the SQS protocol has no such "
                       "action. Stop lqsd and run lqs with --data DIR on its database.");
+  }
+
+  // A response's object member `member` as a string map (a value that is not
+  // a string as its JSON text); empty when there is none.
+  static std::map<std::string, std::string> StringMap(const Json& response, const char* member) {
+    std::map<std::string, std::string> out;
+    if (auto it = response.find(member); it != response.end() && it->is_object()) {
+      for (const auto& [k, v] : it->items())
+        out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    return out;
+  }
+
+  // `action` on `queue`: the request `encode` builds from the queue's URL,
+  // the response `decode` reads; the URL's or the call's error otherwise.
+  template <typename Encode, typename Decode>
+  auto CallOnQueue(const std::string& queue, const std::string& action, const Encode& encode,
+                   const Decode& decode)
+      -> StatusOr<decltype(decode(std::declval<const Json&>()))> {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    auto r = Call(action, encode(*url));
+    if (!r.ok()) return r.status();
+    return decode(*r);
   }
 
   StatusOr<std::string> Url(const std::string& name) {
