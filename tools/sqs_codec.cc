@@ -172,19 +172,30 @@ Json EncodeSendMessage(const std::string& queue_url, const lqs::SendMessageReque
   return out;
 }
 
-Json EncodeSendMessageBatch(const std::string& queue_url,
-                            const std::vector<lqs::SendMessageBatchEntry>& entries) {
+namespace {
+
+// A batch request: {"QueueUrl": queue_url, "Entries": [entry(e) for each e]}.
+template <typename Entry, typename EncodeEntry>
+Json EncodeBatch(const std::string& queue_url, const std::vector<Entry>& entries,
+                 const EncodeEntry& entry) {
   Json out = Json::object();
   out["QueueUrl"] = queue_url;
   Json list = Json::array();
-  for (const auto& e : entries) {
+  for (const auto& e : entries) list.push_back(entry(e));
+  out["Entries"] = std::move(list);
+  return out;
+}
+
+}  // namespace
+
+Json EncodeSendMessageBatch(const std::string& queue_url,
+                            const std::vector<lqs::SendMessageBatchEntry>& entries) {
+  return EncodeBatch(queue_url, entries, [](const lqs::SendMessageBatchEntry& e) {
     Json j = Json::object();
     j["Id"] = e.id;
     EncodeSendFields(e.request, j);
-    list.push_back(std::move(j));
-  }
-  out["Entries"] = std::move(list);
-  return out;
+    return j;
+  });
 }
 
 Json EncodeReceiveMessage(const std::string& queue_url, const lqs::ReceiveMessageRequest& r) {
@@ -203,13 +214,9 @@ Json EncodeReceiveMessage(const std::string& queue_url, const lqs::ReceiveMessag
 
 Json EncodeDeleteMessageBatch(const std::string& queue_url,
                               const std::vector<lqs::DeleteMessageBatchEntry>& entries) {
-  Json out = Json::object();
-  out["QueueUrl"] = queue_url;
-  Json list = Json::array();
-  for (const auto& e : entries)
-    list.push_back(Json{{"Id", e.id}, {"ReceiptHandle", e.receipt_handle}});
-  out["Entries"] = std::move(list);
-  return out;
+  return EncodeBatch(queue_url, entries, [](const lqs::DeleteMessageBatchEntry& e) {
+    return Json{{"Id", e.id}, {"ReceiptHandle", e.receipt_handle}};
+  });
 }
 
 Json EncodeStartMessageMoveTask(const lqs::StartMessageMoveTaskRequest& r) {
