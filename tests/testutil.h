@@ -79,6 +79,15 @@ template <typename S>
                                        << "\n     got " << status.ToString();
 }
 
+// `status`'s message starts with `prefix` (for messages that go on with a
+// parser's own words).
+inline ::testing::AssertionResult MessageStartsWith(const Status& status,
+                                                    const std::string& prefix) {
+  if (status.message().rfind(prefix, 0) == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "expected a message starting with: " << prefix << "\n     got " << status.ToString();
+}
+
 // A fresh directory under std::filesystem::temp_directory_path() ($TMPDIR,
 // else /tmp), removed with its contents on destruction. The test fails (and
 // path() is empty) when it cannot be made. Not copyable.

@@ -14,6 +14,7 @@ namespace lqs::api {
 namespace {
 
 using namespace test_util;  // NOLINT(google-build-using-namespace)
+using ::lqs::testing::MessageStartsWith;
 
 // ---- Policy ------------------------------------------------------------------------------------
 
@@ -226,7 +227,7 @@ TEST(PolicyAddPermissionTest, InvalidLabel) {
        {std::string(""), std::string(81, 'l'), std::string("has space"), std::string("a.b")}) {
     const Status status = Add("", bad, {"111111111111"}, {"SendMessage"}).status();
     EXPECT_CODE(status, kInvalidParameterValue) << bad;
-    EXPECT_EQ(status.message().rfind("Value " + bad + " for parameter Label is invalid.", 0), 0u);
+    EXPECT_TRUE(MessageStartsWith(status, "Value " + bad + " for parameter Label is invalid."));
   }
   EXPECT_TRUE(Add("", std::string(80, 'l'), {"111111111111"}, {"SendMessage"}).ok());
   EXPECT_TRUE(Add("", "a_B-9", {"111111111111"}, {"SendMessage"}).ok());
