@@ -65,6 +65,13 @@ std::optional<Endpoint> ParseEndpoint(const std::string& url) {
   return e;
 }
 
+// A string map as a JSON object ({} when empty).
+Json StringObject(const std::map<std::string, std::string>& map) {
+  Json out = Json::object();
+  for (const auto& [k, v] : map) out[k] = v;
+  return out;
+}
+
 class RemoteBackend final : public Backend {
  public:
   RemoteBackend(RemoteOptions options, Endpoint endpoint)
@@ -116,33 +123,23 @@ class RemoteBackend final : public Backend {
     if (!names.empty()) body["AttributeNames"] = names;
     auto r = Call("GetQueueAttributes", body);
     if (!r.ok()) return r.status();
-    return StringMap(*r, "Attributes");
+    return codec::DecodeStringMap(*r, "Attributes");
   }
   Status SetAttributes(const std::string& queue, const lqs::AttributeMap& attributes) override {
-    auto url = Url(queue);
-    if (!url.ok()) return url.status();
-    Json attrs = Json::object();
-    for (const auto& [k, v] : attributes) attrs[k] = v;
-    return Call("SetQueueAttributes", Json{{"QueueUrl", *url}, {"Attributes", attrs}}).status();
+    return CallOnQueue(queue, "SetQueueAttributes", Json{{"Attributes", StringObject(attributes)}});
   }
   Status TagQueue(const std::string& queue, const lqs::TagMap& tags) override {
-    auto url = Url(queue);
-    if (!url.ok()) return url.status();
-    Json t = Json::object();
-    for (const auto& [k, v] : tags) t[k] = v;
-    return Call("TagQueue", Json{{"QueueUrl", *url}, {"Tags", t}}).status();
+    return CallOnQueue(queue, "TagQueue", Json{{"Tags", StringObject(tags)}});
   }
   Status UntagQueue(const std::string& queue, const std::vector<std::string>& keys) override {
-    auto url = Url(queue);
-    if (!url.ok()) return url.status();
-    return Call("UntagQueue", Json{{"QueueUrl", *url}, {"TagKeys", keys}}).status();
+    return CallOnQueue(queue, "UntagQueue", Json{{"TagKeys", keys}});
   }
   StatusOr<lqs::TagMap> ListQueueTags(const std::string& queue) override {
     auto url = Url(queue);
     if (!url.ok()) return url.status();
     auto r = Call("ListQueueTags", Json{{"QueueUrl", *url}});
     if (!r.ok()) return r.status();
-    return StringMap(*r, "Tags");
+    return codec::DecodeStringMap(*r, "Tags");
   }
   StatusOr<std::string> QueueArn(const std::string& queue) override {
     auto a = GetAttributes(queue, {"QueueArn"});
@@ -176,10 +173,7 @@ class RemoteBackend final : public Backend {
     return codec::DecodeReceiveMessage(*r);
   }
   Status DeleteMessage(const std::string& queue, const std::string& receipt_handle) override {
-    auto url = Url(queue);
-    if (!url.ok()) return url.status();
-    return Call("DeleteMessage", Json{{"QueueUrl", *url}, {"ReceiptHandle", receipt_handle}})
-        .status();
+    return CallOnQueue(queue, "DeleteMessage", Json{{"ReceiptHandle", receipt_handle}});
   }
   StatusOr<lqs::BatchResult> DeleteMessageBatch(
       const std::string& queue, const std::vector<lqs::DeleteMessageBatchEntry>& entries) override {
@@ -190,17 +184,11 @@ class RemoteBackend final : public Backend {
   }
   Status ChangeMessageVisibility(const std::string& queue, const std::string& receipt_handle,
                                  int timeout) override {
-    auto url = Url(queue);
-    if (!url.ok()) return url.status();
-    return Call("ChangeMessageVisibility", Json{{"QueueUrl", *url},
-                                                {"ReceiptHandle", receipt_handle},
-                                                {"VisibilityTimeout", timeout}})
-        .status();
+    return CallOnQueue(queue, "ChangeMessageVisibility",
+                       Json{{"ReceiptHandle", receipt_handle}, {"VisibilityTimeout", timeout}});
   }
   Status PurgeQueue(const std::string& queue) override {
-    auto url = Url(queue);
-    if (!url.ok()) return url.status();
-    return Call("PurgeQueue", Json{{"QueueUrl", *url}}).status();
+    return CallOnQueue(queue, "PurgeQueue", Json::object());
   }
 
   // SQS exposes only the three gauges; the totals and the age of the oldest
@@ -270,15 +258,14 @@ class RemoteBackend final : public Backend {
                       "action. Stop lqsd and run lqs with --data DIR on its database.");
   }
 
-  // A response's object member `member` as a string map (a value that is not
-  // a string as its JSON text); empty when there is none.
-  static std::map<std::string, std::string> StringMap(const Json& response, const char* member) {
-    std::map<std::string, std::string> out;
-    if (auto it = response.find(member); it != response.end() && it->is_object()) {
-      for (const auto& [k, v] : it->items())
-        out[k] = v.is_string() ? v.get<std::string>() : v.dump();
-    }
-    return out;
+  // `action` on `queue`: a request of the queue's URL (first) and the
+  // members of `members`; the URL's or the call's status.
+  Status CallOnQueue(const std::string& queue, const std::string& action, const Json& members) {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    Json body{{"QueueUrl", *url}};
+    for (const auto& [k, v] : members.items()) body[k] = v;
+    return Call(action, body).status();
   }
 
   // `action` on `queue`: the request `encode` builds from the queue's URL,

@@ -45,16 +45,6 @@ Json StringMap(const std::map<std::string, std::string>& m) {
   return out;
 }
 
-std::map<std::string, std::string> DecodeStringMap(const Json& j, const char* key) {
-  std::map<std::string, std::string> out;
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_object()) return out;
-  for (const auto& [k, v] : it->items()) {
-    out[k] = v.is_string() ? v.get<std::string>() : v.dump();
-  }
-  return out;
-}
-
 void EncodeSendFields(const lqs::SendMessageRequest& r, Json& out) {
   out["MessageBody"] = r.body;
   if (r.delay_seconds) out["DelaySeconds"] = *r.delay_seconds;
@@ -234,6 +224,16 @@ std::string QueueNameFromUrl(const std::string& url) {
   while (!u.empty() && u.back() == '/') u.pop_back();
   const size_t slash = u.rfind('/');
   return slash == std::string::npos ? u : u.substr(slash + 1);
+}
+
+std::map<std::string, std::string> DecodeStringMap(const Json& j, const char* key) {
+  std::map<std::string, std::string> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_object()) return out;
+  for (const auto& [k, v] : it->items()) {
+    out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  return out;
 }
 
 lqs::ListQueuesResult DecodeListQueues(const Json& json, const char* member) {

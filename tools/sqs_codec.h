@@ -55,6 +55,9 @@ Json EncodeStartMessageMoveTask(const lqs::StartMessageMoveTaskRequest& request)
 // ---- Responses -----------------------------------------------------------------------
 // The last path segment of a queue URL ("http://h:1/123/jobs" -> "jobs").
 std::string QueueNameFromUrl(const std::string& url);
+// The object member `key` as a string map (a value that is not a string as its
+// JSON text); empty when there is no such object.
+std::map<std::string, std::string> DecodeStringMap(const Json& json, const char* key);
 lqs::ListQueuesResult DecodeListQueues(const Json& json, const char* member = "QueueUrls");
 lqs::SendMessageResult DecodeSendMessageResult(const Json& json);
 lqs::SendMessageBatchResult DecodeSendMessageBatch(const Json& json);
