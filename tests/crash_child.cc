@@ -115,17 +115,24 @@ int64_t Backlog(lqs::Queue& q) {
   return std::stoll((*attrs)[visible]);
 }
 
+// A producer's loop step: every tenth loop waits while the backlog is over
+// kMaxBacklog; each pauses kProducerPause, then picks how many messages to
+// send: one, or (a third of the time) a batch of 2..10.
+int PaceAndPickBatch(lqs::Queue& q, int loop, std::mt19937_64& rng) {
+  if (loop % 10 == 0) {
+    while (Backlog(q) > kMaxBacklog) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(kProducerPause);
+  return (rng() % 3 == 0) ? 2 + static_cast<int>(rng() % 9) : 1;
+}
+
 // Sends single messages and batches of 2..10, recording pending/acked.
 void Produce(lqs::Queue& q, OracleLog& log, DurableRecords& durable, const std::string& prefix,
              uint64_t seed) {
   std::mt19937_64 rng(seed);
   int64_t n = 0;
   for (int loop = 0;; ++loop) {
-    if (loop % 10 == 0) {
-      while (Backlog(q) > kMaxBacklog) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    std::this_thread::sleep_for(kProducerPause);
-    const int batch = (rng() % 3 == 0) ? 2 + static_cast<int>(rng() % 9) : 1;
+    const int batch = PaceAndPickBatch(q, loop, rng);
     std::vector<std::string> ids;
     for (int i = 0; i < batch; ++i) ids.push_back(prefix + std::to_string(n++));
     log.Record("pending", ids);
@@ -227,11 +234,7 @@ void ProduceFifo(lqs::Queue& q, OracleLog& log, DurableRecords& durable,
   std::mt19937_64 rng(seed);
   std::vector<int64_t> next(kFifoGroups, 0);
   for (int loop = 0;; ++loop) {
-    if (loop % 10 == 0) {
-      while (Backlog(q) > kMaxBacklog) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    std::this_thread::sleep_for(kProducerPause);
-    const int batch = (rng() % 3 == 0) ? 2 + static_cast<int>(rng() % 9) : 1;
+    const int batch = PaceAndPickBatch(q, loop, rng);
     std::vector<lqs::SendMessageBatchEntry> entries;
     std::vector<std::string> ids;
     for (int i = 0; i < batch; ++i) {
