@@ -42,54 +42,43 @@ TEST(Md5OfMessageAttributesTest, VectorBodyTest) {
   EXPECT_EQ(Md5Hex("test"), "098f6bcd4621d373cade4e832627b4f6");
 }
 
-TEST(Md5OfMessageAttributesTest, VectorNumberTimestamp) {
-  MessageAttributeMap attributes{{"timestamp", NumberAttr("1493147359900")}};
-  EXPECT_EQ(Md5OfMessageAttributes(attributes), "235c5c510d26fb653d073faed50ae77c");
-}
-
-TEST(Md5OfMessageAttributesTest, VectorSystemAttributeTraceHeader) {
-  MessageAttributeMap attributes{
-      {"AWSTraceHeader",
-       StringAttr("Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;"
-                  "Sampled=1")}};
-  EXPECT_EQ(Md5OfMessageAttributes(attributes), "5ae4d5d7636402d80f4eb6d213245a88");
-}
-
-TEST(Md5OfMessageAttributesTest, VectorBinary) {
-  MessageAttributeMap attributes{
-      {"attr1", BinaryAttr("traceparent\x1e"
-                           "00-774062d6c37081a5a0b9b5b88e30627c-2d2482211f6489da-01")}};
-  EXPECT_EQ(Md5OfMessageAttributes(attributes), "8cbe4db156db8a94db8b801b7addb984");
-}
-
 MessageAttributeMap KenobiAttributes() {
   return {{"Help.Me", StringAttr("Me")},
           {"Hello", StringAttr("There")},
           {"General", StringAttr("Kenobi")}};
 }
 
-TEST(Md5OfMessageAttributesTest, VectorThreeAttributes) {
-  EXPECT_EQ(Md5OfMessageAttributes(KenobiAttributes()), "4c360f3fdafd970e05fae2f149d997f5");
-}
-
-TEST(Md5OfMessageAttributesTest, VectorSubsetGeneralHello) {
-  MessageAttributeMap attributes{{"General", StringAttr("Kenobi")}, {"Hello", StringAttr("There")}};
-  EXPECT_EQ(Md5OfMessageAttributes(attributes), "fca026605781cb4126a1e9044df24232");
-}
-
-TEST(Md5OfMessageAttributesTest, VectorSubsetHello) {
-  MessageAttributeMap attributes{{"Hello", StringAttr("There")}};
-  EXPECT_EQ(Md5OfMessageAttributes(attributes), "a311262e065454b75da111d535b8dacd");
-}
-
-TEST(Md5OfMessageAttributesTest, VectorSubsetHelloHelpMe) {
-  MessageAttributeMap attributes{{"Hello", StringAttr("There")}, {"Help.Me", StringAttr("Me")}};
-  EXPECT_EQ(Md5OfMessageAttributes(attributes), "83fee93c1bcd8b9a5a923ffacdc636c7");
-}
-
-TEST(Md5OfMessageAttributesTest, VectorFooBar) {
-  MessageAttributeMap attributes{{"Foo", StringAttr("Bar")}};
-  EXPECT_EQ(Md5OfMessageAttributes(attributes), "ae7155c6026991b6d54b11589678bf9c");
+TEST(Md5OfMessageAttributesTest, Vectors) {
+  const struct {
+    const char* name;
+    MessageAttributeMap attributes;
+    const char* md5;
+  } kVectors[] = {
+      {"NumberTimestamp",
+       {{"timestamp", NumberAttr("1493147359900")}},
+       "235c5c510d26fb653d073faed50ae77c"},
+      {"SystemAttributeTraceHeader",
+       {{"AWSTraceHeader",
+         StringAttr("Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;"
+                    "Sampled=1")}},
+       "5ae4d5d7636402d80f4eb6d213245a88"},
+      {"Binary",
+       {{"attr1", BinaryAttr("traceparent\x1e"
+                             "00-774062d6c37081a5a0b9b5b88e30627c-2d2482211f6489da-01")}},
+       "8cbe4db156db8a94db8b801b7addb984"},
+      {"ThreeAttributes", KenobiAttributes(), "4c360f3fdafd970e05fae2f149d997f5"},
+      {"SubsetGeneralHello",
+       {{"General", StringAttr("Kenobi")}, {"Hello", StringAttr("There")}},
+       "fca026605781cb4126a1e9044df24232"},
+      {"SubsetHello", {{"Hello", StringAttr("There")}}, "a311262e065454b75da111d535b8dacd"},
+      {"SubsetHelloHelpMe",
+       {{"Hello", StringAttr("There")}, {"Help.Me", StringAttr("Me")}},
+       "83fee93c1bcd8b9a5a923ffacdc636c7"},
+      {"FooBar", {{"Foo", StringAttr("Bar")}}, "ae7155c6026991b6d54b11589678bf9c"},
+  };
+  for (const auto& v : kVectors) {
+    EXPECT_EQ(Md5OfMessageAttributes(v.attributes), v.md5) << v.name;
+  }
 }
 
 TEST(Md5OfMessageAttributesTest, EmptyMapGivesEmptyString) {
