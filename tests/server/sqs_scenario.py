@@ -577,38 +577,36 @@ def step_fifo_deduplication_scope_change(ctx):
             QueueUrl=url, AttributeNames=["DeduplicationScope", "FifoThroughputLimit"])[
                 "Attributes"]
 
+    def expect_sends(url, steps):
+        # Each (body, group, dedup id, bodies a receive then gets) in turn.
+        for body, group, dedup, expected in steps:
+            send(url, body, group, dedup)
+            assert bodies(url) == expected, (body, expected)
+
     url = ctx.create("high.fifo", Attributes={
         "FifoQueue": "true", "DeduplicationScope": "queue",
         "ContentBasedDeduplication": "false"})
-    send(url, "Test1", "group1", "same-dedup")
-    assert bodies(url) == ["Test1"]
-    send(url, "Test2", "group2", "same-dedup")
-    assert bodies(url) == []
+    expect_sends(url, [("Test1", "group1", "same-dedup", ["Test1"]),
+                       ("Test2", "group2", "same-dedup", [])])
     ctx.sqs.set_queue_attributes(QueueUrl=url, Attributes={
         "DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"})
     assert scope_attributes(url) == {"DeduplicationScope": "messageGroup",
                                      "FifoThroughputLimit": "perMessageGroupId"}
     assert bodies(url) == []
-    send(url, "Test3", "group3", "same-dedup")
-    assert bodies(url) == []
-    send(url, "Test4", "group4", "dedup_2")
-    assert bodies(url) == ["Test4"]
-    send(url, "Test5", "group5", "dedup_2")
-    assert bodies(url) == []
+    expect_sends(url, [("Test3", "group3", "same-dedup", []),
+                       ("Test4", "group4", "dedup_2", ["Test4"]),
+                       ("Test5", "group5", "dedup_2", [])])
 
     url = ctx.create("regular.fifo", Attributes={
         "FifoQueue": "true", "DeduplicationScope": "messageGroup",
         "FifoThroughputLimit": "perMessageGroupId"})
-    send(url, "Test1", "group1", "same-dedup")
-    assert bodies(url) == ["Test1"]
-    send(url, "Test2", "group2", "same-dedup")
-    assert bodies(url) == ["Test2"]
+    expect_sends(url, [("Test1", "group1", "same-dedup", ["Test1"]),
+                       ("Test2", "group2", "same-dedup", ["Test2"])])
     ctx.sqs.set_queue_attributes(QueueUrl=url, Attributes={
         "DeduplicationScope": "queue", "FifoThroughputLimit": "perQueue"})
     assert scope_attributes(url) == {"DeduplicationScope": "queue",
                                      "FifoThroughputLimit": "perQueue"}
-    send(url, "Test3", "group3", "same-dedup")
-    assert bodies(url) == ["Test3"]
+    expect_sends(url, [("Test3", "group3", "same-dedup", ["Test3"])])
 
 
 def step_attribute_names(ctx):
