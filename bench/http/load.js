@@ -106,6 +106,13 @@ async function call(action, payload) {
   });
 }
 
+// DeleteMessageBatch of the received `msgs` (entry ids 0..n-1); throws on a failed entry.
+async function deleteBatch(q, msgs) {
+  const entries = msgs.map((mm, j) => ({Id: String(j), ReceiptHandle: mm.ReceiptHandle}));
+  const d = await call('DeleteMessageBatch', {QueueUrl: q, Entries: entries});
+  if (d.Failed && d.Failed.length) throw new Error('delete failed: ' + JSON.stringify(d.Failed[0]));
+}
+
 const filler = 'x'.repeat(Math.max(0, args.body - 20));
 function makeBody(i) {
   // Send time first so the mixed mode can measure end-to-end latency.
@@ -216,9 +223,7 @@ async function modeRecv(batch, n) {
       if (batch === 1) {
         await call('DeleteMessage', {QueueUrl: q, ReceiptHandle: msgs[0].ReceiptHandle});
       } else {
-        const entries = msgs.map((mm, j) => ({Id: String(j), ReceiptHandle: mm.ReceiptHandle}));
-        const d = await call('DeleteMessageBatch', {QueueUrl: q, Entries: entries});
-        if (d.Failed && d.Failed.length) throw new Error('delete failed: ' + JSON.stringify(d.Failed[0]));
+        await deleteBatch(q, msgs);
       }
       lat.push(now() - t);
       done += msgs.length;
@@ -261,9 +266,7 @@ async function modeMixed(n) {
       if (!msgs.length) continue;
       const wall = Date.now();
       for (const mm of msgs) e2e.push(wall - Number(mm.Body.slice(0, mm.Body.indexOf('|'))));
-      const entries = msgs.map((mm, j) => ({Id: String(j), ReceiptHandle: mm.ReceiptHandle}));
-      const d = await call('DeleteMessageBatch', {QueueUrl: q, Entries: entries});
-      if (d.Failed && d.Failed.length) throw new Error('delete failed: ' + JSON.stringify(d.Failed[0]));
+      await deleteBatch(q, msgs);
       recvLat.push(now() - t);
       consumed += msgs.length;
     }
@@ -303,9 +306,7 @@ async function modeLife(n) {
         if (++empties > 1000) throw new Error('life: nothing receivable');
         continue;
       }
-      const del = msgs.map((mm, j) => ({Id: String(j), ReceiptHandle: mm.ReceiptHandle}));
-      const d = await call('DeleteMessageBatch', {QueueUrl: q, Entries: del});
-      if (d.Failed && d.Failed.length) throw new Error('delete failed: ' + JSON.stringify(d.Failed[0]));
+      await deleteBatch(q, msgs);
       need -= msgs.length;
     }
   }
