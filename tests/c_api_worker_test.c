@@ -94,6 +94,17 @@ static lqs_worker_options_t* test_options(void) {
   return o;
 }
 
+/* A started worker on `q` with options `o` (destroyed here) and `handler`
+ * (called with `user`); NULL when it could not be created (a failed check). */
+static lqs_worker_t* start_worker(lqs_queue_t* q, lqs_worker_options_t* o,
+                                  lqs_worker_handler_t handler, void* user) {
+  lqs_worker_t* w = NULL;
+  CHECK_OK(lqs_worker_create(q, o, handler, user, &w, &err_));
+  lqs_worker_options_destroy(o);
+  if (w != NULL) CHECK_OK(lqs_worker_start(w, &err_));
+  return w;
+}
+
 /* ---- A gate handlers wait on (every wait bounded) ------------------------ */
 
 struct gate {
@@ -237,6 +248,12 @@ static int block_then_succeed(const lqs_worker_message_t* m, void* user, lqs_wor
   pthread_mutex_unlock(&b->mu);
   gate_wait(&b->gate);
   return LQS_WORKER_SUCCESS;
+}
+
+static void blocker_init(struct blocker* b) {
+  gate_init(&b->gate);
+  pthread_mutex_init(&b->mu, NULL);
+  b->entered = 0;
 }
 
 static int entered_of(struct blocker* b) {
@@ -522,11 +539,8 @@ static void test_fifo_group_and_key(lqs_broker_t* broker) {
   lqs_send_request_destroy(send);
   char seen[64] = "";
   lqs_worker_options_t* o = test_options();
-  lqs_worker_t* w = NULL;
-  CHECK_OK(lqs_worker_create(q, o, record_group, seen, &w, &err_));
-  lqs_worker_options_destroy(o);
+  lqs_worker_t* w = start_worker(q, o, record_group, seen);
   if (w != NULL) {
-    CHECK_OK(lqs_worker_start(w, &err_));
     WAIT_FOR(stats_of(w).succeeded == 1);
     CHECK(lqs_worker_stop(w, 5000) == 1);
     lqs_worker_destroy(w);
@@ -562,11 +576,8 @@ static void test_retry_backoff(lqs_broker_t* broker, lqs_clock_t* clock) {
   lqs_worker_options_t* o = test_options();
   lqs_worker_options_set_backoff_base_seconds(o, 2);
   lqs_worker_options_set_backoff_max_seconds(o, 60);
-  lqs_worker_t* w = NULL;
-  CHECK_OK(lqs_worker_create(q, o, fail_twice, &c, &w, &err_));
-  lqs_worker_options_destroy(o);
+  lqs_worker_t* w = start_worker(q, o, fail_twice, &c);
   if (w == NULL) return;
-  CHECK_OK(lqs_worker_start(w, &err_));
 
   /* Receive 1: an invalid outcome counts as RETRY; backoff 2 s. */
   WAIT_FOR(stats_of(w).retried == 1);
@@ -619,11 +630,8 @@ static void test_non_retryable_dead_letter(lqs_broker_t* broker) {
   send_body(q, "worse");
   lqs_worker_options_t* o = test_options();
   lqs_worker_options_set_error_attribute(o, "app.Error");
-  lqs_worker_t* w = NULL;
-  CHECK_OK(lqs_worker_create(q, o, refuse, NULL, &w, &err_));
-  lqs_worker_options_destroy(o);
+  lqs_worker_t* w = start_worker(q, o, refuse, NULL);
   if (w == NULL) return;
-  CHECK_OK(lqs_worker_start(w, &err_));
   WAIT_FOR(stats_of(w).dead_lettered == 2);
   CHECK(lqs_worker_stop(w, 5000) == 1);
   const lqs_worker_stats_t st = stats_of(w);
@@ -757,11 +765,8 @@ static void test_inbox_skips_duplicates(lqs_broker_t* broker) {
   lqs_worker_options_set_inbox(o, 1);
   lqs_worker_options_set_idempotency_attribute(o, "Key");
   lqs_worker_options_set_inbox_ttl_seconds(o, 3600);
-  lqs_worker_t* w = NULL;
-  CHECK_OK(lqs_worker_create(q, o, count_and_succeed, &c, &w, &err_));
-  lqs_worker_options_destroy(o);
+  lqs_worker_t* w = start_worker(q, o, count_and_succeed, &c);
   if (w == NULL) return;
-  CHECK_OK(lqs_worker_start(w, &err_));
   send_with_key(q, "charge order 42", "order-42");
   WAIT_FOR(stats_of(w).succeeded == 1);
   send_with_key(q, "charge order 42 (sent again)", "order-42");
@@ -811,17 +816,12 @@ static void test_heartbeat_and_stop_deadline(lqs_broker_t* broker, lqs_clock_t* 
   lqs_queue_t* q = make_queue(broker, "slow");
   send_body(q, "slow job");
   struct blocker b;
-  gate_init(&b.gate);
-  pthread_mutex_init(&b.mu, NULL);
-  b.entered = 0;
+  blocker_init(&b);
   lqs_worker_options_t* o = test_options();
   lqs_worker_options_set_visibility_timeout_seconds(o, 30);
   lqs_worker_options_set_concurrency(o, 1);
-  lqs_worker_t* w = NULL;
-  CHECK_OK(lqs_worker_create(q, o, block_then_succeed, &b, &w, &err_));
-  lqs_worker_options_destroy(o);
+  lqs_worker_t* w = start_worker(q, o, block_then_succeed, &b);
   if (w != NULL) {
-    CHECK_OK(lqs_worker_start(w, &err_));
     WAIT_FOR(entered_of(&b) == 1);
     lqs_clock_advance_seconds(clock, 20); /* a third of the lease left: renewed */
     WAIT_FOR(stats_of(w).lease_extensions == 1);
@@ -861,18 +861,13 @@ static void test_stop_releases_unstarted(lqs_broker_t* broker) {
   lqs_queue_t* q = make_queue(broker, "draining");
   for (int i = 0; i < 5; ++i) send_body(q, "d");
   struct blocker b;
-  gate_init(&b.gate);
-  pthread_mutex_init(&b.mu, NULL);
-  b.entered = 0;
+  blocker_init(&b);
   lqs_worker_options_t* o = test_options();
   lqs_worker_options_set_concurrency(o, 1);
   lqs_worker_options_set_max_messages_per_receive(o, 5);
   lqs_worker_options_set_max_in_progress(o, 5);
-  lqs_worker_t* w = NULL;
-  CHECK_OK(lqs_worker_create(q, o, block_then_succeed, &b, &w, &err_));
-  lqs_worker_options_destroy(o);
+  lqs_worker_t* w = start_worker(q, o, block_then_succeed, &b);
   if (w != NULL) {
-    CHECK_OK(lqs_worker_start(w, &err_));
     WAIT_FOR(stats_of(w).received == 5 && entered_of(&b) == 1);
     CHECK(stats_of(w).in_progress == 5);
 
