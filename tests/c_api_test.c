@@ -19,6 +19,17 @@
 
 static char dir_template[] = "/tmp/lqs_c_api_test_XXXXXX";
 
+/* Receives from `q` with `rr` (NULL: the defaults) into *got, checking that
+ * exactly one message came; that message, or NULL. */
+static const lqs_message_t* receive_one(lqs_queue_t* q, const lqs_receive_request_t* rr,
+                                        lqs_messages_t** got) {
+  char* err = NULL;
+  CHECK(lqs_queue_receive_message(q, rr, got, &err) == LQS_OK);
+  lqs_free(err);
+  CHECK(lqs_messages_count(*got) == 1);
+  return lqs_messages_count(*got) == 1 ? lqs_messages_get(*got, 0) : NULL;
+}
+
 static void test_errors_and_version(void) {
   CHECK(streq(lqs_error_name(LQS_QUEUE_DOES_NOT_EXIST), "QueueDoesNotExist"));
   CHECK(streq(lqs_error_query_code(LQS_QUEUE_DOES_NOT_EXIST),
@@ -229,10 +240,8 @@ static void test_messages(lqs_broker_t* broker, lqs_clock_t* clock) {
   lqs_receive_request_add_system_attribute_name(rr, "All");
   lqs_receive_request_add_message_attribute_name(rr, "All");
   lqs_messages_t* got = NULL;
-  CHECK(lqs_queue_receive_message(q, rr, &got, &err) == LQS_OK);
-  CHECK(lqs_messages_count(got) == 1);
-  if (lqs_messages_count(got) == 1) {
-    const lqs_message_t* m = lqs_messages_get(got, 0);
+  const lqs_message_t* m = receive_one(q, rr, &got);
+  if (m != NULL) {
     size_t len = 0;
     CHECK(streq(lqs_message_body(m, &len), "test") && len == 4);
     CHECK(streq(lqs_message_id(m), first_id));
@@ -274,10 +283,8 @@ static void test_messages(lqs_broker_t* broker, lqs_clock_t* clock) {
   CHECK(lqs_messages_count(got) == 0);
   lqs_messages_destroy(got);
   lqs_clock_advance_seconds(clock, 5);
-  CHECK(lqs_queue_receive_message(q, NULL, &got, &err) == LQS_OK); /* default request */
-  CHECK(lqs_messages_count(got) == 1);
-  if (lqs_messages_count(got) == 1) {
-    const lqs_message_t* m = lqs_messages_get(got, 0);
+  m = receive_one(q, NULL, &got); /* default request */
+  if (m != NULL) {
     CHECK(lqs_strmap_count(lqs_message_attributes(m)) == 0);
     CHECK(lqs_message_attribute_count(m) == 0);
     CHECK(lqs_message_md5_of_message_attributes(m) == NULL);
@@ -548,10 +555,8 @@ static void test_consumer_support(lqs_broker_t* broker, lqs_clock_t* clock) {
     CHECK(lqs_queue_move_to_dead_letter_queue(work, fails, attr_names, attr_values, 1, &err) ==
           LQS_OK);
     lqs_messages_t* dead = NULL;
-    CHECK(lqs_queue_receive_message(dlq, req, &dead, &err) == LQS_OK);
-    CHECK(lqs_messages_count(dead) == 1);
-    if (lqs_messages_count(dead) == 1) {
-      const lqs_message_t* m = lqs_messages_get(dead, 0);
+    const lqs_message_t* m = receive_one(dlq, req, &dead);
+    if (m != NULL) {
       size_t len = 0;
       CHECK(memcmp(lqs_message_body(m, &len), "fails", 5) == 0 && len == 5);
       CHECK(lqs_message_attribute_count(m) == 1);
