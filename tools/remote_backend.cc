@@ -151,17 +151,13 @@ class RemoteBackend final : public Backend {
 
   StatusOr<lqs::SendMessageResult> SendMessage(const std::string& queue,
                                                const lqs::SendMessageRequest& request) override {
-    return CallOnQueue(
-        queue, "SendMessage",
-        [&](const std::string& url) { return codec::EncodeSendMessage(url, request); },
-        codec::DecodeSendMessageResult);
+    return CallOnQueue(queue, "SendMessage", codec::EncodeSendMessage, request,
+                       codec::DecodeSendMessageResult);
   }
   StatusOr<lqs::SendMessageBatchResult> SendMessageBatch(
       const std::string& queue, const std::vector<lqs::SendMessageBatchEntry>& entries) override {
-    return CallOnQueue(
-        queue, "SendMessageBatch",
-        [&](const std::string& url) { return codec::EncodeSendMessageBatch(url, entries); },
-        codec::DecodeSendMessageBatch);
+    return CallOnQueue(queue, "SendMessageBatch", codec::EncodeSendMessageBatch, entries,
+                       codec::DecodeSendMessageBatch);
   }
   StatusOr<lqs::ReceiveMessageResult> ReceiveMessage(
       const std::string& queue, const lqs::ReceiveMessageRequest& request) override {
@@ -177,10 +173,8 @@ class RemoteBackend final : public Backend {
   }
   StatusOr<lqs::BatchResult> DeleteMessageBatch(
       const std::string& queue, const std::vector<lqs::DeleteMessageBatchEntry>& entries) override {
-    return CallOnQueue(
-        queue, "DeleteMessageBatch",
-        [&](const std::string& url) { return codec::EncodeDeleteMessageBatch(url, entries); },
-        codec::DecodeBatchResult);
+    return CallOnQueue(queue, "DeleteMessageBatch", codec::EncodeDeleteMessageBatch, entries,
+                       codec::DecodeBatchResult);
   }
   Status ChangeMessageVisibility(const std::string& queue, const std::string& receipt_handle,
                                  int timeout) override {
@@ -268,15 +262,15 @@ class RemoteBackend final : public Backend {
     return Call(action, body).status();
   }
 
-  // `action` on `queue`: the request `encode` builds from the queue's URL,
-  // the response `decode` reads; the URL's or the call's error otherwise.
-  template <typename Encode, typename Decode>
+  // `action` on `queue`: the request encode(url, arg) builds from the queue's
+  // URL, the response `decode` reads; the URL's or the call's error otherwise.
+  template <typename Encode, typename Arg, typename Decode>
   auto CallOnQueue(const std::string& queue, const std::string& action, const Encode& encode,
-                   const Decode& decode)
+                   const Arg& arg, const Decode& decode)
       -> StatusOr<decltype(decode(std::declval<const Json&>()))> {
     auto url = Url(queue);
     if (!url.ok()) return url.status();
-    auto r = Call(action, encode(*url));
+    auto r = Call(action, encode(*url, arg));
     if (!r.ok()) return r.status();
     return decode(*r);
   }
