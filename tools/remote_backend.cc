@@ -65,13 +65,6 @@ std::optional<Endpoint> ParseEndpoint(const std::string& url) {
   return e;
 }
 
-// A string map as a JSON object ({} when empty).
-Json StringObject(const std::map<std::string, std::string>& map) {
-  Json out = Json::object();
-  for (const auto& [k, v] : map) out[k] = v;
-  return out;
-}
-
 class RemoteBackend final : public Backend {
  public:
   RemoteBackend(RemoteOptions options, Endpoint endpoint)
@@ -126,10 +119,11 @@ class RemoteBackend final : public Backend {
     return codec::DecodeStringMap(*r, "Attributes");
   }
   Status SetAttributes(const std::string& queue, const lqs::AttributeMap& attributes) override {
-    return CallOnQueue(queue, "SetQueueAttributes", Json{{"Attributes", StringObject(attributes)}});
+    return CallOnQueue(queue, "SetQueueAttributes",
+                       Json{{"Attributes", codec::StringMap(attributes)}});
   }
   Status TagQueue(const std::string& queue, const lqs::TagMap& tags) override {
-    return CallOnQueue(queue, "TagQueue", Json{{"Tags", StringObject(tags)}});
+    return CallOnQueue(queue, "TagQueue", Json{{"Tags", codec::StringMap(tags)}});
   }
   Status UntagQueue(const std::string& queue, const std::vector<std::string>& keys) override {
     return CallOnQueue(queue, "UntagQueue", Json{{"TagKeys", keys}});

@@ -25,6 +25,13 @@ std::optional<std::string> OptStr(const Json& j, const char* key) {
   return it->get<std::string>();
 }
 
+// The array member `key` of `j`; an empty array when there is none.
+const Json& ArrayMember(const Json& j, const char* key) {
+  static const Json kEmpty = Json::array();
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
 int64_t Int(const Json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end()) return 0;
@@ -37,12 +44,6 @@ int64_t Int(const Json& j, const char* key) {
     }
   }
   return 0;
-}
-
-Json StringMap(const std::map<std::string, std::string>& m) {
-  Json out = Json::object();
-  for (const auto& [k, v] : m) out[k] = v;
-  return out;
 }
 
 void EncodeSendFields(const lqs::SendMessageRequest& r, Json& out) {
@@ -70,10 +71,7 @@ lqs::BatchResultError DecodeFailed(const Json& e) {
 
 std::vector<lqs::BatchResultError> DecodeFailedList(const Json& j) {
   std::vector<lqs::BatchResultError> out;
-  auto it = j.find("Failed");
-  if (it != j.end() && it->is_array()) {
-    for (const auto& e : *it) out.push_back(DecodeFailed(e));
-  }
+  for (const auto& e : ArrayMember(j, "Failed")) out.push_back(DecodeFailed(e));
   return out;
 }
 
@@ -226,6 +224,12 @@ std::string QueueNameFromUrl(const std::string& url) {
   return slash == std::string::npos ? u : u.substr(slash + 1);
 }
 
+Json StringMap(const std::map<std::string, std::string>& m) {
+  Json out = Json::object();
+  for (const auto& [k, v] : m) out[k] = v;
+  return out;
+}
+
 std::map<std::string, std::string> DecodeStringMap(const Json& j, const char* key) {
   std::map<std::string, std::string> out;
   auto it = j.find(key);
@@ -238,11 +242,8 @@ std::map<std::string, std::string> DecodeStringMap(const Json& j, const char* ke
 
 lqs::ListQueuesResult DecodeListQueues(const Json& json, const char* member) {
   lqs::ListQueuesResult out;
-  auto it = json.find(member);
-  if (it != json.end() && it->is_array()) {
-    for (const auto& u : *it) {
-      if (u.is_string()) out.queue_names.push_back(QueueNameFromUrl(u.get<std::string>()));
-    }
+  for (const auto& u : ArrayMember(json, member)) {
+    if (u.is_string()) out.queue_names.push_back(QueueNameFromUrl(u.get<std::string>()));
   }
   out.next_token = Str(json, "NextToken");
   return out;
@@ -260,9 +261,8 @@ lqs::SendMessageResult DecodeSendMessageResult(const Json& j) {
 
 lqs::SendMessageBatchResult DecodeSendMessageBatch(const Json& json) {
   lqs::SendMessageBatchResult out;
-  auto it = json.find("Successful");
-  if (it != json.end() && it->is_array()) {
-    for (const auto& e : *it) out.successful.push_back({Str(e, "Id"), DecodeSendMessageResult(e)});
+  for (const auto& e : ArrayMember(json, "Successful")) {
+    out.successful.push_back({Str(e, "Id"), DecodeSendMessageResult(e)});
   }
   out.failed = DecodeFailedList(json);
   return out;
@@ -270,9 +270,7 @@ lqs::SendMessageBatchResult DecodeSendMessageBatch(const Json& json) {
 
 lqs::StatusOr<lqs::ReceiveMessageResult> DecodeReceiveMessage(const Json& json) {
   lqs::ReceiveMessageResult out;
-  auto it = json.find("Messages");
-  if (it == json.end() || !it->is_array()) return out;
-  for (const auto& m : *it) {
+  for (const auto& m : ArrayMember(json, "Messages")) {
     lqs::ReceivedMessage r;
     r.message_id = Str(m, "MessageId");
     r.receipt_handle = Str(m, "ReceiptHandle");
@@ -292,19 +290,14 @@ lqs::StatusOr<lqs::ReceiveMessageResult> DecodeReceiveMessage(const Json& json) 
 
 lqs::BatchResult DecodeBatchResult(const Json& json) {
   lqs::BatchResult out;
-  auto it = json.find("Successful");
-  if (it != json.end() && it->is_array()) {
-    for (const auto& e : *it) out.successful.push_back(Str(e, "Id"));
-  }
+  for (const auto& e : ArrayMember(json, "Successful")) out.successful.push_back(Str(e, "Id"));
   out.failed = DecodeFailedList(json);
   return out;
 }
 
 std::vector<lqs::MessageMoveTask> DecodeListMessageMoveTasks(const Json& json) {
   std::vector<lqs::MessageMoveTask> out;
-  auto it = json.find("Results");
-  if (it == json.end() || !it->is_array()) return out;
-  for (const auto& e : *it) {
+  for (const auto& e : ArrayMember(json, "Results")) {
     lqs::MessageMoveTask t;
     t.task_handle = Str(e, "TaskHandle");
     t.status = Str(e, "Status");

@@ -41,6 +41,8 @@ using lqs::wire::MessageAttributesJson;
 lqs::StatusOr<lqs::MessageAttributeMap> DecodeMessageAttributes(const Json& json);
 
 // ---- Requests: the JSON body of AmazonSQS.<Action> ---------------------------------
+// A string map as a JSON object ({} when empty).
+Json StringMap(const std::map<std::string, std::string>& m);
 Json EncodeCreateQueue(const std::string& name, const lqs::AttributeMap& attributes,
                        const lqs::TagMap& tags);
 Json EncodeListQueues(const lqs::ListQueuesRequest& request);
