@@ -9,6 +9,7 @@
 #ifndef LQS_TOOLS_SQS_CODEC_H_
 #define LQS_TOOLS_SQS_CODEC_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
