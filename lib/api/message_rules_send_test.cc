@@ -137,6 +137,18 @@ TEST(ValidateSendMessageTest, InvalidBodyCharacters) {
   EXPECT_OK(ValidateSendMessage(Request("line\r\nnext\ttab"), StandardQueue(), false));
 }
 
+// SendMessage's error for a DelaySeconds outside 0..900.
+std::string DelayOutOfRange(int delay) {
+  return "Value " + std::to_string(delay) +
+         " for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900.";
+}
+
+// SendMessage's error for a message larger than the queue's `limit` bytes.
+std::string MessageTooLong(int limit) {
+  return "One or more parameters are invalid. Reason: Message must be shorter than " +
+         std::to_string(limit) + " bytes.";
+}
+
 TEST(ValidateSendMessageTest, DelaySecondsRange) {
   SendMessageRequest request = Request("x");
   request.delay_seconds = 0;
@@ -145,12 +157,10 @@ TEST(ValidateSendMessageTest, DelaySecondsRange) {
   EXPECT_OK(ValidateSendMessage(request, StandardQueue(), false));
   request.delay_seconds = 901;
   EXPECT_STATUS(ValidateSendMessage(request, StandardQueue(), false), kInvalidParameterValue,
-                "Value 901 for parameter DelaySeconds is invalid. Reason: DelaySeconds must "
-                "be >= 0 and <= 900.");
+                DelayOutOfRange(901));
   request.delay_seconds = -1;
   EXPECT_STATUS(ValidateSendMessage(request, StandardQueue(), false), kInvalidParameterValue,
-                "Value -1 for parameter DelaySeconds is invalid. Reason: DelaySeconds must "
-                "be >= 0 and <= 900.");
+                DelayOutOfRange(-1));
 }
 
 TEST(ValidateSendMessageTest, FifoPerMessageDelay) {
@@ -163,8 +173,7 @@ TEST(ValidateSendMessageTest, FifoPerMessageDelay) {
                 "parameter that is not valid for this queue type.");
   request.delay_seconds = 1000;  // range first
   EXPECT_STATUS(ValidateSendMessage(request, FifoQueue(), false), kInvalidParameterValue,
-                "Value 1000 for parameter DelaySeconds is invalid. Reason: DelaySeconds must "
-                "be >= 0 and <= 900.");
+                DelayOutOfRange(1000));
 }
 
 TEST(ValidateSendMessageTest, BodyCheckedBeforeDelay) {
@@ -354,8 +363,7 @@ TEST(ValidateSendMessageTest, SizeLimitSingleAndBatch) {
   EXPECT_OK(ValidateSendMessage(request, queue, false));  // exactly the limit
   request.body.push_back('x');
   EXPECT_STATUS(ValidateSendMessage(request, queue, false), kInvalidParameterValue,
-                "One or more parameters are invalid. Reason: Message must be shorter than "
-                "1024 bytes.");
+                MessageTooLong(1024));
   EXPECT_STATUS(ValidateSendMessage(request, queue, true), kInvalidParameterValue,
                 "One or more parameters cannot be validated. Reason: Message must be "
                 "shorter than 1024 bytes.");
@@ -380,8 +388,7 @@ TEST(ValidateSendMessageTest, DefaultMaximumIsOneMebibyte) {
   EXPECT_OK(ValidateSendMessage(request, StandardQueue(), false));
   request.body.push_back('x');
   EXPECT_STATUS(ValidateSendMessage(request, StandardQueue(), false), kInvalidParameterValue,
-                "One or more parameters are invalid. Reason: Message must be shorter than "
-                "1048576 bytes.");
+                MessageTooLong(1048576));
 }
 
 TEST(ValidateSendMessageTest, AttributeErrorsBeforeSize) {
