@@ -256,6 +256,11 @@ static void blocker_init(struct blocker* b) {
   b->entered = 0;
 }
 
+static void blocker_destroy(struct blocker* b) {
+  gate_destroy(&b->gate);
+  pthread_mutex_destroy(&b->mu);
+}
+
 static int entered_of(struct blocker* b) {
   pthread_mutex_lock(&b->mu);
   const int n = b->entered;
@@ -841,8 +846,7 @@ static void test_heartbeat_and_stop_deadline(lqs_broker_t* broker, lqs_clock_t* 
     lqs_worker_destroy(w); /* joins the handler thread */
   }
   CHECK(queue_depth(q) == 0);
-  gate_destroy(&b.gate);
-  pthread_mutex_destroy(&b.mu);
+  blocker_destroy(&b);
   lqs_queue_destroy(q);
 }
 
@@ -889,8 +893,7 @@ static void test_stop_releases_unstarted(lqs_broker_t* broker) {
     lqs_worker_destroy(w);
   }
   CHECK(entered_of(&b) == 1); /* nothing unstarted ran */
-  gate_destroy(&b.gate);
-  pthread_mutex_destroy(&b.mu);
+  blocker_destroy(&b);
   lqs_queue_destroy(q);
 }
 
