@@ -910,50 +910,77 @@ struct RecvShared {
   std::vector<double> lat;
 };
 
-class RecvWorker : public Worker {
+// ReceiveMessage (up to `max`, long poll `wait` seconds), then DeleteMessage
+// (max 1) or DeleteMessageBatch of what came, until `count` reaches `n`; each
+// receive+delete round's time goes to `lat`. A mode adds what it does on an
+// empty receive (OnEmpty) or with the messages (OnReceived).
+class ReceiveDeleteWorker : public Worker {
  public:
-  RecvWorker(Ctx& ctx, RecvShared& s, int batch) : Worker(ctx), s_(s), batch_(batch) {}
+  ReceiveDeleteWorker(Ctx& ctx, const std::string& q, int64_t n, int64_t& count,
+                      std::vector<double>& lat, int max, int wait)
+      : Worker(ctx), q_(q), n_(n), count_(count), lat_(lat), max_(max), wait_(wait) {}
   void Start() override { Next(); }
   void OnResponse(std::string_view body) override {
     if (!deleting_) {
       ParseResponse(body, &parsed_);
       if (parsed_.msgs.empty()) {
-        if (++s_.empties > 1000) Fail("queue ran dry before all messages were received");
+        OnEmpty();
         return Next();
       }
+      OnReceived(parsed_.msgs);
       got_ = static_cast<int64_t>(parsed_.msgs.size());
       deleting_ = true;
-      if (batch_ == 1) {
-        BuildDelete(json, s_.q, parsed_.msgs[0].handle);
+      if (max_ == 1) {
+        BuildDelete(json, q_, parsed_.msgs[0].handle);
         Call(kDeleteMessage);
       } else {
-        BuildDeleteBatch(json, s_.q, parsed_.msgs);
+        BuildDeleteBatch(json, q_, parsed_.msgs);
         Call(kDeleteMessageBatch);
       }
       return;
     }
     deleting_ = false;
-    if (batch_ != 1) {
+    if (max_ != 1) {
       ParseResponse(body, &parsed_);
       CheckFailed(parsed_, "delete");
     }
-    s_.lat.push_back(NowMs() - t_);
-    s_.done += got_;
+    lat_.push_back(NowMs() - t_);
+    count_ += got_;
     Next();
   }
 
+ protected:
+  virtual void OnEmpty() {}
+  virtual void OnReceived(const std::vector<Msg>& /*msgs*/) {}
+
  private:
   void Next() {
-    if (s_.done >= s_.n) return Finish();
+    if (count_ >= n_) return Finish();
     t_ = NowMs();
-    BuildReceive(json, s_.q, batch_, 0);
+    BuildReceive(json, q_, max_, wait_);
     Call(kReceiveMessage);
   }
-  RecvShared& s_;
-  int batch_;
+  const std::string& q_;
+  const int64_t n_;
+  int64_t& count_;
+  std::vector<double>& lat_;
+  const int max_;
+  const int wait_;
   bool deleting_ = false;
   int64_t got_ = 0;
   double t_ = 0;
+};
+
+class RecvWorker : public ReceiveDeleteWorker {
+ public:
+  RecvWorker(Ctx& ctx, RecvShared& s, int batch)
+      : ReceiveDeleteWorker(ctx, s.q, s.n, s.done, s.lat, batch, 0), s_(s) {}
+
+ private:
+  void OnEmpty() override {
+    if (++s_.empties > 1000) Fail("queue ran dry before all messages were received");
+  }
+  RecvShared& s_;
 };
 
 // mixed: one producer (SendMessageBatch of 10) and one consumer
@@ -989,44 +1016,21 @@ class Producer : public Worker {
   double t_ = 0;
 };
 
-class Consumer : public Worker {
+class Consumer : public ReceiveDeleteWorker {
  public:
-  Consumer(Ctx& ctx, MixedShared& s) : Worker(ctx), s_(s) {}
-  void Start() override { Next(); }
-  void OnResponse(std::string_view body) override {
-    if (!deleting_) {
-      ParseResponse(body, &parsed_);
-      if (parsed_.msgs.empty()) return Next();
-      int64_t wall = WallMs();
-      for (const Msg& m : parsed_.msgs) {
-        int64_t sent = 0;
-        std::from_chars(m.body.data(), m.body.data() + m.body.size(), sent);
-        s_.e2e.push_back(static_cast<double>(wall - sent));
-      }
-      got_ = static_cast<int64_t>(parsed_.msgs.size());
-      deleting_ = true;
-      BuildDeleteBatch(json, s_.q, parsed_.msgs);
-      return Call(kDeleteMessageBatch);
-    }
-    deleting_ = false;
-    ParseResponse(body, &parsed_);
-    CheckFailed(parsed_, "delete");
-    s_.recv_lat.push_back(NowMs() - t_);
-    s_.consumed += got_;
-    Next();
-  }
+  Consumer(Ctx& ctx, MixedShared& s)
+      : ReceiveDeleteWorker(ctx, s.q, s.n, s.consumed, s.recv_lat, 10, 1), s_(s) {}
 
  private:
-  void Next() {
-    if (s_.consumed >= s_.n) return Finish();
-    t_ = NowMs();
-    BuildReceive(json, s_.q, 10, 1);
-    Call(kReceiveMessage);
+  void OnReceived(const std::vector<Msg>& msgs) override {
+    int64_t wall = WallMs();
+    for (const Msg& m : msgs) {
+      int64_t sent = 0;
+      std::from_chars(m.body.data(), m.body.data() + m.body.size(), sent);
+      s_.e2e.push_back(static_cast<double>(wall - sent));
+    }
   }
   MixedShared& s_;
-  bool deleting_ = false;
-  int64_t got_ = 0;
-  double t_ = 0;
 };
 
 Json Summarize(std::vector<double> lat) {
