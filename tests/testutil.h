@@ -11,6 +11,7 @@
 //   EXPECT_OK(expr) / ASSERT_OK(expr)        expr is ok
 //   EXPECT_CODE(expr, code) / ASSERT_CODE     expr failed with that code
 //   EXPECT_STATUS(expr, code, message)        ... and exactly that message
+//   EXPECT_TRUE(MessageStartsWith(status, prefix))  the message starts so
 
 #ifndef LQS_TESTS_TESTUTIL_H_
 #define LQS_TESTS_TESTUTIL_H_
