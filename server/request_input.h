@@ -9,7 +9,8 @@
 //
 // Reading rules (Parse):
 // - an empty or all-whitespace body is the empty object {};
-// - a UTF-8 byte order mark before the document is skipped;
+// - a UTF-8 byte order mark before the document is skipped (a mark with
+//   nothing but whitespace after it is no document);
 // - anything but one JSON object (after optional whitespace, before
 //   optional trailing whitespace) is refused: invalid syntax, malformed
 //   UTF-8, integers outside [-2^63, 2^64), numbers that overflow a double,
