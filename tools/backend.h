@@ -20,11 +20,15 @@
 #include <vector>
 
 #include "wire/sigv4.h"
+#include "wire/sqs_codec.h"
 
 #include "lqs/status.h"
 #include "lqs/types.h"
 
 namespace lqs_cli {
+
+// The SQS JSON protocol's client codec (wire/sqs_codec.h).
+namespace codec = lqs::wire::codec;
 
 using lqs::Status;
 using lqs::StatusOr;
@@ -108,8 +112,9 @@ struct LocalOptions {
 StatusOr<std::unique_ptr<Backend>> OpenLocal(const LocalOptions& options);
 
 struct RemoteOptions {
-  std::string endpoint;      // http://host:port
+  std::string endpoint;      // http(s)://host[:port]
   int timeout_seconds = 60;  // per request, beyond any long-poll wait
+  std::string ca_file;       // HTTPS: a CA trusted besides the system's
   // Signs every request with SigV4 when set (lqsd then serves the queues of
   // signing->region, and checks the signature when it runs with
   // --auth-file); unsigned requests get lqsd's default region.

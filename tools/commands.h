@@ -29,6 +29,7 @@ struct GlobalFlags {
                            // remote mode see RemoteSigning
   std::string account_id;  // local mode; empty: the library's (lqsd's) default
   int timeout_seconds = 60;
+  std::string ca_file;  // remote mode and bridges: HTTPS trusts this CA too
   bool json = false;
   bool quiet = false;
 };

@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "tools/commands.h"
-#include "tools/sqs_codec.h"
 #include "wire/region_name.h"
 
 #include "lqs/clock.h"
@@ -94,6 +93,7 @@ Backend* Env::Open(bool create, int* exit_code) {
     RemoteOptions o;
     o.endpoint = flags.endpoint;
     o.timeout_seconds = flags.timeout_seconds;
+    o.ca_file = flags.ca_file;
     std::string error;
     o.signing = RemoteSigning(flags.region, &error);
     if (!error.empty()) {

@@ -18,7 +18,8 @@ constexpr const char* kFooter =
     "Where the queues are:\n"
     "  --data DIR       a database directory, opened directly (nothing else may hold it;\n"
     "                   a running lqsd does: then use --endpoint)\n"
-    "  --endpoint URL   a running lqsd, e.g. http://127.0.0.1:9324 (SQS JSON protocol);\n"
+    "  --endpoint URL   a running lqsd or SQS endpoint, e.g. http://127.0.0.1:9324 or\n"
+    "                   https://... (SQS JSON protocol; --ca-file trusts one more CA);\n"
     "                   requests are signed (SigV4) with AWS_ACCESS_KEY_ID /\n"
     "                   AWS_SECRET_ACCESS_KEY when set, as lqsd --auth-file requires\n"
     "  or the environment variables LQS_DATA / LQS_ENDPOINT.\n"
@@ -76,6 +77,11 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", g.timeout_seconds,
                  "Remote mode: seconds per request (beyond a long poll's wait)")
       ->capture_default_str()
+      ->group("Where");
+  app.add_option("--ca-file", g.ca_file,
+                 "HTTPS (remote mode, forward, pull): a PEM file of CAs trusted besides the "
+                 "system's")
+      ->check(CLI::ExistingFile)
       ->group("Where");
   app.add_flag("--json", g.json, "Machine-readable JSON on stdout")->group("Output");
   app.add_flag("-q,--quiet", g.quiet, "No progress bars or informational lines")->group("Output");

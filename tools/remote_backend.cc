@@ -1,7 +1,6 @@
-// tools/remote_backend.cc — the CLI's Backend over HTTP: a small synchronous
-// HTTP/1.1 client (Boost.Beast, one keep-alive connection, re-opened once when
-// the server closed it) speaking the SQS JSON 1.0 protocol to lqsd, unsigned
-// or signed with SigV4 (RemoteOptions::signing).
+// tools/remote_backend.cc — the CLI's Backend over HTTP(S): the SQS JSON 1.0
+// protocol to lqsd or any SQS endpoint through wire/sqs_http_client.h,
+// unsigned or signed with SigV4 (RemoteOptions::signing).
 
 #include <chrono>
 #include <map>
@@ -11,64 +10,25 @@
 #include <utility>
 #include <vector>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-
 #include "tools/backend.h"
-#include "tools/sqs_codec.h"
+#include "tools/output.h"
+#include "wire/sqs_http_client.h"
 
 #include "lqs/limits.h"
 
 namespace lqs_cli {
 namespace {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using asio::ip::tcp;
 using codec::Json;
 using lqs::ErrorCode;
 
-struct Endpoint {
-  std::string host;
-  std::string port;
-  std::string host_header;
-};
-
-std::optional<Endpoint> ParseEndpoint(const std::string& url) {
-  constexpr std::string_view kScheme = "http://";
-  if (url.rfind(kScheme, 0) != 0) return std::nullopt;
-  std::string rest = url.substr(kScheme.size());
-  if (const size_t slash = rest.find('/'); slash != std::string::npos) rest.resize(slash);
-  if (rest.empty()) return std::nullopt;
-  Endpoint e;
-  e.host_header = rest;
-  if (rest[0] == '[') {
-    const size_t close = rest.find(']');
-    if (close == std::string::npos) return std::nullopt;
-    e.host = rest.substr(1, close - 1);
-    e.port = close + 1 < rest.size() && rest[close + 1] == ':' ? rest.substr(close + 2) : "80";
-  } else if (const size_t colon = rest.rfind(':'); colon != std::string::npos) {
-    e.host = rest.substr(0, colon);
-    e.port = rest.substr(colon + 1);
-  } else {
-    e.host = rest;
-    e.port = "80";
-  }
-  if (e.host.empty() || e.port.empty() ||
-      e.port.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;
-  }
-  return e;
-}
-
 class RemoteBackend final : public Backend {
  public:
-  RemoteBackend(RemoteOptions options, Endpoint endpoint)
-      : options_(std::move(options)), endpoint_(std::move(endpoint)), stream_(ioc_) {}
+  RemoteBackend(RemoteOptions options, lqs::wire::SqsEndpoint endpoint)
+      : options_(std::move(options)),
+        client_(std::move(endpoint),
+                lqs::wire::SqsHttpOptions{options_.signing, options_.ca_file,
+                                          options_.timeout_seconds, "lqs-cli"}) {}
   ~RemoteBackend() override { Close().IgnoreError(); }
 
   std::string Describe() const override {
@@ -231,10 +191,7 @@ class RemoteBackend final : public Backend {
   StatusOr<std::vector<std::string>> Verify() override { return Unsupported("verify"); }
   Status CompactAll() override { return Unsupported("compact"); }
   Status Close() override {
-    beast::error_code ec;
-    if (connected_) stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.close();
-    connected_ = false;
+    client_.Close();
     return Status::OK();
   }
 
@@ -280,113 +237,33 @@ class RemoteBackend final : public Backend {
     return url;
   }
 
-  Status Connect() {
-    beast::error_code ec;
-    tcp::resolver resolver(ioc_);
-    auto results = resolver.resolve(endpoint_.host, endpoint_.port, ec);
-    if (ec)
-      return Status(ErrorCode::kIOError, "cannot resolve " + endpoint_.host + ": " + ec.message());
-    stream_.expires_after(std::chrono::seconds(10));
-    stream_.connect(results, ec);
-    if (ec) {
-      return Status(ErrorCode::kIOError, "cannot connect to " + options_.endpoint + ": " +
-                                             ec.message() + " (is lqsd running?)");
-    }
-    connected_ = true;
-    return Status::OK();
-  }
-
-  // One request/response exchange; `retry_ok` when a failure may be a stale
-  // keep-alive connection (nothing was read back).
+  // One request/response exchange: the answer's JSON object, or its error.
   StatusOr<Json> Call(const std::string& action, const Json& body, int wait_seconds = 0) {
-    const std::string payload = body.dump();
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      const bool reused = connected_;
-      if (!connected_) {
-        Status s = Connect();
-        if (!s.ok()) return s;
-      }
-      http::request<http::string_body> req{http::verb::post, "/", 11};
-      req.set(http::field::host, endpoint_.host_header);
-      req.set(http::field::content_type, "application/x-amz-json-1.0");
-      req.set("X-Amz-Target", "AmazonSQS." + action);
-      req.set("x-amzn-query-mode", "true");
-      req.set(http::field::user_agent, "lqs-cli");
-      req.keep_alive(true);
-      req.body() = payload;
-      req.prepare_payload();
-      if (options_.signing) {
-        const auto now = std::chrono::system_clock::now().time_since_epoch();
-        for (auto& [name, value] : lqs::wire::SignRequest(
-                 *options_.signing, "POST", "/",
-                 {{"content-type", "application/x-amz-json-1.0"},
-                  {"host", endpoint_.host_header},
-                  {"x-amz-target", "AmazonSQS." + action}},
-                 payload, std::chrono::duration_cast<std::chrono::seconds>(now).count())) {
-          req.set(name, value);
-        }
-      }
-
-      beast::error_code ec;
-      stream_.expires_after(std::chrono::seconds(options_.timeout_seconds + wait_seconds));
-      http::write(stream_, req, ec);
-      http::response<http::string_body> res;
-      if (!ec) {
-        beast::flat_buffer buffer;
-        http::response_parser<http::string_body> parser;
-        parser.body_limit(64 << 20);
-        http::read(stream_, buffer, parser, ec);
-        if (!ec) res = parser.release();
-      }
-      if (ec) {
-        Close().IgnoreError();
-        // A keep-alive connection the server closed in the meantime: retry once.
-        if (reused && attempt == 0 &&
-            (ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
-             ec == asio::error::broken_pipe || ec == asio::error::eof)) {
-          continue;
-        }
-        return Status(ErrorCode::kIOError,
-                      action + " to " + options_.endpoint + " failed: " + ec.message());
-      }
-      if (!res.keep_alive()) Close().IgnoreError();
-      const int status = static_cast<int>(res.result_int());
-      if (status != 200) {
-        std::string query_error;
-        if (auto it = res.find("x-amzn-query-error"); it != res.end()) {
-          query_error = std::string(it->value());
-        }
-        return codec::DecodeError(status, query_error, res.body());
-      }
-      if (res.body().empty()) return Json::object();
-      Json j = Json::parse(res.body(), nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded() || !j.is_object()) {
-        return Status(
-            ErrorCode::kInternal,
-            action + ": the server's answer is not a JSON object: " + res.body().substr(0, 200));
-      }
-      return j;
+    StatusOr<lqs::wire::SqsHttpReply> reply = client_.Call(action, body.dump(), wait_seconds);
+    if (!reply.ok()) {
+      return Status(reply.status().code(), reply.status().message() + " (is lqsd running?)");
     }
-    return Status(ErrorCode::kIOError, action + " to " + options_.endpoint + " failed");
+    if (reply->status != 200)
+      return codec::DecodeError(reply->status, reply->query_error, reply->body, kServerErrorCode);
+    if (reply->body.empty()) return Json::object();
+    Json j = Json::parse(reply->body, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+      return Status(ErrorCode::kInternal, action + ": the server's answer is not a JSON object: " +
+                                              reply->body.substr(0, 200));
+    }
+    return j;
   }
 
   RemoteOptions options_;
-  Endpoint endpoint_;
-  asio::io_context ioc_;
-  beast::tcp_stream stream_;
-  bool connected_ = false;
+  lqs::wire::SqsHttpClient client_;
   std::map<std::string, std::string> urls_;  // queue name -> URL
 };
 
 }  // namespace
 
 StatusOr<std::unique_ptr<Backend>> OpenRemote(const RemoteOptions& options) {
-  auto endpoint = ParseEndpoint(options.endpoint);
-  if (!endpoint) {
-    return Status(ErrorCode::kInvalidParameterValue,
-                  "--endpoint must look like http://HOST:PORT (https is not supported), got \"" +
-                      options.endpoint + "\"");
-  }
+  auto endpoint = lqs::wire::ParseSqsEndpoint(options.endpoint, "--endpoint");
+  if (!endpoint.ok()) return endpoint.status();
   return std::unique_ptr<Backend>(new RemoteBackend(options, std::move(*endpoint)));
 }
 

@@ -1,4 +1,4 @@
-// Unit tests of tools/sqs_codec: the JSON bodies the CLI's remote mode sends
+// Unit tests of wire/sqs_codec: the JSON bodies the CLI's remote mode sends
 // match the SQS JSON 1.0 examples of docs/sqs-reference.md §12.1 (produced by botocore),
 // and answers and errors (§12.2, §12.3) decode into lqs types.
 
@@ -6,9 +6,14 @@
 
 #include "tools/commands.h"
 #include "tools/output.h"
-#include "tools/sqs_codec.h"
+#include "wire/sqs_codec.h"
 
-namespace lqs_cli::codec {
+namespace lqs::wire::codec {
+using lqs_cli::ExitCodeFor;
+using lqs_cli::kExitIoError;
+using lqs_cli::kExitSqsError;
+using lqs_cli::kServerErrorCode;
+using lqs_cli::RequestFromJson;
 namespace {
 
 using lqs::ErrorCode;
@@ -259,35 +264,41 @@ TEST(Decode, AbsentListsAreEmpty) {
 TEST(Decode, Errors) {
   lqs::Status s = DecodeError(
       400, "AWS.SimpleQueueService.NonExistentQueue;Sender",
-      R"({"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":"The specified queue does not exist."})");
+      R"({"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":"The specified queue does not exist."})",
+      kServerErrorCode);
   EXPECT_EQ(s.code(), ErrorCode::kQueueDoesNotExist);
   EXPECT_EQ(s.message(), "The specified queue does not exist.");
   EXPECT_EQ(ExitCodeFor(s), kExitSqsError);
 
-  s = DecodeError(403, "", R"({"__type":"com.amazonaws.sqs#PurgeQueueInProgress","message":"m"})");
+  s = DecodeError(403, "", R"({"__type":"com.amazonaws.sqs#PurgeQueueInProgress","message":"m"})",
+                  kServerErrorCode);
   EXPECT_EQ(s.code(), ErrorCode::kPurgeQueueInProgress);
   s = DecodeError(
       400, "",
-      R"({"__type":"com.amazon.coral.service#InvalidParameterValueException","message":"m"})");
+      R"({"__type":"com.amazon.coral.service#InvalidParameterValueException","message":"m"})",
+      kServerErrorCode);
   EXPECT_EQ(s.code(), ErrorCode::kInvalidParameterValue);
   s = DecodeError(404, "",
-                  R"({"__type":"com.amazonaws.sqs#ResourceNotFoundException","message":"m"})");
+                  R"({"__type":"com.amazonaws.sqs#ResourceNotFoundException","message":"m"})",
+                  kServerErrorCode);
   EXPECT_EQ(s.code(), ErrorCode::kResourceNotFound);
-  s = DecodeError(400, "QueueAlreadyExists;Sender", "{}");
+  s = DecodeError(400, "QueueAlreadyExists;Sender", "{}", kServerErrorCode);
   EXPECT_EQ(s.code(), ErrorCode::kQueueNameExists);
-  s = DecodeError(503, "", "Service Unavailable");
+  s = DecodeError(503, "", "Service Unavailable", kServerErrorCode);
   EXPECT_EQ(s.code(), ErrorCode::kIOError);
   EXPECT_EQ(ExitCodeFor(s), kExitIoError);
-  s = DecodeError(400, "", R"({"__type":"com.amazonaws.sqs#SomethingNew","message":"m"})");
+  s = DecodeError(400, "", R"({"__type":"com.amazonaws.sqs#SomethingNew","message":"m"})",
+                  kServerErrorCode);
   EXPECT_EQ(s.code(), kServerErrorCode);
   EXPECT_EQ(s.message(), "SomethingNew: m");
   EXPECT_EQ(ExitCodeFor(s), kExitSqsError);
   s = DecodeError(403, "MissingAuthenticationToken;Sender",
                   R"({"__type":"com.amazon.coral.service#MissingAuthenticationTokenException",)"
-                  R"("message":"Request is missing Authentication Token"})");
+                  R"("message":"Request is missing Authentication Token"})",
+                  kServerErrorCode);
   EXPECT_EQ(s.message(), "MissingAuthenticationToken: Request is missing Authentication Token");
   EXPECT_EQ(ExitCodeFor(s), kExitSqsError);
-  s = DecodeError(404, "", "<html>not here</html>");  // not an SQS answer at all
+  s = DecodeError(404, "", "<html>not here</html>", kServerErrorCode);  // not an SQS answer at all
   EXPECT_EQ(s.code(), ErrorCode::kInternal);
   EXPECT_EQ(ExitCodeFor(s), kExitIoError);
 }
@@ -311,4 +322,4 @@ TEST(Lines, RequestFromJson) {
 }
 
 }  // namespace
-}  // namespace lqs_cli::codec
+}  // namespace lqs::wire::codec

@@ -1,13 +1,11 @@
-// tools/sqs_codec.cc — see sqs_codec.h.
+// wire/sqs_codec.cc — see sqs_codec.h.
 
-#include "tools/sqs_codec.h"
+#include "wire/sqs_codec.h"
 
 #include <cstdint>
 #include <string>
 
-#include "tools/output.h"
-
-namespace lqs_cli::codec {
+namespace lqs::wire::codec {
 namespace {
 
 using lqs::ErrorCode;
@@ -335,32 +333,40 @@ std::optional<ErrorCode> ErrorCodeFromName(std::string_view name) {
   return std::nullopt;
 }
 
-lqs::Status DecodeError(int http_status, const std::string& query_error_header,
-                        const std::string& body) {
-  std::string type;
-  std::string message;
+ErrorParts DecodeErrorParts(int http_status, const std::string& query_error_header,
+                            const std::string& body) {
+  ErrorParts out;
   Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_object()) {
-    type = Str(j, "__type");
-    message = Str(j, "message");
-    if (message.empty()) message = Str(j, "Message");
+    out.type = Str(j, "__type");
+    out.message = Str(j, "message");
+    if (out.message.empty()) out.message = Str(j, "Message");
+  } else {
+    out.message = body.substr(0, 200);
   }
+  std::string& type = out.type;
   if (const size_t hash = type.find('#'); hash != std::string::npos) type = type.substr(hash + 1);
   if (const size_t colon = type.find(':'); colon != std::string::npos) type.resize(colon);
-  std::string query_code = query_error_header;
-  if (const size_t semi = query_code.find(';'); semi != std::string::npos) query_code.resize(semi);
-
-  std::optional<ErrorCode> code = ErrorCodeFromName(query_code);
-  if (!code) code = ErrorCodeFromName(type);
-  if (code) return Status(*code, message);
-  std::string raw = !query_code.empty() ? query_code : type;
-  if (raw.empty()) raw = "HTTP " + std::to_string(http_status);
-  if (message.empty() && !j.is_object()) message = body.substr(0, 200);
-  const bool refused = http_status >= 400 && http_status < 500 && raw.rfind("HTTP ", 0) != 0;
-  return Status(refused              ? kServerErrorCode
-                : http_status >= 500 ? ErrorCode::kIOError
-                                     : ErrorCode::kInternal,
-                raw + (message.empty() ? "" : ": " + message));
+  out.query_code = query_error_header;
+  if (const size_t semi = out.query_code.find(';'); semi != std::string::npos) {
+    out.query_code.resize(semi);
+  }
+  out.code = !out.query_code.empty() ? out.query_code : out.type;
+  if (out.code.empty()) out.code = "HTTP " + std::to_string(http_status);
+  return out;
 }
 
-}  // namespace lqs_cli::codec
+lqs::Status DecodeError(int http_status, const std::string& query_error_header,
+                        const std::string& body, ErrorCode unknown_refusal) {
+  const ErrorParts e = DecodeErrorParts(http_status, query_error_header, body);
+  std::optional<ErrorCode> code = ErrorCodeFromName(e.query_code);
+  if (!code) code = ErrorCodeFromName(e.type);
+  if (code) return Status(*code, e.message);
+  const bool refused = http_status >= 400 && http_status < 500 && e.code.rfind("HTTP ", 0) != 0;
+  return Status(refused              ? unknown_refusal
+                : http_status >= 500 ? ErrorCode::kIOError
+                                     : ErrorCode::kInternal,
+                e.code + (e.message.empty() ? "" : ": " + e.message));
+}
+
+}  // namespace lqs::wire::codec

@@ -1,13 +1,14 @@
-// tools/sqs_codec.h — lqs types to and from the SQS JSON 1.0 protocol
-// (awsJson1_0, docs/sqs-reference.md §12), for RemoteBackend. Pure functions, no I/O, so
-// they are unit-tested against the protocol's examples.
+// wire/sqs_codec.h — lqs types to and from the SQS JSON 1.0 protocol
+// (awsJson1_0, docs/sqs-reference.md §12), as a client writes and reads them: the CLI's
+// remote mode (tools/remote_backend.cc) and the bridges (lqs/bridge.h). Pure
+// functions, no I/O, so they are unit-tested against the protocol's examples.
 //
 // Also the message-attribute JSON shape shared with `lqs export`:
 //   {"name": {"DataType": "String", "StringValue": "x"},
 //    "bin":  {"DataType": "Binary", "BinaryValue": "<base64>"}}
 
-#ifndef LQS_TOOLS_SQS_CODEC_H_
-#define LQS_TOOLS_SQS_CODEC_H_
+#ifndef LQS_WIRE_SQS_CODEC_H_
+#define LQS_WIRE_SQS_CODEC_H_
 
 #include <map>
 #include <optional>
@@ -23,7 +24,7 @@
 #include "lqs/status.h"
 #include "lqs/types.h"
 
-namespace lqs_cli::codec {
+namespace lqs::wire::codec {
 
 using Json = nlohmann::ordered_json;
 
@@ -68,17 +69,30 @@ lqs::StatusOr<lqs::ReceiveMessageResult> DecodeReceiveMessage(const Json& json);
 lqs::BatchResult DecodeBatchResult(const Json& json);
 std::vector<lqs::MessageMoveTask> DecodeListMessageMoveTasks(const Json& json);
 
+// An error response's parts: `type` is __type's text after '#' (and before
+// ':'), `query_code` the x-amzn-query-error header's code, `code` the first
+// of the two that is set, else "HTTP <status>"; `message` is the body's
+// "message" (or "Message"), or the start of a body that is not JSON.
+struct ErrorParts {
+  std::string type;
+  std::string query_code;
+  std::string code;
+  std::string message;
+};
+ErrorParts DecodeErrorParts(int http_status, const std::string& query_error_header,
+                            const std::string& body);
+
 // The Status of an error response: `__type` (text after '#'), else the
 // x-amzn-query-error header's code, mapped back to lqs::ErrorCode. A 4xx
-// with a code lqs does not know becomes kServerErrorCode (tools/output.h),
-// a 5xx kIOError, anything else kInternal, with the server's code (or "HTTP
-// <status>") in the message.
+// with a code lqs does not know becomes `unknown_refusal`, a 5xx kIOError,
+// anything else kInternal, with the server's code (or "HTTP <status>") in
+// the message.
 lqs::Status DecodeError(int http_status, const std::string& query_error_header,
-                        const std::string& body);
+                        const std::string& body, lqs::ErrorCode unknown_refusal);
 
 // ErrorCode from any of its spellings (enumerator name, JSON shape, query code).
 std::optional<lqs::ErrorCode> ErrorCodeFromName(std::string_view name);
 
-}  // namespace lqs_cli::codec
+}  // namespace lqs::wire::codec
 
-#endif  // LQS_TOOLS_SQS_CODEC_H_
+#endif  // LQS_WIRE_SQS_CODEC_H_
