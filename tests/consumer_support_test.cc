@@ -1,6 +1,6 @@
 // Consumer-support extensions: the idempotency inbox and the immediate
-// dead-letter move (Queue::DeleteMessageAndRecord, InboxContains,
-// MoveToDeadLetterQueue).
+// dead-letter move (Queue::DeleteMessageAndRecord, SendMessageAndRecord,
+// InboxContains, MoveToDeadLetterQueue).
 
 #include <algorithm>
 #include <array>
@@ -221,6 +221,81 @@ TEST_F(ConsumerSupportTest, ReRecordRenews) {
   clock_->AdvanceSeconds(40);  // 110 s: the renewed record ended
   EXPECT_FALSE(Contains(*q, "k"));
   ExpectInboxKeysAfterMaintenance(0);
+}
+
+TEST_F(ConsumerSupportTest, SendAndRecordSendsOnceAndRecords) {
+  auto q = MakeQueue("q");
+  SendMessageRequest s;
+  s.body = "pulled";
+  auto first = q->SendMessageAndRecord(s, "pull:m1", 600);
+  ASSERT_OK(first);
+  ASSERT_TRUE(first->has_value());
+  EXPECT_EQ((*first)->md5_of_message_body, api::Md5Hex("pulled"));
+  EXPECT_TRUE(Contains(*q, "pull:m1"));
+  // The same key again: nothing is sent.
+  auto again = q->SendMessageAndRecord(s, "pull:m1", 600);
+  ASSERT_OK(again);
+  EXPECT_FALSE(again->has_value());
+  EXPECT_EQ(Counts(*q)[0], 1);
+  // Once the record expired, the key sends again.
+  clock_->AdvanceSeconds(600);
+  auto later = q->SendMessageAndRecord(s, "pull:m1", 600);
+  ASSERT_OK(later);
+  EXPECT_TRUE(later->has_value());
+  EXPECT_EQ(Counts(*q)[0], 2);
+  ExpectConsistent();
+}
+
+TEST_F(ConsumerSupportTest, SendAndRecordSurvivesReopenAndFifo) {
+  auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"}});
+  SendMessageRequest s;
+  s.body = "x";
+  s.message_group_id = "g";
+  s.message_deduplication_id = "d1";
+  auto sent = q->SendMessageAndRecord(s, "k", 3600);
+  ASSERT_OK(sent);
+  ASSERT_TRUE(sent->has_value());
+  EXPECT_TRUE((*sent)->sequence_number.has_value());
+  Reopen();
+  q = Get("q.fifo");
+  ASSERT_TRUE(q);
+  // Past FIFO's five-minute deduplication window, the record still holds.
+  clock_->AdvanceSeconds(1800);
+  s.message_deduplication_id = "d2";
+  auto again = q->SendMessageAndRecord(s, "k", 3600);
+  ASSERT_OK(again);
+  EXPECT_FALSE(again->has_value());
+  EXPECT_EQ(Receive(*q).size(), 1u);
+}
+
+TEST_F(ConsumerSupportTest, SendAndRecordRefusesBadInputWithNothingWritten) {
+  auto q = MakeQueue("q");
+  SendMessageRequest s;
+  s.body = "x";
+  EXPECT_CODE(q->SendMessageAndRecord(s, "", 60), kInvalidParameterValue);
+  EXPECT_CODE(q->SendMessageAndRecord(s, "k", 0), kInvalidParameterValue);
+  s.body = "";
+  EXPECT_CODE(q->SendMessageAndRecord(s, "k", 60), kMissingParameter);
+  EXPECT_FALSE(Contains(*q, "k"));
+  EXPECT_EQ(Counts(*q)[0], 0);
+  EXPECT_EQ(RawInboxKeys(), 0);
+}
+
+TEST_F(ConsumerSupportTest, ConcurrentSendsAndRecordsOfOneKeySendOnce) {
+  auto q = MakeQueue("q");
+  std::vector<std::future<bool>> sent;
+  for (int i = 0; i < 8; ++i) {
+    sent.push_back(std::async(std::launch::async, [&q] {
+      SendMessageRequest s;
+      s.body = "once";
+      auto r = q->SendMessageAndRecord(s, "k", 60);
+      return r.ok() && r->has_value();
+    }));
+  }
+  int sends = 0;
+  for (auto& f : sent) sends += f.get() ? 1 : 0;
+  EXPECT_EQ(sends, 1);
+  EXPECT_EQ(Counts(*q)[0], 1);
 }
 
 TEST_F(ConsumerSupportTest, PurgeKeepsInboxDeleteQueueDropsIt) {

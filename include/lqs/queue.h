@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,20 @@ class Queue {
   // Errors: InvalidParameterValue (IdempotencyKey empty or too long),
   // QueueDoesNotExist, kIOError.
   virtual StatusOr<bool> InboxContains(const std::string& idempotency_key) = 0;
+
+  // Sends `request` as SendMessage does and, in the same atomic write,
+  // records `idempotency_key` in the inbox for `ttl_seconds` — unless the key
+  // is recorded already (and not expired): then nothing is sent and the
+  // result is nullopt. A message pulled from another queue, sent with its
+  // MessageId as the key, so arrives once however often it is pulled
+  // (lqs/bridge.h). Calls with the same key on one Queue are serialized.
+  // Durability: that of a send (the record is in the send's write).
+  // FIFO: a send that deduplication drops writes no record either.
+  // Errors: those of SendMessage; InvalidParameterValue naming
+  // IdempotencyKey or TtlSeconds, as DeleteMessageAndRecord.
+  virtual StatusOr<std::optional<SendMessageResult>> SendMessageAndRecord(
+      const SendMessageRequest& request, const std::string& idempotency_key,
+      int64_t ttl_seconds) = 0;
 
   // Moves the leased message that `receipt_handle` names to this queue's
   // dead-letter queue (its RedrivePolicy's deadLetterTargetArn) at once,

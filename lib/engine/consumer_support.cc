@@ -74,31 +74,58 @@ Status QueueImpl::DeleteMessageAndRecord(const std::string& receipt_handle,
   if (!live.ok()) return live;
   if (Status st = ValidateIdempotencyKey(idempotency_key); !st.ok()) return st;
   if (Status st = ValidateTtl(ttl_seconds); !st.ok()) return st;
-  // Runs under mu_, after the handle passed DeleteMessage's rules, adding
-  // the record to the delete's batch.
-  auto record = [this, &idempotency_key, ttl_seconds](rocksdb::WriteBatch* batch,
-                                                      int64_t now) -> Status {
-    storage::Database* db = core_->db();
-    const std::string record_key = storage::InboxRecordKey(id_, idempotency_key);
-    std::string old;
-    bool found = false;
-    Status st = db->Get(Cf::kInbox, record_key, &old, &found);
-    if (!st.ok()) return st;
-    if (found) {
-      // Renewal: the record moves to its new place in the sweep index.
-      int64_t old_expiry = 0;
-      if (!storage::DecodeInboxValue(old, &old_expiry)) {
-        return Status(ErrorCode::kCorruption, "an inbox record of queue " + name_ + " is corrupt");
-      }
-      batch->Delete(db->cf(Cf::kInbox), storage::InboxIndexKey(id_, old_expiry, idempotency_key));
-    }
-    const int64_t expiry = now + ttl_seconds * 1000;
-    batch->Put(db->cf(Cf::kInbox), record_key, storage::EncodeInboxValue(expiry));
-    batch->Put(db->cf(Cf::kInbox), storage::InboxIndexKey(id_, expiry, idempotency_key),
-               rocksdb::Slice());
-    return Status::OK();
+  // Runs under mu_, after the handle passed DeleteMessage's rules.
+  return DeleteOne(receipt_handle, InboxRecorder(idempotency_key, ttl_seconds));
+}
+
+QueueImpl::AlsoWrite QueueImpl::InboxRecorder(const std::string& idempotency_key,
+                                              int64_t ttl_seconds) {
+  return [this, &idempotency_key, ttl_seconds](rocksdb::WriteBatch* batch, int64_t now) {
+    return RecordInInbox(batch, idempotency_key, now + ttl_seconds * 1000);
   };
-  return DeleteOne(receipt_handle, record);
+}
+
+Status QueueImpl::RecordInInbox(rocksdb::WriteBatch* batch, const std::string& idempotency_key,
+                                int64_t expiry) {
+  storage::Database* db = core_->db();
+  const std::string record_key = storage::InboxRecordKey(id_, idempotency_key);
+  std::string old;
+  bool found = false;
+  Status st = db->Get(Cf::kInbox, record_key, &old, &found);
+  if (!st.ok()) return st;
+  if (found) {
+    // Renewal: the record moves to its new place in the sweep index.
+    int64_t old_expiry = 0;
+    if (!storage::DecodeInboxValue(old, &old_expiry)) {
+      return Status(ErrorCode::kCorruption, "an inbox record of queue " + name_ + " is corrupt");
+    }
+    batch->Delete(db->cf(Cf::kInbox), storage::InboxIndexKey(id_, old_expiry, idempotency_key));
+  }
+  batch->Put(db->cf(Cf::kInbox), record_key, storage::EncodeInboxValue(expiry));
+  batch->Put(db->cf(Cf::kInbox), storage::InboxIndexKey(id_, expiry, idempotency_key),
+             rocksdb::Slice());
+  return Status::OK();
+}
+
+StatusOr<std::optional<SendMessageResult>> QueueImpl::SendMessageAndRecord(
+    const SendMessageRequest& request, const std::string& idempotency_key, int64_t ttl_seconds) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  if (Status st = ValidateIdempotencyKey(idempotency_key); !st.ok()) return st;
+  if (Status st = ValidateTtl(ttl_seconds); !st.ok()) return st;
+  const api::QueueConfig config = *SendConfig();
+  Status valid = api::ValidateSendMessage(request, config, /*in_batch=*/false);
+  if (!valid.ok()) return valid;
+  notify::MutexLock lock(&record_send_mu_);
+  StatusOr<bool> seen = InboxContains(idempotency_key);
+  if (!seen.ok()) return seen.status();
+  if (*seen) return std::optional<SendMessageResult>();
+  const AlsoWrite record = InboxRecorder(idempotency_key, ttl_seconds);
+  std::vector<SendMessageResult> results;
+  Status st = fifo_ ? StoreFifoMessages({&request}, &results, record)
+                    : StoreMessages({&request}, &results, record);
+  if (!st.ok()) return st;
+  return std::optional<SendMessageResult>(std::move(results[0]));
 }
 
 StatusOr<bool> QueueImpl::InboxContains(const std::string& idempotency_key) {

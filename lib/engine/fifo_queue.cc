@@ -31,13 +31,14 @@ constexpr int64_t kAttemptWindowMs = limits::kReceiveAttemptWindowMs;
 }  // namespace
 
 Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>& requests,
-                                    std::vector<SendMessageResult>* results) {
+                                    std::vector<SendMessageResult>* results,
+                                    const AlsoWrite& also) {
   std::shared_ptr<const api::QueueConfig> config = SendConfig();
   Status st;
   bool wrote = false;
   {
     notify::ReaderMutexLock gate(&gate_);
-    st = WriteFifoSends(*config, requests, results, &wrote);
+    st = WriteFifoSends(*config, requests, results, also, &wrote);
   }
   if (wrote) Notify();
   return st;
@@ -45,7 +46,8 @@ Status QueueImpl::StoreFifoMessages(const std::vector<const SendMessageRequest*>
 
 Status QueueImpl::WriteFifoSends(const api::QueueConfig& config,
                                  const std::vector<const SendMessageRequest*>& requests,
-                                 std::vector<SendMessageResult>* results, bool* wrote) {
+                                 std::vector<SendMessageResult>* results, const AlsoWrite& also,
+                                 bool* wrote) {
   Status live = CheckLive();
   if (!live.ok()) return live;
 
@@ -158,7 +160,8 @@ Status QueueImpl::WriteFifoSends(const api::QueueConfig& config,
   Status st;
   if (fresh > 0) {
     batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
-    st = db->Write(&batch, /*must_sync=*/true);
+    if (also) st = also(&batch, now);
+    if (st.ok()) st = db->Write(&batch, /*must_sync=*/true);
   }
   for (const Plan& p : plans) {
     if (p.duplicate || p.seq == 0) continue;

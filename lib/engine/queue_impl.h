@@ -136,6 +136,9 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
                                 const std::string& idempotency_key, int64_t ttl_seconds) override
       ABSL_LOCKS_EXCLUDED(gate_, mu_);
   StatusOr<bool> InboxContains(const std::string& idempotency_key) override;
+  StatusOr<std::optional<SendMessageResult>> SendMessageAndRecord(
+      const SendMessageRequest& request, const std::string& idempotency_key,
+      int64_t ttl_seconds) override ABSL_LOCKS_EXCLUDED(record_send_mu_);
   Status MoveToDeadLetterQueue(const std::string& receipt_handle,
                                const MessageAttributeMap& extra_attributes) override
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -231,6 +234,18 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // Replaces the Policy attribute.
   Status SetAttributesLockedPolicy(const std::string& policy) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // `also` (optional) adds its own changes to a write's batch (a send's, a
+  // delete's); it runs before the write and its error fails the call with
+  // nothing written.
+  using AlsoWrite = std::function<Status(rocksdb::WriteBatch*, int64_t now)>;
+  // Adds to `batch` the inbox record of `idempotency_key`, expiring at
+  // `expiry` (ms), moving a recorded key's sweep entry (consumer_support.cc).
+  Status RecordInInbox(rocksdb::WriteBatch* batch, const std::string& idempotency_key,
+                       int64_t expiry);
+  // An AlsoWrite that records `idempotency_key` (borrowed: it must outlive
+  // the call) for `ttl_seconds` from the write's time.
+  AlsoWrite InboxRecorder(const std::string& idempotency_key, int64_t ttl_seconds);
+
   // ---- Send path (queue_send.cc, fifo_queue.cc) ----
   // The attributes sends use (a consistent copy).
   std::shared_ptr<const api::QueueConfig> SendConfig() const ABSL_LOCKS_EXCLUDED(send_config_mu_) {
@@ -240,12 +255,12 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // Stores the messages (validated already) and wakes receivers. Takes
   // gate_ shared. On failure nothing is stored and *results is empty.
   Status StoreMessages(const std::vector<const SendMessageRequest*>& requests,
-                       std::vector<SendMessageResult>* results)
+                       std::vector<SendMessageResult>* results, const AlsoWrite& also = {})
       ABSL_LOCKS_EXCLUDED(gate_, pending_mu_);
   Status WriteSends(const api::QueueConfig& config,
                     const std::vector<const SendMessageRequest*>& requests,
-                    std::vector<SendMessageResult>* results) ABSL_SHARED_LOCKS_REQUIRED(gate_)
-      ABSL_LOCKS_EXCLUDED(pending_mu_);
+                    std::vector<SendMessageResult>* results, const AlsoWrite& also)
+      ABSL_SHARED_LOCKS_REQUIRED(gate_) ABSL_LOCKS_EXCLUDED(pending_mu_);
   // Registers a delayed send's key; returns `visible_at`.
   int64_t RegisterPending(int64_t visible_at, uint64_t seq)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(pending_mu_);
@@ -259,12 +274,13 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   void AcceptInserted(const storage::CounterDelta& delta);
   // FIFO: StoreMessages with deduplication.
   Status StoreFifoMessages(const std::vector<const SendMessageRequest*>& requests,
-                           std::vector<SendMessageResult>* results)
+                           std::vector<SendMessageResult>* results, const AlsoWrite& also = {})
       ABSL_LOCKS_EXCLUDED(gate_, pending_mu_);
-  // *wrote: whether anything new was stored (duplicates store nothing).
+  // *wrote: whether anything new was stored (duplicates store nothing, and
+  // a batch of duplicates only writes nothing, `also` included).
   Status WriteFifoSends(const api::QueueConfig& config,
                         const std::vector<const SendMessageRequest*>& requests,
-                        std::vector<SendMessageResult>* results, bool* wrote)
+                        std::vector<SendMessageResult>* results, const AlsoWrite& also, bool* wrote)
       ABSL_SHARED_LOCKS_REQUIRED(gate_) ABSL_LOCKS_EXCLUDED(pending_mu_);
 
   // ---- Receive (queue_receive.cc) ----
@@ -413,10 +429,7 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // What a batch call returns: the run's own error (`run`), else each entry's
   // outcome as a BatchResult.
   static StatusOr<BatchResult> BatchOutcome(const Status& run, const HandleResults& r);
-  // `also` (optional) adds its own changes to a delete's batch when every
-  // entry passed; it runs under mu_ and its error fails the call before
-  // anything is written.
-  using AlsoWrite = std::function<Status(rocksdb::WriteBatch*, int64_t now)>;
+  // A delete's `also` runs under mu_, when every entry passed.
   // DeleteMessageBatch's body. A non-OK Status fails the whole call.
   Status DeleteEntries(const std::vector<DeleteMessageBatchEntry>& entries, const AlsoWrite& also,
                        HandleResults* out) ABSL_LOCKS_EXCLUDED(gate_, mu_);
@@ -507,6 +520,10 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // A copy of config_ for sends, which do not take mu_.
   mutable notify::Mutex send_config_mu_;
   std::shared_ptr<const api::QueueConfig> send_config_ ABSL_GUARDED_BY(send_config_mu_);
+
+  // Serializes SendMessageAndRecord's check of the inbox with its write, so
+  // that two of them with one key cannot both send. Taken before gate_.
+  notify::Mutex record_send_mu_;
 
   notify::Mutex pending_mu_;
   std::multiset<std::pair<int64_t, uint64_t>> pending_ ABSL_GUARDED_BY(pending_mu_);

@@ -46,12 +46,12 @@ void QueueImpl::FinishPendingGrouped(const std::string& group, uint64_t seq, boo
 void QueueImpl::AcceptInserted(const CounterDelta& delta) { ApplyDelta(delta); }
 
 Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& requests,
-                                std::vector<SendMessageResult>* results) {
+                                std::vector<SendMessageResult>* results, const AlsoWrite& also) {
   std::shared_ptr<const api::QueueConfig> config = SendConfig();
   Status st;
   {
     notify::ReaderMutexLock gate(&gate_);
-    st = WriteSends(*config, requests, results);
+    st = WriteSends(*config, requests, results, also);
   }
   if (st.ok()) Notify();
   return st;
@@ -59,7 +59,7 @@ Status QueueImpl::StoreMessages(const std::vector<const SendMessageRequest*>& re
 
 Status QueueImpl::WriteSends(const api::QueueConfig& config,
                              const std::vector<const SendMessageRequest*>& requests,
-                             std::vector<SendMessageResult>* results) {
+                             std::vector<SendMessageResult>* results, const AlsoWrite& also) {
   Status live = CheckLive();
   if (!live.ok()) return live;
 
@@ -163,7 +163,8 @@ Status QueueImpl::WriteSends(const api::QueueConfig& config,
     delta.Max(storage::kSeqCursor, 0);
   }
   batch.Merge(core_->db()->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
-  Status st = core_->db()->Write(&batch, /*must_sync=*/true);
+  Status st = also ? also(&batch, now) : Status::OK();
+  if (st.ok()) st = core_->db()->Write(&batch, /*must_sync=*/true);
   if (st.ok()) seq_slot_written_.store(true, std::memory_order_relaxed);
   {
     notify::MutexLock lock(&pending_mu_);
