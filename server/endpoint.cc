@@ -96,6 +96,7 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   router_config.log_requests = config.log_requests;
   router_config.auth = config.auth;
   router_config.regions = &s->regions;
+  router_config.bridge_stats = config.bridge_stats;
 
   HttpServer::Limits limits;
   limits.max_body_bytes = config.max_body_bytes;

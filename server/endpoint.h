@@ -22,6 +22,7 @@
 
 #include "server/url_style.h"
 
+#include "lqs/bridge.h"
 #include "lqs/broker.h"
 #include "lqs/options.h"
 #include "lqs/status.h"
@@ -61,6 +62,8 @@ struct EndpointConfig {
   size_t max_regions = 32;
   // Called when another region's database was opened (its region and path).
   std::function<void(const std::string& region, const std::string& path)> on_region_open;
+  // The bridges' counters for /metrics (bridges.h); unset: none.
+  std::function<std::vector<lqs::BridgeStats>()> bridge_stats;
 };
 
 // The number of I/O threads when none is given: max(1, cores / 2). A

@@ -11,6 +11,7 @@
 // databases cleanly and exits 0. Without --data the databases live in a
 // temporary directory that is removed at exit.
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -20,12 +21,15 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <sys/resource.h>
 
+#include "server/bridges.h"
 #include "server/endpoint.h"
 #include "server/listen_address.h"
 #include "server/router.h"
@@ -58,6 +62,14 @@ struct Flags {
   int max_regions = 32;
   bool no_purge_interval = false;
   bool no_queue_reuse_delay = false;
+  // Bridges (bridges.h, docs/bridge.md).
+  std::vector<std::string> forward;
+  std::vector<std::string> pull;
+  std::string bridges_file;
+  std::string bridge_ca_file;
+  std::string bridge_profile;
+  int64_t bridge_backoff_max = 300;
+  int bridge_timeout = 30;
 };
 
 void RaiseFileLimit() {
@@ -132,6 +144,37 @@ int main(int argc, char** argv) {
                "Allow PurgeQueue more than once per 60 s");
   app.add_flag("--no-queue-reuse-delay", flags.no_queue_reuse_delay,
                "Allow re-creating a deleted queue name at once");
+  app.add_option("--forward", flags.forward,
+                 "LOCAL_QUEUE=REMOTE_QUEUE_URL: drain a local queue into a remote SQS queue "
+                 "(repeatable; docs/bridge.md)")
+      ->group("Bridges");
+  app.add_option("--pull", flags.pull,
+                 "REMOTE_QUEUE_URL=LOCAL_QUEUE: drain a remote SQS queue into a local queue "
+                 "(repeatable)")
+      ->group("Bridges");
+  app.add_option("--bridges", flags.bridges_file,
+                 "A file of bridges, one a line: 'forward LOCAL_QUEUE URL' or 'pull URL "
+                 "LOCAL_QUEUE'")
+      ->check(CLI::ExistingFile)
+      ->group("Bridges");
+  app.add_option("--bridge-ca-file", flags.bridge_ca_file,
+                 "HTTPS: a PEM file of CAs the bridges trust besides the system's")
+      ->check(CLI::ExistingFile)
+      ->group("Bridges");
+  app.add_option("--bridge-profile", flags.bridge_profile,
+                 "The bridges' profile of ~/.aws/credentials (default: AWS_ACCESS_KEY_ID, then "
+                 "AWS_PROFILE, then default)")
+      ->group("Bridges");
+  app.add_option("--bridge-timeout", flags.bridge_timeout,
+                 "Seconds the bridges give one request to the remote (beyond a long poll)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 600))
+      ->group("Bridges");
+  app.add_option("--bridge-backoff-max", flags.bridge_backoff_max,
+                 "The bridges' longest wait between retries, in seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{86400}))
+      ->group("Bridges");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -192,6 +235,27 @@ int main(int argc, char** argv) {
     }
   }
 
+  std::vector<lqsd::BridgeSpec> bridge_specs;
+  for (const auto& [values, direction] : {std::pair{&flags.forward, lqs::BridgeDirection::kForward},
+                                          std::pair{&flags.pull, lqs::BridgeDirection::kPull}}) {
+    for (const std::string& v : *values) {
+      auto spec = lqsd::ParseBridgeFlag(direction, v);
+      if (!spec.ok()) {
+        std::fprintf(stderr, "lqsd: %s\n", spec.status().message().c_str());
+        return 2;
+      }
+      bridge_specs.push_back(std::move(*spec));
+    }
+  }
+  if (!flags.bridges_file.empty()) {
+    auto specs = lqsd::ReadBridgesFile(flags.bridges_file);
+    if (!specs.ok()) {
+      std::fprintf(stderr, "lqsd: %s\n", specs.status().message().c_str());
+      return 2;
+    }
+    bridge_specs.insert(bridge_specs.end(), specs->begin(), specs->end());
+  }
+
   std::signal(SIGPIPE, SIG_IGN);
   RaiseFileLimit();
 
@@ -236,6 +300,24 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<lqs::Broker> broker = std::move(opened).value();
 
+  // ---- Bridges ----
+  lqsd::Bridges bridges;
+  if (!bridge_specs.empty()) {
+    lqs::BridgeOptions common;
+    common.ca_file = flags.bridge_ca_file;
+    common.profile = flags.bridge_profile;
+    common.backoff_max_ms = flags.bridge_backoff_max * 1000;
+    common.request_timeout_seconds = flags.bridge_timeout;
+    common.lease_seconds = std::max(common.lease_seconds, 2 * flags.bridge_timeout);
+    if (lqs::Status st = bridges.Start(broker.get(), bridge_specs, common, info); !st.ok()) {
+      std::fprintf(stderr, "lqsd: %s\n", st.ToString().c_str());
+      broker->Close().IgnoreError();
+      broker.reset();
+      remove_temp();
+      return st.code() == lqs::ErrorCode::kInvalidParameterValue ? 2 : 1;
+    }
+  }
+
   // ---- HTTP ----
   lqsd::EndpointConfig endpoint_config;
   endpoint_config.host = host;
@@ -252,6 +334,7 @@ int main(int argc, char** argv) {
   endpoint_config.max_body_bytes = flags.max_body_bytes;
   endpoint_config.single_region = flags.single_region;
   endpoint_config.max_regions = static_cast<size_t>(flags.max_regions);
+  if (!bridges.empty()) endpoint_config.bridge_stats = [&bridges] { return bridges.Stats(); };
   // Clients signed for another region than --region used to share --data's
   // queues: say where theirs are now, and how to share them again.
   endpoint_config.on_region_open = [&info, default_region = flags.region](const std::string& region,
@@ -264,6 +347,7 @@ int main(int argc, char** argv) {
       lqsd::Endpoint::Start(broker.get(), endpoint_config, &error);
   if (endpoint == nullptr) {
     std::fprintf(stderr, "lqsd: %s\n", error.c_str());
+    bridges.Stop();
     broker->Close().IgnoreError();
     broker.reset();
     remove_temp();
@@ -289,6 +373,9 @@ int main(int argc, char** argv) {
     signals.async_wait(on_signal);
     info(std::string("signal ") + std::to_string(signal_number) + ", shutting down");
     shutdown_thread = std::thread([&] {
+      // The bridges first: they release what they hold while the database
+      // is open.
+      bridges.Stop();
       if (lqs::Status s = endpoint->Shutdown(); !s.ok()) {
         std::fprintf(stderr, "lqsd: closing the database failed: %s\n", s.ToString().c_str());
         exit_code = 1;

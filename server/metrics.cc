@@ -91,6 +91,72 @@ constexpr QueueMetric kQueueMetrics[] = {
      &lqs::QueueStats::redriven_total},
 };
 
+struct BridgeMetric {
+  const char* name;
+  const char* type;
+  const char* help;
+  int64_t (*value)(const lqs::BridgeStats&);
+};
+
+constexpr BridgeMetric kBridgeMetrics[] = {
+    {"lqs_bridge_transferred_total", "counter",
+     "Messages a bridge moved: forwarded (acknowledged remotely, deleted locally) or pulled "
+     "(stored locally).",
+     [](const lqs::BridgeStats& s) { return s.transferred; }},
+    {"lqs_bridge_duplicates_total", "counter",
+     "Pulled messages delivered again and dropped by their local record.",
+     [](const lqs::BridgeStats& s) { return s.duplicates; }},
+    {"lqs_bridge_dead_lettered_total", "counter",
+     "Messages the remote refused for good, moved to the local dead-letter queue.",
+     [](const lqs::BridgeStats& s) { return s.dead_lettered; }},
+    {"lqs_bridge_stuck_messages", "gauge",
+     "Messages the remote refused for good and the local queue keeps (no dead-letter queue).",
+     [](const lqs::BridgeStats& s) { return s.stuck; }},
+    {"lqs_bridge_md5_mismatches_total", "counter",
+     "Acknowledgements or deliveries whose MD5 digests were not the message's.",
+     [](const lqs::BridgeStats& s) { return s.md5_mismatches; }},
+    {"lqs_bridge_online", "gauge", "1 when the last exchange with the remote succeeded.",
+     [](const lqs::BridgeStats& s) { return int64_t{s.online ? 1 : 0}; }},
+    {"lqs_bridge_backoff_seconds", "gauge", "The current wait before the next retry; 0: none.",
+     [](const lqs::BridgeStats& s) { return s.backoff_ms / 1000; }},
+    {"lqs_bridge_last_success_timestamp_seconds", "gauge",
+     "When an exchange with the remote last succeeded (Unix time); 0: never.",
+     [](const lqs::BridgeStats& s) { return s.last_success_ms / 1000; }},
+    {"lqs_bridge_last_error_timestamp_seconds", "gauge",
+     "When the last failure happened (Unix time); 0: never.",
+     [](const lqs::BridgeStats& s) { return s.last_error_ms / 1000; }},
+    {"lqs_bridge_backlog_messages", "gauge",
+     "Messages in the bridge's local queue (visible, delayed and in flight).",
+     [](const lqs::BridgeStats& s) { return s.backlog; }},
+    {"lqs_bridge_oldest_message_age_seconds", "gauge",
+     "Age of the oldest message in the bridge's local queue.",
+     [](const lqs::BridgeStats& s) { return s.oldest_age_seconds; }},
+};
+
+void RenderBridges(const std::vector<lqs::BridgeStats>& bridges, std::string* out) {
+  if (bridges.empty()) return;
+  auto label = [](const lqs::BridgeStats& b) {
+    return "bridge=\"" + EscapeLabelValue(b.name) + "\",direction=\"" +
+           (b.direction == lqs::BridgeDirection::kForward ? "forward" : "pull") + "\"";
+  };
+  for (const BridgeMetric& m : kBridgeMetrics) {
+    Header(out, m.name, m.type, m.help);
+    for (const lqs::BridgeStats& b : bridges) {
+      out->append(m.name).append("{").append(label(b)).append("} ");
+      out->append(std::to_string(m.value(b))).append("\n");
+    }
+  }
+  Header(out, "lqs_bridge_failures_total", "counter",
+         "A bridge's failures, by error code (NetworkError, an SQS code, MD5Mismatch, "
+         "Local<code> for the local queue's).");
+  for (const lqs::BridgeStats& b : bridges) {
+    for (const auto& [code, n] : b.failures) {
+      out->append("lqs_bridge_failures_total{").append(label(b)).append(",code=\"");
+      out->append(EscapeLabelValue(code)).append("\"} ").append(std::to_string(n)).append("\n");
+    }
+  }
+}
+
 }  // namespace
 
 std::string EscapeLabelValue(std::string_view value) {
@@ -131,8 +197,8 @@ void Metrics::Record(std::string_view action, int http_status, double seconds) {
   }
 }
 
-std::string Metrics::Render(
-    const std::vector<std::pair<std::string, lqs::Broker*>>& regions) const {
+std::string Metrics::Render(const std::vector<std::pair<std::string, lqs::Broker*>>& regions,
+                            const std::vector<lqs::BridgeStats>& bridges) const {
   std::string out;
   std::vector<QueueSeries> queues;
   Header(&out, "lqs_queues", "gauge", "Number of queues, by region.");
@@ -148,6 +214,8 @@ std::string Metrics::Render(
       out.append(std::to_string(q.stats.*(m.field))).append("\n");
     }
   }
+
+  RenderBridges(bridges, &out);
 
   std::lock_guard<std::mutex> lock(mu_);
   Header(&out, "lqsd_requests_total", "counter",

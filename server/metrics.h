@@ -6,6 +6,8 @@
 //    (Broker::ListQueues, Broker::GetQueue, Queue::GetStats) of every open
 //    region (regions.h), labelled queue="<name>",region="<region>", and the
 //    number of queues by region;
+//  - each bridge's counters and state (bridges.h), labelled bridge="<name>",
+//    read at scrape time;
 //  - request counts and latencies by SQS action and HTTP status, recorded by
 //    the router as each request completes (Record()).
 // Render() writes the Prometheus text exposition format, version 0.0.4, with
@@ -26,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "lqs/bridge.h"
 #include "lqs/broker.h"
 
 namespace lqsd {
@@ -45,8 +48,10 @@ class Metrics {
   void Record(std::string_view action, int http_status, double seconds);
 
   // The exposition text: the queue series of each (region, Broker) (a
-  // region whose listing fails has none) and the request series.
-  std::string Render(const std::vector<std::pair<std::string, lqs::Broker*>>& regions) const;
+  // region whose listing fails has none), the bridges' series
+  // (lqs_bridge_*, labelled bridge="<name>") and the request series.
+  std::string Render(const std::vector<std::pair<std::string, lqs::Broker*>>& regions,
+                     const std::vector<lqs::BridgeStats>& bridges = {}) const;
 
  private:
   struct ActionSeries {

@@ -444,7 +444,9 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
   r.headers.emplace_back("Cache-Control", "no-store");
   if (request.RawPath() == "/metrics") {
     r.headers.emplace_back("Content-Type", std::string(Metrics::kContentType));
-    r.body = metrics_.Render(config_.regions->OpenRegions());
+    r.body = metrics_.Render(config_.regions->OpenRegions(), config_.bridge_stats
+                                                                 ? config_.bridge_stats()
+                                                                 : std::vector<lqs::BridgeStats>());
     return r;
   }
   // /health: the Broker answers (ListQueues fails with kClosed once it is closed).

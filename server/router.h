@@ -89,6 +89,8 @@ struct RouterConfig {
   // The Brokers that serve the regions (borrowed). Required by Handle();
   // the URL helpers below work without it.
   Regions* regions = nullptr;
+  // The bridges' counters for /metrics (lqs_bridge_*); unset: none.
+  std::function<std::vector<lqs::BridgeStats>()> bridge_stats;
 };
 
 class Router {

@@ -22,6 +22,7 @@
 #include "wire/sigv4.h"
 #include "wire/sqs_codec.h"
 
+#include "lqs/broker.h"
 #include "lqs/status.h"
 #include "lqs/types.h"
 
@@ -47,6 +48,8 @@ class Backend {
   // "local /path/to/db" or "remote http://host:port".
   virtual std::string Describe() const = 0;
   virtual bool IsRemote() const = 0;
+  // Local mode: the open Broker (borrowed; bridges run on it). Remote: null.
+  virtual lqs::Broker* broker() { return nullptr; }
 
   // ---- Queues ------------------------------------------------------------------
   // Returns the queue URL (remote) or name (local).

@@ -57,6 +57,7 @@ void RegisterMessageCommands(CLI::App& app, Env& env);
 void RegisterStatsCommands(CLI::App& app, Env& env);
 void RegisterRedriveCommands(CLI::App& app, Env& env);
 void RegisterTransferCommands(CLI::App& app, Env& env);
+void RegisterBridgeCommands(CLI::App& app, Env& env);
 
 // ---- Helpers shared by the commands --------------------------------------------------
 

@@ -26,6 +26,7 @@ class LocalBackend final : public Backend {
 
   std::string Describe() const override { return "local " + path_; }
   bool IsRemote() const override { return false; }
+  Broker* broker() override { return broker_.get(); }
 
   StatusOr<std::string> CreateQueue(const std::string& name, const lqs::AttributeMap& attributes,
                                     const lqs::TagMap& tags) override {

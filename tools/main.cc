@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   lqs_cli::RegisterStatsCommands(app, env);
   lqs_cli::RegisterRedriveCommands(app, env);
   lqs_cli::RegisterTransferCommands(app, env);
+  lqs_cli::RegisterBridgeCommands(app, env);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Bridge throughput against its ceiling, in the same run.
+
+Starts an lqsd on loopback (the remote), then, for each round:
+  1. the ceiling: lqs_http_load sends N messages to it as SendMessageBatch x10
+     over 4 connections (its msgs_per_s);
+  2. forward: a local database holding N messages is drained into a remote
+     queue by `lqs forward --once` (messages per second of the whole run,
+     process start and database open included);
+  3. pull: a remote queue holding N messages is drained into a local queue
+     by `lqs pull --once --wait 0`.
+Prints one JSON object: the medians, and forward's and pull's ratio to the
+ceiling. The target (docs/bridge.md): forward >= 0.5 of the ceiling.
+
+  python3 bench/bridge_throughput.py [--build build] [--n 20000] [--rounds 3]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--n", type=int, default=20000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--batches", type=int, default=4)
+    args = ap.parse_args()
+    lqsd = os.path.join(args.build, "server", "lqsd")
+    lqs = os.path.join(args.build, "tools", "lqs")
+    load = os.path.join(args.build, "bench", "lqs_http_load")
+    tmp = tempfile.mkdtemp(prefix="lqs-bridge-bench-")
+    server = subprocess.Popen([lqsd, "--listen", "127.0.0.1:0", "--data", tmp + "/remote",
+                               "--no-purge-interval"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = re.search(r"(http://\S+)", server.stdout.readline()).group(1)
+        lines = tmp + "/m.jsonl"
+        with open(lines, "w") as f:
+            for _ in range(args.n):
+                f.write(json.dumps("x" * 100) + "\n")
+        ceiling, forward, pull = [], [], []
+        for r in range(args.rounds):
+            out = run([load, "--endpoint", url, "--pid", str(server.pid), "--name", "lqsd",
+                       "--n10", str(args.n), "--modes", "send10", "--concurrency", "4"])
+            ceiling.append(json.loads(out.stdout)["modes"]["send10"]["msgs_per_s"])
+
+            local = "%s/local-%d" % (tmp, r)
+            remote_q = "fwd-%d" % r
+            run([lqs, "-e", url, "queue", "create", remote_q])
+            run([lqs, "-d", local, "queue", "create", "out"])
+            run([lqs, "-d", local, "-q", "send", "out", "--jsonl", lines])
+            t0 = time.monotonic()
+            done = run([lqs, "-d", local, "--json", "forward", "out",
+                        "%s/123456789012/%s" % (url, remote_q), "--once",
+                        "--batches", str(args.batches)])
+            forward.append(json.loads(done.stdout)["Transferred"] / (time.monotonic() - t0))
+
+            # The same messages, now remote, pulled into a fresh database.
+            pulled = "%s/pulled-%d" % (tmp, r)
+            run([lqs, "-d", pulled, "queue", "create", "in"])
+            t0 = time.monotonic()
+            done = run([lqs, "-d", pulled, "--json", "pull",
+                        "%s/123456789012/%s" % (url, remote_q), "in", "--once", "--wait", "0"])
+            pull.append(json.loads(done.stdout)["Transferred"] / (time.monotonic() - t0))
+        c = statistics.median(ceiling)
+        result = {
+            "messages": args.n,
+            "rounds": args.rounds,
+            "ceiling_send10_msgs_per_s": round(c),
+            "forward_msgs_per_s": round(statistics.median(forward)),
+            "pull_msgs_per_s": round(statistics.median(pull)),
+            "forward_ratio": round(statistics.median(forward) / c, 2),
+            "pull_ratio": round(statistics.median(pull) / c, 2),
+            "each_round": {"ceiling": ceiling, "forward": [round(x) for x in forward],
+                           "pull": [round(x) for x in pull]},
+        }
+        print(json.dumps(result, indent=2))
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

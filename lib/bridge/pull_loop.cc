@@ -1,0 +1,178 @@
+// lib/bridge/pull_loop.cc — see pull_loop.h.
+
+#include "lib/bridge/pull_loop.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/api/md5.h"
+#include "wire/sqs_codec.h"
+
+#include "lqs/limits.h"
+
+namespace lqs::bridge {
+namespace {
+
+constexpr std::string_view kTraceHeader = "AWSTraceHeader";
+// In `once` mode a short wait: long enough that an endpoint which samples
+// on short polls (Amazon SQS) answers with what it has.
+constexpr int kOnceWaitSeconds = 2;
+
+class PullLoop {
+ public:
+  explicit PullLoop(Runtime* rt) : rt_(rt), q_(rt->local()), transport_(rt->NewTransport()) {}
+  ~PullLoop() { rt_->Release(transport_.get()); }
+  PullLoop(const PullLoop&) = delete;
+  PullLoop& operator=(const PullLoop&) = delete;
+
+  void Run() {
+    const BridgeOptions& o = rt_->options();
+    int failures = 0;
+    bool window_known = false;
+    while (!rt_->stopping()) {
+      if (!window_known) window_known = LearnDedupWindow();
+      const int wait =
+          o.once ? std::min(kOnceWaitSeconds, o.wait_time_seconds) : o.wait_time_seconds;
+      ReceiveMessageRequest req;
+      req.max_number_of_messages = limits::kMaxReceiveMessages;
+      req.wait_time_seconds = wait;
+      req.message_system_attribute_names = {"All"};
+      req.message_attribute_names = {"All"};
+      const std::string payload = wire::codec::EncodeReceiveMessage(o.remote_queue_url, req).dump();
+      Outcome got = Classify(transport_->Call("ReceiveMessage", payload, wait));
+      if (got.fault == Fault::kNone) {
+        StatusOr<ReceiveMessageResult> r = wire::codec::DecodeReceiveMessage(got.body);
+        if (!r.ok()) {
+          got.fault = Fault::kRetry;
+          got.code = "MalformedAnswer";
+          got.message = r.status().message();
+        } else {
+          rt_->Succeeded();
+          failures = 0;
+          if (r->messages.empty()) {
+            if (o.once) return;
+            // A short poll (wait 0) that found nothing waits a second
+            // rather than asking again at once.
+            if (wait == 0 && !rt_->Sleep(1000)) return;
+            continue;
+          }
+          if (!Store(r->messages)) {
+            // The local queue refused (its disk is full, it was deleted):
+            // wait, as for the remote.
+            const int64_t backoff = rt_->BackoffMs(++failures);
+            if (!rt_->Sleep(backoff)) return;
+          }
+          continue;
+        }
+      }
+      // No messages this time: the remote is unreachable or refuses us.
+      ++failures;
+      const int64_t backoff = rt_->BackoffMs(failures);
+      rt_->Failed(got.code, got.message, backoff);
+      if (o.once && failures >= o.once_attempts) {
+        return rt_->Fail(
+            Status(ErrorCode::kIOError, "the remote queue could not be reached after " +
+                                            std::to_string(failures) + " attempts: " + got.code +
+                                            ": " + got.message));
+      }
+      if (!rt_->Sleep(backoff)) return;
+    }
+  }
+
+ private:
+  // Reads the remote VisibilityTimeout: the records must outlive it.
+  bool LearnDedupWindow() {
+    const std::string payload = nlohmann::ordered_json{
+        {"QueueUrl", rt_->options().remote_queue_url},
+        {"AttributeNames",
+         {"VisibilityTimeout"}}}.dump();
+    Outcome o = Classify(transport_->Call("GetQueueAttributes", payload, 0));
+    if (o.fault != Fault::kNone) return false;
+    const std::map<std::string, std::string> a = wire::codec::DecodeStringMap(o.body, "Attributes");
+    if (auto it = a.find("VisibilityTimeout"); it != a.end()) {
+      const int64_t vt = std::strtoll(it->second.c_str(), nullptr, 10);
+      ttl_seconds_ = std::max(ttl_seconds_, vt + 60);
+    }
+    return true;
+  }
+
+  SendMessageRequest LocalSend(const ReceivedMessage& m) {
+    SendMessageRequest req;
+    req.body = m.body;
+    req.message_attributes = m.message_attributes;
+    if (auto trace = m.attributes.find(std::string(kTraceHeader)); trace != m.attributes.end()) {
+      req.message_system_attributes[std::string(kTraceHeader)] =
+          MessageAttributeValue{"String", trace->second, ""};
+    }
+    if (q_.is_fifo()) {
+      auto g = m.attributes.find("MessageGroupId");
+      req.message_group_id = g != m.attributes.end() ? g->second : std::string("default");
+      req.message_deduplication_id = m.message_id;
+    }
+    return req;
+  }
+
+  // Sends the messages locally and deletes remotely those now stored (or
+  // stored before). False when the local queue failed for a reason that
+  // is not the message's (the others are left for later).
+  bool Store(const std::vector<ReceivedMessage>& messages) {
+    std::vector<DeleteMessageBatchEntry> done;
+    bool local_ok = true;
+    for (const ReceivedMessage& m : messages) {
+      if (api::Md5Hex(m.body) != m.md5_of_body) {
+        rt_->Md5Mismatch();  // not ours to delete: it comes again
+        continue;
+      }
+      StatusOr<std::optional<SendMessageResult>> sent =
+          q_.SendMessageAndRecord(LocalSend(m), "pull:" + m.message_id, ttl_seconds_);
+      if (!sent.ok()) {
+        const ErrorCode code = sent.status().code();
+        rt_->Refused("Local" + std::string(ErrorCodeName(code)), sent.status().message());
+        if (!ErrorInfoFor(code).sender_fault) {
+          local_ok = false;
+          break;
+        }
+        continue;  // this message cannot be stored here: the remote keeps it
+      }
+      if (sent->has_value()) {
+        rt_->Transferred(1);
+      } else {
+        rt_->Duplicate();
+      }
+      done.push_back({std::to_string(done.size()), m.receipt_handle});
+    }
+    if (!done.empty()) {
+      const std::string payload =
+          wire::codec::EncodeDeleteMessageBatch(rt_->options().remote_queue_url, done).dump();
+      Outcome o = Classify(transport_->Call("DeleteMessageBatch", payload, 0));
+      if (o.fault != Fault::kNone) {
+        // Stored locally; the remote delivers them again and the records
+        // drop them then.
+        rt_->Refused(o.code, o.message);
+      } else {
+        for (const BatchResultError& f : wire::codec::DecodeBatchResult(o.body).failed) {
+          rt_->Refused(f.code, f.message);
+        }
+      }
+    }
+    return local_ok;
+  }
+
+  Runtime* rt_;
+  Queue& q_;
+  std::unique_ptr<RemoteTransport> transport_;
+  int64_t ttl_seconds_ =
+      std::clamp<int64_t>(rt_->options().dedup_window_seconds, 1, limits::kMaxInboxTtlSeconds);
+};
+
+}  // namespace
+
+void RunPullLoop(Runtime* runtime) {
+  PullLoop loop(runtime);
+  loop.Run();
+}
+
+}  // namespace lqs::bridge

@@ -1,0 +1,33 @@
+// lib/bridge/pull_loop.h — a pull bridge's loop: long-polls the remote
+// queue (up to ten messages), sends each message to the local queue with
+// its remote MessageId recorded in the same write
+// (Queue::SendMessageAndRecord), and only then deletes it remotely.
+//
+// A message whose local send failed is not deleted remotely: the remote
+// delivers it again after its visibility timeout (and, after its
+// maxReceiveCount, moves it to the remote dead-letter queue). A message
+// delivered again after its local send (a crash before the remote delete,
+// a lost delete) finds its MessageId recorded: it is counted as a duplicate
+// and deleted remotely, not sent again. Records are kept for
+// dedup_window_seconds, at least the remote VisibilityTimeout plus a minute.
+//
+// What a pulled message keeps: its body, its message attributes, its
+// AWSTraceHeader and, into a FIFO queue, its MessageGroupId (its
+// MessageDeduplicationId is its remote MessageId).
+//
+// Thread safety: run by one thread.
+
+#ifndef LQS_LIB_BRIDGE_PULL_LOOP_H_
+#define LQS_LIB_BRIDGE_PULL_LOOP_H_
+
+#include "lib/bridge/bridge_runtime.h"
+
+namespace lqs::bridge {
+
+// Runs until the bridge stops, or, with options().once, until a receive
+// comes back empty.
+void RunPullLoop(Runtime* runtime);
+
+}  // namespace lqs::bridge
+
+#endif  // LQS_LIB_BRIDGE_PULL_LOOP_H_
