@@ -32,16 +32,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "server"))
 
-from lqsd_harness import Config, Lqsd, boto3, lqsd_binary, missing_client  # noqa: E402
+from lqsd_harness import boto3, Config, Lqsd, missing_client, require_lqsd_and_boto3  # noqa: E402
 from fault_proxy import FaultProxy  # noqa: E402
 from tls_front import TlsFront, nginx_binary, openssl_binary  # noqa: E402
 
-if boto3 is None:
-    missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
-try:
-    lqsd_binary()
-except RuntimeError as e:
-    missing_client.pytest_module(str(e))
+require_lqsd_and_boto3()
 LQS = os.environ.get("LQS_CLI")
 if not LQS:
     missing_client.pytest_module("LQS_CLI is not set (the lqs binary)")

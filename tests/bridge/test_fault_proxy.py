@@ -22,7 +22,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "server"))
 
 from fault_proxy import FaultProxy  # noqa: E402
-from lqsd_harness import Config, Lqsd, boto3, botocore, lqsd_binary, missing_client  # noqa: E402
+from lqsd_harness import boto3, botocore, Config, Lqsd, require_lqsd_and_boto3  # noqa: E402
 
 BODY = bytes(range(256)) * 4  # the HTTP server's answer: 1,024 bytes
 
@@ -306,12 +306,7 @@ def test_upstream_refusing_resets_the_client():
 
 @pytest.fixture(scope="module")
 def lqsd():
-    if boto3 is None:
-        missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
-    try:
-        lqsd_binary()
-    except RuntimeError as e:
-        missing_client.pytest_module(str(e))
+    require_lqsd_and_boto3()
     with Lqsd() as server:
         yield server
 

@@ -20,19 +20,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "server"))
 
-from lqsd_harness import Config, Lqsd, boto3, botocore, lqsd_binary, missing_client  # noqa: E402
+from lqsd_harness import boto3, botocore, Config, Lqsd, missing_client, require_lqsd_and_boto3  # noqa: E402
 from tls_front import TlsFront, nginx_binary, openssl_binary  # noqa: E402
 
 if nginx_binary() is None:
     missing_client.pytest_module("nginx is not installed (scripts/install-deps.sh installs it)")
 if openssl_binary() is None:
     missing_client.pytest_module("openssl is not installed")
-if boto3 is None:
-    missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
-try:
-    lqsd_binary()
-except RuntimeError as e:
-    missing_client.pytest_module(str(e))
+require_lqsd_and_boto3()
 
 KEY, SECRET = "AKIDBRIDGETEST", "bridge/test/secret/key"
 

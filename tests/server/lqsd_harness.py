@@ -36,6 +36,17 @@ except ImportError:  # pragma: no cover - each test reports it (missing_client)
     boto3 = botocore = Config = ClientError = None
 
 
+def require_lqsd_and_boto3():
+    """For a pytest module (or a fixture): skips it, and fails it under CI=true, when
+    boto3 is not installed for this interpreter or no lqsd binary is found."""
+    if boto3 is None:
+        missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
+    try:
+        lqsd_binary()
+    except RuntimeError as e:
+        missing_client.pytest_module(str(e))
+
+
 def lqsd_binary():
     env = os.environ.get("LQSD")
     if env:
