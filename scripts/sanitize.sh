@@ -19,8 +19,9 @@
 #   exercise concurrency (long polling, async receive, concurrent FIFO
 #   consumers, fair queues, the database lock, the consumer-support
 #   methods), all of lqs_worker_test in two shards, the C API's worker test
-#   (c_api_worker_test: C handlers on the worker's threads), and a 5-second
-#   soak (4 producers, 4 consumers).
+#   (c_api_worker_test: C handlers on the worker's threads), the bridges'
+#   tests (lqs_bridge_test: forward lanes and a pull loop on their threads,
+#   stopped mid-wait), and a 5-second soak (4 producers, 4 consumers).
 #
 # Environment: LQS_UBSAN_SKIP_ALIGNMENT=1 builds without UBSan's alignment
 # check (an escape hatch; before commit 14e718f flatbuffers records were read
@@ -109,7 +110,7 @@ if [[ $MODE == all || $MODE == tsan ]]; then
   stamp "tsan: configure and build ($CXX)"
   cmake -S . -B $B "${COMMON[@]}" -DLQS_SANITIZE=thread >/dev/null
   cmake --build $B -j"$JOBS" --target lqs lqs_engine_test lqs_crash_child lqs_soak_test \
-    lqs_worker_test c_api_worker_test
+    lqs_worker_test c_api_worker_test lqs_bridge_test
   mkdir -p "$LOGDIR"
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}
   stamp "tsan: concurrency tests"
@@ -119,6 +120,8 @@ if [[ $MODE == all || $MODE == tsan ]]; then
   run_sharded 2 $B/lqs_worker_test --gtest_brief=1
   stamp "tsan: c_api_worker_test"
   $B/c_api_worker_test
+  stamp "tsan: lqs_bridge_test (bridge lanes, a pull loop, stop)"
+  $B/server/lqs_bridge_test --gtest_brief=1
   stamp "tsan: soak (5 s, 4 producers + 4 consumers)"
   LQS_SOAK_SECONDS=5 $B/lqs_soak_test --gtest_brief=1
   stamp "tsan: done"
