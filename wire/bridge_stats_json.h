@@ -1,6 +1,6 @@
 // wire/bridge_stats_json.h — a bridge's BridgeStats (lqs/bridge.h) as JSON,
-// the shape `lqs forward --json`, `lqs pull --json` and `lqs stats --json`
-// print and lqsd's /bridges answers (docs/bridge.md).
+// the shape `lqs forward --json` and `lqs pull --json` print and
+// lqs.Bridge.stats() reads (docs/bridge.md, "Metrics").
 //
 // Thread safety: pure function.
 

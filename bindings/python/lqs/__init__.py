@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
+import re
 import shutil
 import tempfile
 from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
@@ -80,7 +82,7 @@ __all__ = [
     "InvalidBatchEntryId", "BatchRequestTooLong", "OverLimit", "ResourceNotFound",
     "UnsupportedOperation", "MessageNotInflight", "StorageIOError", "Corruption",
     "DatabaseLocked", "Closed", "InternalError", "Worker", "WorkerMessage",
-    "NonRetryableError",
+    "NonRetryableError", "Bridge",
 ]
 
 class _ClosesOnExit:
@@ -769,6 +771,75 @@ class Server(_ClosesOnExit):
 
     def __repr__(self) -> str:
         return f"<lqs.Server {self.url}{' (closed)' if self._rep is None else ''}>"
+
+
+class Bridge:
+    """A bridge between a queue of ``broker`` and a remote SQS queue (Amazon SQS or an
+    lqsd), running on its own threads (``docs/bridge.md``).
+
+    ``direction="forward"`` drains ``local_queue`` into ``remote_queue_url``: a message
+    is deleted locally only after the remote acknowledged it with the same MD5s.
+    ``direction="pull"`` drains the remote queue into ``local_queue``: a message is
+    deleted remotely only after it is stored locally, its MessageId recorded in the
+    same write, so a redelivery is dropped.
+
+    Credentials: ``access_key_id``/``secret_access_key`` (and ``session_token``), else
+    the environment, else ``~/.aws/credentials`` at ``profile`` (else AWS_PROFILE, else
+    default); none: unsigned requests. ``region``: empty takes the queue URL's, else
+    AWS_REGION. ``ca_file``: a CA trusted for HTTPS besides the system's. Retries
+    back off from ``backoff_base_ms`` to ``backoff_max_ms``. ``once=True`` moves what is
+    there and ends: :meth:`wait` returns, or raises lqs.StorageIOError when the remote
+    could not be reached ``once_attempts`` times in a row.
+
+    Use it as a context manager (stops on the way out). Raises QueueDoesNotExist
+    (``local_queue``) or InvalidParameterValue (a bad URL or option, a FIFO queue
+    bridged to a standard one)."""
+
+    def __init__(self, broker: Broker, local_queue: str, remote_queue_url: str, *,
+                 direction: str = "forward", region: str = "",
+                 access_key_id: Optional[str] = None, secret_access_key: Optional[str] = None,
+                 session_token: str = "", profile: str = "", ca_file: str = "",
+                 request_timeout_seconds: int = 30, backoff_base_ms: int = 250,
+                 backoff_max_ms: int = 300_000, backoff_jitter: float = 0.5,
+                 max_batches_in_flight: int = 4, lease_seconds: int = 120,
+                 wait_time_seconds: int = 20, dedup_window_seconds: int = 3600,
+                 once: bool = False, once_attempts: int = 4) -> None:
+        self.broker = broker
+        self._rep = _lqs._Bridge.start(
+            broker._rep, direction, local_queue, remote_queue_url, region, access_key_id,
+            secret_access_key, session_token, profile, ca_file, request_timeout_seconds,
+            backoff_base_ms, backoff_max_ms, backoff_jitter, max_batches_in_flight,
+            lease_seconds, wait_time_seconds, dedup_window_seconds, once, once_attempts)
+
+    def stop(self) -> None:
+        """Stops the bridge and waits for its threads; messages it held are released
+        (idempotent)."""
+        self._rep.stop()
+        self._rep.wait()
+
+    def wait(self) -> None:
+        """Blocks until the bridge ends (a ``once`` drain, or :meth:`stop`); raises why
+        the remote could not be reached, if that ended it."""
+        self._rep.wait()
+
+    def stats(self) -> Dict[str, Any]:
+        """The bridge's counters and state (``docs/bridge.md``, "Metrics"): bridge (its
+        name), direction, running, online, transferred, duplicates, dead_lettered, stuck,
+        md5_mismatches, failures (by error code), backoff_ms, last_success_ms,
+        last_error_ms, last_error, backlog, oldest_age_seconds."""
+        return {re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", k).lower(): v
+                for k, v in json.loads(self._rep.stats_json()).items()}
+
+    def __enter__(self) -> "Bridge":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._rep.stop()
+        if exc[0] is None:
+            self._rep.wait()
+
+    def __repr__(self) -> str:
+        return f"<lqs.Bridge {self.stats()['bridge']}>"
 
 
 from ._client import client  # noqa: E402  (needs the names above)

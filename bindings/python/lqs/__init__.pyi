@@ -262,6 +262,23 @@ def open(path: str, *, create_if_missing: bool = ..., durability: str = ...,
          block_cache_bytes: int = ..., write_buffer_bytes: int = ...,
          flush_on_close: bool = ...) -> Broker: ...
 
+class Bridge:
+    broker: Broker
+    def __init__(self, broker: Broker, local_queue: str, remote_queue_url: str, *,
+                 direction: str = ..., region: str = ...,
+                 access_key_id: Optional[str] = ..., secret_access_key: Optional[str] = ...,
+                 session_token: str = ..., profile: str = ..., ca_file: str = ...,
+                 request_timeout_seconds: int = ..., backoff_base_ms: int = ...,
+                 backoff_max_ms: int = ..., backoff_jitter: float = ...,
+                 max_batches_in_flight: int = ..., lease_seconds: int = ...,
+                 wait_time_seconds: int = ..., dedup_window_seconds: int = ...,
+                 once: bool = ..., once_attempts: int = ...) -> None: ...
+    def stop(self) -> None: ...
+    def wait(self) -> None: ...
+    def stats(self) -> Dict[str, Any]: ...
+    def __enter__(self) -> Bridge: ...
+    def __exit__(self, *exc: Any) -> None: ...
+
 class Server:
     url: str
     metrics_url: Optional[str]

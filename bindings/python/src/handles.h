@@ -39,6 +39,7 @@ void BindQueue(py::module_& m);        // Queue
 void BindWorker(py::module_& m);       // Worker
 void BindEndpoint(py::module_& m);     // Endpoint
 void BindLocalCaller(py::module_& m);  // LocalCaller
+void BindBridge(py::module_& m);       // _Bridge
 
 }  // namespace lqs_py
 

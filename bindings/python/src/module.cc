@@ -127,5 +127,6 @@ PYBIND11_MODULE(_lqs, m) {
   lqs_py::BindWorker(m);
   lqs_py::BindEndpoint(m);
   lqs_py::BindLocalCaller(m);
+  lqs_py::BindBridge(m);
   lqs_py::BindBroker(m);
 }
