@@ -322,7 +322,9 @@ TEST_F(BridgeTest, LeasesAreKeptAliveWhileABatchWaits) {
   for (int i = 0; i < 10; ++i) ASSERT_OK(out->SendMessage(Rich(i)));
   faults().offline = true;
   BridgeOptions o = Forward("outbox", "inbox");
-  o.max_batches_in_flight = 1;
+  // One lane holds the ten messages; the other would receive any whose
+  // lease ended.
+  o.max_batches_in_flight = 2;
   o.lease_seconds = 60;
   o.backoff_max_ms = 600'000;  // ten minutes between tries: ten leases long
   auto bridge = Start(o);
