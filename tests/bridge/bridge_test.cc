@@ -199,7 +199,14 @@ class BridgeTest : public ::testing::Test {
       return l.find(part) != std::string::npos;
     }));
   }
+  // The faults, read by the transport's threads: set them with the lock
+  // held once a bridge runs (before Start() and after Wait(), faults() is
+  // enough).
   Faults& faults() { return faults_; }
+  void SetFaults(const std::function<void(Faults&)>& change) {
+    std::lock_guard<std::mutex> lock(faults_.mu);
+    change(faults_);
+  }
 
   TempDir local_dir_;
   TempDir remote_dir_;
@@ -302,7 +309,7 @@ TEST_F(BridgeTest, DaysOfflineLoseNothingAndLogOneLinePerTransition) {
   EXPECT_LE(stats.backoff_ms, o.backoff_max_ms);
   EXPECT_EQ(stats.transferred, 0);
   EXPECT_EQ(Stored(*out), n);
-  faults().offline = false;
+  SetFaults([](Faults& f) { f.offline = false; });
   ASSERT_TRUE(Eventually([&] { return Stored(*out) == 0; }, 10'000));
   bridge->Stop();
   ASSERT_OK(bridge->Wait());
@@ -333,7 +340,7 @@ TEST_F(BridgeTest, LeasesAreKeptAliveWhileABatchWaits) {
   // Had a lease ended, the message would have been received a second time
   // and moved to the DLQ (maxReceiveCount 1).
   EXPECT_EQ(Stored(*dlq), 0);
-  faults().offline = false;
+  SetFaults([](Faults& f) { f.offline = false; });
   ASSERT_TRUE(Eventually([&] { return Stored(*in) == 10; }, 5'000));
   EXPECT_EQ(Stored(*dlq), 0);
 }
@@ -486,7 +493,7 @@ TEST_F(BridgeTest, PullDropsARedeliveryOfWhatItStored) {
   ASSERT_TRUE(Eventually([&] { return bridge->Stats().transferred == 5; }, 1'000));
   // The remote delivers them again after its visibility timeout.
   ASSERT_TRUE(Eventually([&] { return bridge->Stats().duplicates >= 5; }, 5'000));
-  faults().fail_deletes = false;
+  SetFaults([](Faults& f) { f.fail_deletes = false; });
   ASSERT_TRUE(Eventually([&] { return Stored(*remote) == 0; }, 5'000));
   bridge->Stop();
   ASSERT_OK(bridge->Wait());
