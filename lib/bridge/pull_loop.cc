@@ -130,6 +130,10 @@ class PullLoop {
           q_.SendMessageAndRecord(LocalSend(m), "pull:" + m.message_id, ttl_seconds_);
       if (!sent.ok()) {
         const ErrorCode code = sent.status().code();
+        if (code == ErrorCode::kClosed) {
+          rt_->RequestStop();  // the Broker closed under the bridge
+          return false;
+        }
         rt_->Refused("Local" + std::string(ErrorCodeName(code)), sent.status().message());
         if (!ErrorInfoFor(code).sender_fault) {
           local_ok = false;

@@ -526,6 +526,26 @@ TEST_F(BridgeTest, PullKeepsFifoGroupsInOrder) {
   EXPECT_EQ(total, 30);
 }
 
+TEST_F(BridgeTest, BridgesEndWhenTheLocalBrokerCloses) {
+  auto out = Make(*local_, "outbox");
+  auto commands = Make(*local_, "commands");
+  auto remote = Make(*remote_, "commands");
+  Make(*remote_, "inbox");
+  for (int i = 0; i < 30; ++i) ASSERT_OK(remote->SendMessage(Rich(i)));
+  auto forward = Start(Forward("outbox", "inbox"));
+  auto pull = Start(Pull("commands", "commands"));
+  ASSERT_TRUE(Eventually([&] { return pull->Stats().transferred > 0; }, 1'000));
+  ASSERT_OK(local_->Close());
+  // Neither waits for a Stop(): the closed Broker ends them.
+  ASSERT_TRUE(
+      Eventually([&] { return !forward->Stats().running && !pull->Stats().running; }, 1'000));
+  EXPECT_OK(forward->Wait());
+  EXPECT_OK(pull->Wait());
+  forward.reset();
+  pull.reset();
+  local_ = OpenAt(local_dir_.path());
+}
+
 TEST_F(BridgeTest, StartChecksItsOptions) {
   Make(*local_, "std");
   Make(*local_, "f.fifo", {{"FifoQueue", "true"}});
