@@ -146,7 +146,8 @@ void Runtime::Succeeded() {
   bool back = false;
   {
     std::lock_guard<std::mutex> lock(wait_.mu());
-    back = !stats_.online && stats_.last_error_ms != 0;
+    back = offline_;
+    offline_ = false;
     stats_.online = true;
     stats_.backoff_ms = 0;
     stats_.last_success_ms = wait_.clock().NowMillis();
@@ -158,7 +159,8 @@ void Runtime::Failed(const std::string& code, const std::string& message, int64_
   bool went_offline = false;
   {
     std::lock_guard<std::mutex> lock(wait_.mu());
-    went_offline = stats_.online || stats_.last_error_ms == 0;
+    went_offline = !offline_;
+    offline_ = true;
     stats_.online = false;
     stats_.failures[code]++;
     stats_.backoff_ms = backoff_ms;

@@ -101,6 +101,7 @@ class Runtime {
   worker::ClockWait wait_;  // its mu() guards the state below
 
   bool stopping_ = false;
+  bool offline_ = false;  // an exchange failed since the last success (logged)
   Status final_status_;
   std::set<RemoteTransport*> transports_;
   std::mt19937_64 rng_;
