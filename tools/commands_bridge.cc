@@ -172,6 +172,9 @@ void RegisterBridgeCommands(CLI::App& app, Env& env) {
                 "remote VisibilityTimeout plus a minute is used)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1209600}));
+  c->add_option("--batches", pull->batches, "ReceiveMessage loops at once, each its own connection")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   c->add_option("--wait", pull->wait_seconds, "The remote long poll, in seconds")
       ->capture_default_str()
       ->check(CLI::Range(0, 20));

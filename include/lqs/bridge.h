@@ -109,11 +109,14 @@ struct BridgeOptions {
   int64_t backoff_max_ms = 300'000;
   double backoff_jitter = 0.5;  // 0..1
 
-  // ---- Forward ----
-  // Batches in flight at once (threads), 1..64. FIFO queues keep each
-  // group's order at any value: a group's next message is not leased
-  // locally before the previous one is deleted or released.
+  // Batches in flight at once, 1..64: forward lanes, or pull loops (each its
+  // own thread and connection). FIFO queues keep each group's order at any
+  // value: forward, a group's next message is not leased locally before the
+  // previous one is deleted or released; pull, the remote FIFO queue does
+  // not deliver it before the previous one is deleted remotely.
   int max_batches_in_flight = 4;
+
+  // ---- Forward ----
   // The local lease of a message being forwarded; renewed while a batch is
   // retried. At least 2 * request_timeout_seconds.
   int lease_seconds = 120;

@@ -110,10 +110,7 @@ StatusOr<std::function<std::unique_ptr<RemoteTransport>()>> HttpTransportFor(
 class BridgeImpl final : public Bridge {
  public:
   explicit BridgeImpl(std::unique_ptr<bridge::Runtime> rt)
-      : rt_(std::move(rt)),
-        lanes_(rt_->options().direction == BridgeDirection::kForward
-                   ? static_cast<size_t>(rt_->options().max_batches_in_flight)
-                   : 1) {
+      : rt_(std::move(rt)), lanes_(static_cast<size_t>(rt_->options().max_batches_in_flight)) {
     for (size_t i = 0; i < lanes_; ++i) {
       threads_.emplace_back([this] {
         if (rt_->options().direction == BridgeDirection::kForward) {

@@ -1,6 +1,7 @@
-// lib/bridge/pull_loop.h — a pull bridge's loop: long-polls the remote
-// queue (up to ten messages), sends each message to the local queue with
-// its remote MessageId recorded in the same write
+// lib/bridge/pull_loop.h — one of a pull bridge's loops (it runs
+// max_batches_in_flight of them, each on its own thread and connection):
+// long-polls the remote queue (up to ten messages), sends each message to
+// the local queue with its remote MessageId recorded in the same write
 // (Queue::SendMessageAndRecord), and only then deletes it remotely.
 //
 // A message whose local send failed is not deleted remotely: the remote
@@ -25,7 +26,8 @@
 namespace lqs::bridge {
 
 // Runs until the bridge stops, or, with options().once, until a receive
-// comes back empty.
+// comes back empty. FIFO: the remote does not deliver a group's next
+// message before this one is deleted there, so loops keep group order.
 void RunPullLoop(Runtime* runtime);
 
 }  // namespace lqs::bridge
