@@ -108,8 +108,8 @@ struct ErrorStrings {
 const ErrorStrings& StringsFor(int code) {
   static const auto* table = [] {
     auto* t = new std::map<int, ErrorStrings>;
-    for (int c : {0,  1,  2,  3,  4,  5,  6,  7,   8,   9,   10,  11, 12,
-                  13, 14, 15, 16, 17, 18, 19, 100, 101, 102, 103, 104}) {
+    for (int c : {0,  1,  2,  3,  4,  5,  6,  7,   8,   9,   10,  11,  12,
+                  13, 14, 15, 16, 17, 18, 19, 100, 101, 102, 103, 104, 105}) {
       auto ec = static_cast<ErrorCode>(c);
       (*t)[c] = ErrorStrings{std::string(lqs::ErrorCodeName(ec)),
                              std::string(lqs::ErrorInfoFor(ec).query_code),

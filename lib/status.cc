@@ -76,6 +76,11 @@ constexpr Row kRows[] = {
      {"ServiceUnavailable", "ServiceUnavailable", false}},
     {ErrorCode::kClosed, "Closed", {"ServiceUnavailable", "ServiceUnavailable", false}},
     {ErrorCode::kInternal, "Internal", {"InternalFailure", "InternalFailure", false}},
+    // Spelled as SQS's own throttling-free "try again later": clients retry
+    // ServiceUnavailable (HTTP 503) with backoff.
+    {ErrorCode::kOverStorageBudget,
+     "OverStorageBudget",
+     {"ServiceUnavailable", "ServiceUnavailable", false}},
 };
 
 const Row& RowFor(ErrorCode code) {

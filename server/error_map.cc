@@ -98,6 +98,7 @@ int HttpStatusFor(lqs::ErrorCode code) {
     case ErrorCode::kIOError:
     case ErrorCode::kDatabaseLocked:
     case ErrorCode::kClosed:
+    case ErrorCode::kOverStorageBudget:
       return 503;
     case ErrorCode::kCorruption:
     case ErrorCode::kInternal:

@@ -35,7 +35,8 @@ struct SqsError {
 
 // The HTTP status SQS answers a library error with: 400 for most caller
 // errors; 403 PurgeQueueInProgress and OverLimit; 404 ReceiptHandleIsInvalid
-// and ResourceNotFound; 503 IOError, DatabaseLocked and Closed; 500
+// and ResourceNotFound; 503 IOError, DatabaseLocked, Closed and
+// OverStorageBudget; 500
 // Corruption, Internal and any unknown code; 200 for kOk.
 int HttpStatusFor(lqs::ErrorCode code);
 

@@ -70,6 +70,7 @@ struct Flags {
   std::string bridge_profile;
   int64_t bridge_backoff_max = 300;
   int bridge_timeout = 30;
+  int64_t max_disk_bytes = 0;
 };
 
 void RaiseFileLimit() {
@@ -175,6 +176,13 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{86400}))
       ->group("Bridges");
+  app.add_option("--max-disk-bytes", flags.max_disk_bytes,
+                 "Storage budget of each database (table files and log), in bytes or with a "
+                 "suffix (64M, 1G; powers of 1024). At the budget sends fail with "
+                 "ServiceUnavailable (HTTP 503) until consumers drain the queues; 0: none")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -262,6 +270,7 @@ int main(int argc, char** argv) {
   // ---- The database ----
   std::string temp_dir;
   lqs::Options options;
+  options.max_disk_bytes = flags.max_disk_bytes;
   if (flags.data.empty()) {
     std::string pattern = (std::filesystem::temp_directory_path() / "lqsd-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
@@ -403,6 +412,9 @@ int main(int argc, char** argv) {
             ? " (busy polling up to " + std::to_string(endpoint->busy_poll_us()) + " us)"
             : "") +
        ", default region " + flags.region + (flags.single_region ? " (serves every region)" : "") +
+       (flags.max_disk_bytes > 0
+            ? ", storage budget " + std::to_string(flags.max_disk_bytes) + " bytes per database"
+            : "") +
        ", " + metrics_where);
   std::printf("lqsd listening on http://%s\n", endpoint->host_port().c_str());
   if (!endpoint->metrics_host_port().empty()) {

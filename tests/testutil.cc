@@ -33,6 +33,7 @@ Options BrokerTest::MakeOptions() {
   o.path = dir_.path() + "/db";
   o.clock = clock_;
   o.durability = durability_;
+  o.max_disk_bytes = max_disk_bytes_;
   o.background_maintenance = false;
   return o;
 }

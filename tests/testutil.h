@@ -176,6 +176,7 @@ class BrokerTest : public ::testing::Test {
   TempDir dir_;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   Durability durability_ = Durability::kProcess;
+  int64_t max_disk_bytes_ = 0;  // Options::max_disk_bytes of Open()
   std::unique_ptr<Broker> broker_;
 };
 

@@ -105,9 +105,10 @@ class Backend {
 struct LocalOptions {
   std::string path;
   bool create_if_missing = true;
-  std::string durability;  // "", "none", "process", "fsync"
-  std::string region;      // of the queue ARNs; empty: lqs::Options' default
-  std::string account_id;  // of the queue ARNs; empty: lqs::Options' default
+  std::string durability;      // "", "none", "process", "fsync"
+  std::string region;          // of the queue ARNs; empty: lqs::Options' default
+  std::string account_id;      // of the queue ARNs; empty: lqs::Options' default
+  int64_t max_disk_bytes = 0;  // lqs::Options::max_disk_bytes (0: no budget)
   // Move tasks advance in the Broker's background thread; a short interval
   // keeps `redrive start --wait` responsive.
   int64_t maintenance_interval_ms = 200;

@@ -7,6 +7,7 @@
 #ifndef LQS_TOOLS_COMMANDS_H_
 #define LQS_TOOLS_COMMANDS_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,9 +26,10 @@ struct GlobalFlags {
   std::string data;
   std::string endpoint;
   std::string durability;
-  std::string region;      // empty: local mode RegionOfPath(data), else the library's;
-                           // remote mode see RemoteSigning
-  std::string account_id;  // local mode; empty: the library's (lqsd's) default
+  std::string region;          // empty: local mode RegionOfPath(data), else the library's;
+                               // remote mode see RemoteSigning
+  std::string account_id;      // local mode; empty: the library's (lqsd's) default
+  int64_t max_disk_bytes = 0;  // local mode: lqs::Options::max_disk_bytes
   int timeout_seconds = 60;
   std::string ca_file;  // remote mode and bridges: HTTPS trusts this CA too
   bool json = false;

@@ -88,6 +88,12 @@ Backend* Env::Open(bool create, int* exit_code) {
         "(its --account-id)");
     return nullptr;
   }
+  if (!flags.endpoint.empty() && flags.max_disk_bytes != 0) {
+    *exit_code = out->Usage(
+        "--max-disk-bytes is for --data: lqsd keeps the budget it was started with "
+        "(its --max-disk-bytes)");
+    return nullptr;
+  }
   StatusOr<std::unique_ptr<Backend>> backend = Status(ErrorCode::kInternal, "unset");
   if (!flags.endpoint.empty()) {
     RemoteOptions o;
@@ -119,6 +125,7 @@ Backend* Env::Open(bool create, int* exit_code) {
     o.durability = flags.durability;
     o.region = flags.region.empty() ? RegionOfPath(flags.data) : flags.region;
     o.account_id = flags.account_id;
+    o.max_disk_bytes = flags.max_disk_bytes;
     backend = OpenLocal(o);
     if (!backend.ok() && backend.status().code() == ErrorCode::kDatabaseLocked) {
       *exit_code =

@@ -166,6 +166,7 @@ StatusOr<std::unique_ptr<Backend>> OpenLocal(const LocalOptions& options) {
   o.maintenance_interval_ms = options.maintenance_interval_ms;
   if (!options.region.empty()) o.region = options.region;
   if (!options.account_id.empty()) o.account_id = options.account_id;
+  o.max_disk_bytes = options.max_disk_bytes;
   auto broker = Broker::Open(o);
   if (!broker.ok()) return broker.status();
   return std::unique_ptr<Backend>(new LocalBackend(std::move(*broker), options.path));

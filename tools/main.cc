@@ -74,6 +74,13 @@ int main(int argc, char** argv) {
   app.add_option("--account-id", g.account_id,
                  "Local mode: the account in queue ARNs (default 123456789012, as lqsd's)")
       ->group("Where");
+  app.add_option("--max-disk-bytes", g.max_disk_bytes,
+                 "Local mode: the database's storage budget (bytes, or 64M, 1G: powers of "
+                 "1024); at it, sends fail with OverStorageBudget until messages are deleted "
+                 "(default 0: none)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::NonNegativeNumber)
+      ->group("Where");
   app.add_option("--timeout", g.timeout_seconds,
                  "Remote mode: seconds per request (beyond a long poll's wait)")
       ->capture_default_str()

@@ -23,6 +23,7 @@ int ExitCodeFor(const lqs::Status& status) {
     case ErrorCode::kDatabaseLocked:
     case ErrorCode::kClosed:
     case ErrorCode::kInternal:
+    case ErrorCode::kOverStorageBudget:
       return kExitIoError;
     default:
       return kExitSqsError;

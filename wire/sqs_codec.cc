@@ -96,7 +96,8 @@ constexpr ErrorCode kAllCodes[] = {ErrorCode::kInvalidParameterValue,
                                    ErrorCode::kCorruption,
                                    ErrorCode::kDatabaseLocked,
                                    ErrorCode::kClosed,
-                                   ErrorCode::kInternal};
+                                   ErrorCode::kInternal,
+                                   ErrorCode::kOverStorageBudget};
 
 }  // namespace
 

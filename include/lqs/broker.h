@@ -17,6 +17,7 @@
 #ifndef LQS_BROKER_H_
 #define LQS_BROKER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,12 +101,22 @@ class Broker {
   // ---- Maintenance ------------------------------------------------------------------
 
   // Runs one pass of what the background thread does: expires messages past
-  // retention, advances move tasks, reclaims space. Deterministic with a
-  // ManualClock; safe to call at any time.
+  // retention, advances move tasks, reclaims space (with a storage budget,
+  // Options::max_disk_bytes, it flushes and compacts a database at half its
+  // budget or more that had messages deleted). Deterministic with a ManualClock, except that
+  // the budget's compactions are spaced in real time; safe to call at any
+  // time.
   virtual Status RunMaintenance() = 0;
 
-  // Compacts the whole database (drops deleted data). Slow; for operators.
+  // Flushes the memtables and compacts the whole database (drops deleted
+  // data); with a storage budget, measures the files afresh after. Slow; for
+  // operators.
   virtual Status CompactAll() = 0;
+
+  // The bytes the database's files take on disk: with a storage budget
+  // (Options::max_disk_bytes) its estimate, which sends are checked against;
+  // without one, the table files' size (the log not counted).
+  virtual uint64_t DiskBytesInUse() = 0;
 
   // Walks every queue and checks the invariants (every message in exactly one
   // state; counters agree with the data; every record verifies). Returns a

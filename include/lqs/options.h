@@ -97,6 +97,40 @@ struct Options {
 
   // RocksDB write buffer (memtable) size per column family, in bytes.
   int64_t write_buffer_bytes = 16 << 20;
+
+  // ---- Storage budget -------------------------------------------------------
+
+  // The most bytes the database's files may take on disk: its table files
+  // (SST) and its write-ahead log. 0 (the default): no budget.
+  //
+  // Once the files reach it, calls that add messages fail with
+  // kOverStorageBudget, whose message names the budget and the bytes in use:
+  // SendMessage and SendMessageBatch (the whole batch). Everything else goes
+  // on, so that consumers can drain the queues: receives, deletes,
+  // visibility changes, purges, queue creation and deletion, dead-letter
+  // moves and move tasks (they move messages, they do not add them).
+  //
+  // The use is measured from RocksDB's own accounting (the table files of
+  // every live version, the log files), again after every flush and
+  // compaction and after every step of bytes written (a 64th of the budget,
+  // at least 64 KiB); between two measurements the bytes written are added
+  // to the last one. So it is an estimate that errs high. The files can
+  // still exceed the budget: by the writes that drain it (receives and
+  // deletes write too), and for a moment by the files a flush or compaction
+  // is writing, which count once it is done.
+  //
+  // Deleting messages frees nothing at once (RocksDB writes tombstones).
+  // While the files take half the budget or more and messages have been
+  // deleted since the last time, each maintenance pass
+  // (Broker::RunMaintenance, the background thread) flushes the memtables
+  // and compacts the database, at most once per four times the previous
+  // such compaction took (so it takes at most a fifth of the time);
+  // Broker::CompactAll does the same at once. Sends are accepted again as
+  // soon as a measurement finds the files under the budget, without a
+  // reopen.
+  // A budget also caps the write-ahead log at a quarter of it (RocksDB's
+  // max_total_wal_size), so that the log alone cannot fill it.
+  int64_t max_disk_bytes = 0;
 };
 
 }  // namespace lqs

@@ -56,6 +56,9 @@ enum class ErrorCode : int {
   kDatabaseLocked = 102,  // another process holds the database
   kClosed = 103,          // the Broker was closed
   kInternal = 104,        // a bug; please report it
+  // The database's files reached Options::max_disk_bytes: sends are refused
+  // until receives and deletes free space; retry later.
+  kOverStorageBudget = 105,
 };
 
 // How SQS front ends spell an ErrorCode.

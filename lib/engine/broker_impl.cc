@@ -162,16 +162,20 @@ class BrokerImpl final : public Broker {
         if (!st.ok()) return st;
       }
     }
+    // A database near its storage budget gets back what its consumers deleted.
+    bool reclaimed = false;
+    if (Status st = core_->db()->ReclaimForBudget(&reclaimed); !st.ok()) return st;
     return tasks_.Step();
   }
 
   Status CompactAll() override {
     if (core_->closed()) return Closed();
-    for (int i = 0; i < static_cast<int>(storage::Cf::kCount); ++i) {
-      Status st = core_->db()->CompactRange(static_cast<storage::Cf>(i), "", "");
-      if (!st.ok()) return st;
-    }
-    return Status::OK();
+    return core_->db()->CompactAll();
+  }
+
+  uint64_t DiskBytesInUse() override {
+    if (core_->closed()) return 0;
+    return core_->db()->DiskBytesInUse();
   }
 
   StatusOr<std::vector<std::string>> Verify() override {

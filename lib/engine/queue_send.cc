@@ -193,6 +193,10 @@ StatusOr<SendMessageResult> QueueImpl::SendMessage(const SendMessageRequest& req
   const api::QueueConfig config = *SendConfig();
   Status valid = api::ValidateSendMessage(request, config, /*in_batch=*/false);
   if (!valid.ok()) return valid;
+  // The storage budget refuses what adds messages, after the request's own
+  // errors (a retry would not fix those).
+  Status room = core_->db()->CheckBudget();
+  if (!room.ok()) return room;
   std::vector<SendMessageResult> results;
   Status st = fifo_ ? StoreFifoMessages({&request}, &results) : StoreMessages({&request}, &results);
   if (!st.ok()) return st;
@@ -232,6 +236,10 @@ StatusOr<SendMessageBatchResult> QueueImpl::SendMessageBatch(
     }
   }
   if (!valid.empty()) {
+    // Over the storage budget the whole call fails (a 5xx a client retries),
+    // rather than each entry.
+    Status room = core_->db()->CheckBudget();
+    if (!room.ok()) return room;
     std::vector<SendMessageResult> results;
     Status st = fifo_ ? StoreFifoMessages(valid, &results) : StoreMessages(valid, &results);
     if (!st.ok()) {

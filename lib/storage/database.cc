@@ -1,12 +1,14 @@
 #include "lib/storage/database.h"
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/table.h>
+#include <rocksdb/transaction_log.h>
 #include <rocksdb/utilities/table_properties_collectors.h>
 
 #include "lib/storage/counters.h"
@@ -64,6 +66,25 @@ class WriteErrorRecovery : public rocksdb::EventListener {
 
  private:
   const bool keep_marker_;
+};
+
+// Marks the storage budget's measurement stale when files come or go.
+class BudgetListener : public rocksdb::EventListener {
+ public:
+  explicit BudgetListener(std::shared_ptr<std::atomic<bool>> stale) : stale_(std::move(stale)) {}
+  void OnFlushCompleted(rocksdb::DB* /*db*/, const rocksdb::FlushJobInfo& /*info*/) override {
+    stale_->store(true, std::memory_order_release);
+  }
+  void OnCompactionCompleted(rocksdb::DB* /*db*/,
+                             const rocksdb::CompactionJobInfo& /*info*/) override {
+    stale_->store(true, std::memory_order_release);
+  }
+  void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& /*info*/) override {
+    stale_->store(true, std::memory_order_release);
+  }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> stale_;
 };
 
 bool IsLockError(const rocksdb::Status& s) {
@@ -135,6 +156,12 @@ rocksdb::DBOptions DatabaseOptionsFor(const Options& options) {
   db_options.bytes_per_sync = 1 << 20;
   db_options.keep_log_file_num = 3;
   db_options.max_total_wal_size = 64 << 20;
+  if (options.max_disk_bytes > 0) {
+    // The log alone must not fill a storage budget: past a quarter of it,
+    // the memtables it keeps alive are flushed.
+    db_options.max_total_wal_size = std::min<uint64_t>(
+        db_options.max_total_wal_size, std::max<uint64_t>(1 << 20, options.max_disk_bytes / 4));
+  }
   // Memtable inserts by one thread at a time, the write group's leader
   // inserting every batch of the group: RocksDB ignores the per-stream insert
   // hints (insert_hints.h) in concurrent memtable writes, and on two cores
@@ -163,6 +190,11 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocks
   if (env != nullptr) db_options.env = env;
   const bool logged = options.durability != Durability::kNone;
   db_options.listeners.push_back(std::make_shared<WriteErrorRecovery>(logged));
+  if (options.max_disk_bytes > 0) {
+    d->budget_bytes_ = static_cast<uint64_t>(options.max_disk_bytes);
+    d->budget_step_ = std::max<uint64_t>(64 << 10, d->budget_bytes_ / 64);
+    db_options.listeners.push_back(std::make_shared<BudgetListener>(d->measure_stale_));
+  }
 
   auto cache = rocksdb::NewLRUCache(static_cast<size_t>(options.block_cache_bytes));
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
@@ -195,6 +227,7 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const Options& options, rocks
   d->sync_write_ = d->plain_write_;
   d->sync_write_.sync = options.durability == Durability::kFsync;
   d->manual_log_flush_ = db_options.manual_wal_flush;
+  if (d->budget_bytes_ > 0) d->MeasureDiskUse();
   return d;
 }
 
@@ -232,6 +265,7 @@ Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
   const rocksdb::WriteOptions& write_options =
       must_sync && !manual_log_flush_ ? sync_write_ : plain_write_;
   rocksdb::Status s = db_->Write(write_options, batch);
+  if (s.ok()) NoteWrite(*batch);
   if (!s.ok()) {
     // A failed write applied nothing. It may have been refused for an
     // earlier background error (a flush that found the disk full) that
@@ -242,6 +276,7 @@ Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
     if (!ResumeIfNeeded().ok()) return failed;
     s = db_->Write(write_options, batch);
     if (!s.ok()) return WriteFailed(s, "writing to the database");
+    NoteWrite(*batch);
   }
   if (!manual_log_flush_) return Status::OK();
   // The record went to RocksDB's log buffer; the write-out (and sync) is
@@ -393,6 +428,107 @@ Status Database::CompactRange(Cf which, std::string_view begin, std::string_view
   return FromRocks(
       db_->CompactRange(o, cf(which), begin.empty() ? nullptr : &b, end.empty() ? nullptr : &e),
       "compacting");
+}
+
+void Database::NoteWrite(const rocksdb::WriteBatch& batch) {
+  if (budget_bytes_ == 0) return;
+  written_since_measure_.fetch_add(batch.GetDataSize(), std::memory_order_relaxed);
+  if (batch.HasDelete() || batch.HasSingleDelete()) {
+    delete_batches_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void Database::MeasureDiskUse() {
+  if (budget_bytes_ == 0 || !db_) return;
+  std::lock_guard<std::mutex> lock(measure_mu_);
+  // Cleared before measuring: what is written or flushed meanwhile is
+  // counted again by the next estimate rather than missed.
+  measure_stale_->store(false, std::memory_order_release);
+  written_since_measure_.store(0, std::memory_order_release);
+  uint64_t sst = 0;
+  db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &sst);
+  uint64_t wal = 0;
+  rocksdb::VectorLogPtr logs;
+  if (db_->GetSortedWalFiles(logs).ok()) {
+    for (const auto& log : logs) wal += log->SizeFileBytes();
+  } else {
+    // A log deleted while it was listed: keep the last figure's share of
+    // logs, as the memtables' size (what the live logs hold at least).
+    db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &wal);
+  }
+  measured_bytes_.store(sst + wal, std::memory_order_release);
+}
+
+uint64_t Database::EstimateDiskBytes() {
+  if (measure_stale_->load(std::memory_order_acquire) ||
+      written_since_measure_.load(std::memory_order_acquire) >= budget_step_) {
+    MeasureDiskUse();
+  }
+  return measured_bytes_.load(std::memory_order_acquire) +
+         written_since_measure_.load(std::memory_order_acquire);
+}
+
+uint64_t Database::DiskBytesInUse() {
+  if (!db_) return 0;
+  if (budget_bytes_ == 0) {
+    uint64_t sst = 0;
+    db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &sst);
+    return sst;
+  }
+  return EstimateDiskBytes();
+}
+
+Status Database::CheckBudget() {
+  if (budget_bytes_ == 0) return Status::OK();
+  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  const uint64_t used = EstimateDiskBytes();
+  if (used < budget_bytes_) return Status::OK();
+  return Status(ErrorCode::kOverStorageBudget,
+                "the database is at its storage budget (max_disk_bytes = " +
+                    std::to_string(budget_bytes_) + " bytes, in use " + std::to_string(used) +
+                    " bytes); sends are refused until receives and deletes free space, "
+                    "retry later");
+}
+
+Status Database::ReclaimForBudget(bool* ran) {
+  *ran = false;
+  if (budget_bytes_ == 0) return Status::OK();
+  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  std::unique_lock<std::mutex> lock(reclaim_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return Status::OK();  // one is running
+  // From half the budget on: a drain that reclaimed at the budget goes on
+  // reclaiming as it proceeds, rather than leaving the files just under it
+  // (and the next sends to find it full again).
+  if (EstimateDiskBytes() < budget_bytes_ / 2) return Status::OK();
+  const uint64_t deletes = delete_batches_.load(std::memory_order_acquire);
+  if (deletes == delete_batches_at_reclaim_) return Status::OK();  // nothing to drop
+  const auto now = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  const int64_t start = now();
+  if (start < next_reclaim_ns_) return Status::OK();
+  delete_batches_at_reclaim_ = deletes;
+  *ran = true;
+  Status st = CompactAll();
+  const int64_t end = now();
+  // At most a fifth of the time goes to reclaiming.
+  next_reclaim_ns_ = end + 4 * (end - start);
+  return st;
+}
+
+Status Database::CompactAll() {
+  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  // The flush first: what the memtables hold (and the log files that keep
+  // them) goes to table files, where compaction can drop it.
+  std::vector<rocksdb::ColumnFamilyHandle*> all(handles_.begin(), handles_.end());
+  Status st = FromRocks(db_->Flush(rocksdb::FlushOptions(), all), "flushing");
+  for (int i = 0; st.ok() && i < static_cast<int>(Cf::kCount); ++i) {
+    st = CompactRange(static_cast<Cf>(i), "", "");
+  }
+  MeasureDiskUse();
+  return st;
 }
 
 Status Database::Close() {

@@ -21,6 +21,16 @@
 // in memory but not durable (a crash loses them, a successful resume keeps
 // them).
 //
+// Storage budget (Options::max_disk_bytes). Database keeps an estimate of
+// the bytes its files take: RocksDB's size of the table files of every live
+// version plus the sizes of the log files, measured again after a flush or
+// compaction and after every budget step of bytes written, with the bytes
+// written since the last measurement added (so it errs high). Measuring
+// costs a few property reads and a listing of the log files, never a walk of
+// the directory per call. CheckBudget() answers from the estimate;
+// ReclaimForBudget() flushes and compacts when the database takes half its
+// budget or more and something was deleted since the last time.
+//
 // Thread safety: all methods may be called concurrently, except Close().
 
 #ifndef LQS_LIB_STORAGE_DATABASE_H_
@@ -95,6 +105,25 @@ class Database {
   // deletion tombstones are dropped.
   Status CompactRange(Cf which, std::string_view begin, std::string_view end);
 
+  // ---- Storage budget (see above) ----
+
+  // OK when there is no budget or the estimate is under it; else
+  // kOverStorageBudget naming the budget and the estimate. Cheap: atomics,
+  // and a measurement only when one is due.
+  Status CheckBudget();
+  // The bytes the files take by the estimate (measures first when due).
+  uint64_t DiskBytesInUse();
+  // Measures the files now (after a flush or compaction the caller waited for).
+  void MeasureDiskUse();
+  // When the files take half the budget or more and a batch with point
+  // deletes was written since the last reclaim: flushes every memtable and
+  // compacts every column family to the bottom, then measures. At most once
+  // per four times the previous reclaim took (real time). Sets *ran when it
+  // did.
+  Status ReclaimForBudget(bool* ran);
+  // Flushes, compacts every column family and measures, whatever the budget.
+  Status CompactAll();
+
  private:
   Database() = default;
   Options options_;
@@ -118,6 +147,24 @@ class Database {
   std::mutex resume_mu_;                      // one DB::Resume at a time
   std::atomic<uint64_t> resume_attempts_{0};
   Status last_resume_;  // guarded by resume_mu_
+
+  // Storage budget: the last measurement, the bytes written since, whether a
+  // flush or compaction made it stale, and how many batches with point
+  // deletes were written (and how many when the last reclaim started).
+  uint64_t budget_bytes_ = 0;  // 0: none
+  uint64_t budget_step_ = 0;
+  std::atomic<uint64_t> measured_bytes_{0};
+  std::atomic<uint64_t> written_since_measure_{0};
+  // Set by RocksDB's event listener (which may outlive nothing: Close()
+  // closes RocksDB first, but it holds its own reference).
+  std::shared_ptr<std::atomic<bool>> measure_stale_ = std::make_shared<std::atomic<bool>>(false);
+  std::mutex measure_mu_;  // one measurement at a time
+  std::atomic<uint64_t> delete_batches_{0};
+  std::mutex reclaim_mu_;
+  uint64_t delete_batches_at_reclaim_ = 0;  // guarded by reclaim_mu_
+  int64_t next_reclaim_ns_ = 0;             // steady clock; guarded by reclaim_mu_
+  void NoteWrite(const rocksdb::WriteBatch& batch);
+  uint64_t EstimateDiskBytes();
   // The converted status of a failed write, with the advice for its case;
   // marks the database as needing a resume.
   Status WriteFailed(const rocksdb::Status& s, std::string_view context);

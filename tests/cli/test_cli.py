@@ -6,6 +6,8 @@ Run by ctest (cli_e2e) with LQS_CLI set to the built binary:
 
 import json
 import os
+import random
+import string
 import subprocess
 
 import pytest
@@ -392,3 +394,32 @@ def test_verify_and_compact(db):
     assert out["compacted"] is True
     out = run(db, "verify", json_out=True)
     assert out["consistent"] is True and out["problems"] == []
+
+
+def test_max_disk_bytes(db, tmp_path):
+    run(db, "queue", "create", "jobs")
+    body = tmp_path / "body.txt"
+    # 100 KiB that compression cannot shrink.
+    body.write_text("".join(random.Random(28).choices(string.ascii_letters, k=100 << 10)))
+    budget = [LQS, "--data", str(db), "--max-disk-bytes", "1M"]
+    for sent in range(30):
+        p = subprocess.run(budget + ["send", "jobs", "--file", str(body)], capture_output=True,
+                           text=True, timeout=60)
+        if p.returncode != 0:
+            break
+    assert p.returncode == 3, p.stderr
+    assert "OverStorageBudget" in p.stderr and "max_disk_bytes = 1048576 bytes" in p.stderr
+    assert 5 <= sent <= 11
+    # Receives and deletes go on; compact reclaims; sends are accepted again.
+    subprocess.run(budget + ["receive", "jobs", "-n", "10", "--delete"], check=True,
+                   capture_output=True, timeout=60)
+    subprocess.run(budget + ["receive", "jobs", "-n", "10", "--delete"], check=True,
+                   capture_output=True, timeout=60)
+    assert run(db, "stats", "jobs", json_out=True)["queues"][0]["visible"] == 0
+    subprocess.run(budget + ["compact"], check=True, capture_output=True, timeout=60)
+    subprocess.run(budget + ["send", "jobs", "--file", str(body)], check=True,
+                   capture_output=True, timeout=60)
+    # lqsd keeps its own budget.
+    p = subprocess.run([LQS, "--endpoint", "http://127.0.0.1:1", "--max-disk-bytes", "1M",
+                        "queue", "list"], capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "--max-disk-bytes is for --data" in p.stderr

@@ -57,7 +57,7 @@ from ._errors import (BatchEntryIdsNotDistinct, BatchRequestTooLong, Closed, Cor
                       DatabaseLocked, EmptyBatchRequest, Error, InternalError,
                       InvalidAttributeName, InvalidAttributeValue, InvalidBatchEntryId,
                       InvalidMessageContents, InvalidParameterValue, MessageNotInflight,
-                      MissingParameter, OverLimit, PurgeQueueInProgress,
+                      MissingParameter, OverLimit, OverStorageBudget, PurgeQueueInProgress,
                       QueueDeletedRecently, QueueDoesNotExist, QueueNameExists,
                       ReceiptHandleIsInvalid, ResourceNotFound, StorageIOError,
                       TooManyEntriesInBatchRequest, UnsupportedOperation, error_class)
@@ -81,7 +81,7 @@ __all__ = [
     "EmptyBatchRequest", "TooManyEntriesInBatchRequest", "BatchEntryIdsNotDistinct",
     "InvalidBatchEntryId", "BatchRequestTooLong", "OverLimit", "ResourceNotFound",
     "UnsupportedOperation", "MessageNotInflight", "StorageIOError", "Corruption",
-    "DatabaseLocked", "Closed", "InternalError", "Worker", "WorkerMessage",
+    "DatabaseLocked", "Closed", "InternalError", "OverStorageBudget", "Worker", "WorkerMessage",
     "NonRetryableError", "Bridge",
 ]
 

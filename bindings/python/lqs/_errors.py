@@ -150,6 +150,11 @@ class InternalError(Error):
     """A bug in lqs; please report it."""
 
 
+class OverStorageBudget(Error):
+    """The database reached its storage budget (max_disk_bytes): sends are refused until
+    receives and deletes free space; retry later."""
+
+
 # lqs::ErrorCode -> class. Filled from the C++ table by _install_table().
 _BY_CODE: Dict[int, Type[Error]] = {}
 
@@ -178,6 +183,7 @@ _CLASS_FOR_NAME: Dict[str, Type[Error]] = {
     "DatabaseLocked": DatabaseLocked,
     "Closed": Closed,
     "Internal": InternalError,
+    "OverStorageBudget": OverStorageBudget,
 }
 
 
