@@ -28,6 +28,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "server/bridges.h"
 #include "server/endpoint.h"
@@ -43,6 +44,11 @@
 namespace {
 
 enum class LogLevel { kError, kWarn, kInfo, kDebug };
+
+#ifdef LQSD_WITH_JEMALLOC
+// jemalloc's settings for --profile small (applied after allocator_config.cc's).
+constexpr const char* kSmallDeviceMallocConf = "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0";
+#endif
 
 struct Flags {
   std::string data;
@@ -70,6 +76,7 @@ struct Flags {
   std::string bridge_profile;
   int64_t bridge_backoff_max = 300;
   int bridge_timeout = 30;
+  std::string profile = "default";
   int64_t max_disk_bytes = 0;
 };
 
@@ -176,6 +183,13 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{86400}))
       ->group("Bridges");
+  app.add_option("--profile", flags.profile,
+                 "default, or small: RocksDB's memory cut for small devices "
+                 "(lqs::Options::SmallDevice(): 2 MiB block cache, 1 MiB memtables, one "
+                 "background thread), one allocator arena, and one I/O thread unless "
+                 "--threads says otherwise")
+      ->check(CLI::IsMember({"default", "small"}))
+      ->capture_default_str();
   app.add_option("--max-disk-bytes", flags.max_disk_bytes,
                  "Storage budget of each database (table files and log), in bytes or with a "
                  "suffix (64M, 1G; powers of 1024). At the budget sends fail with "
@@ -269,8 +283,22 @@ int main(int argc, char** argv) {
 
   // ---- The database ----
   std::string temp_dir;
-  lqs::Options options;
+  const bool small = flags.profile == "small";
+#ifdef LQSD_WITH_JEMALLOC
+  // jemalloc fixes its arenas at its first allocation, before main() runs:
+  // the small profile starts lqsd again (same pid, same arguments) with one
+  // arena and dirty pages returned after a second, unless the operator set
+  // MALLOC_CONF. One arena per CPU kept a loaded lqsd's peak about 6 MiB
+  // higher (docs/performance.md, "Small devices").
+  if (small && std::getenv("MALLOC_CONF") == nullptr) {
+    ::setenv("MALLOC_CONF", kSmallDeviceMallocConf, 1);  // NOLINT(concurrency-mt-unsafe)
+    ::execv("/proc/self/exe", argv);
+    ::unsetenv("MALLOC_CONF");  // NOLINT(concurrency-mt-unsafe): exec failed, go on as is
+  }
+#endif
+  lqs::Options options = small ? lqs::Options::SmallDevice() : lqs::Options();
   options.max_disk_bytes = flags.max_disk_bytes;
+  if (small && flags.threads == 0) flags.threads = 1;
   if (flags.data.empty()) {
     std::string pattern = (std::filesystem::temp_directory_path() / "lqsd-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
@@ -412,6 +440,7 @@ int main(int argc, char** argv) {
             ? " (busy polling up to " + std::to_string(endpoint->busy_poll_us()) + " us)"
             : "") +
        ", default region " + flags.region + (flags.single_region ? " (serves every region)" : "") +
+       ", profile " + flags.profile +
        (flags.max_disk_bytes > 0
             ? ", storage budget " + std::to_string(flags.max_disk_bytes) + " bytes per database"
             : "") +

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include <rocksdb/db.h>
 #include <rocksdb/merge_operator.h>
@@ -28,8 +29,14 @@ DeathTestDir::~DeathTestDir() {
   if (own_) ::unsetenv(kDeathTestDirEnv);
 }
 
+Options TestProfileOptions() {
+  const char* profile = std::getenv("LQS_TEST_PROFILE");
+  if (profile != nullptr && std::string_view(profile) == "small") return Options::SmallDevice();
+  return Options();
+}
+
 Options BrokerTest::MakeOptions() {
-  Options o;
+  Options o = TestProfileOptions();
   o.path = dir_.path() + "/db";
   o.clock = clock_;
   o.durability = durability_;

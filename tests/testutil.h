@@ -133,8 +133,14 @@ class DeathTestDir {
   std::string path_;
 };
 
+// The Options tests start from: the defaults, or Options::SmallDevice() when
+// the environment variable LQS_TEST_PROFILE is "small" (to run a suite under
+// the small-device profile).
+Options TestProfileOptions();
+
 // A test fixture: a database in a temporary directory on a ManualClock,
-// background maintenance off (tests call RunMaintenance()).
+// background maintenance off (tests call RunMaintenance()), with the
+// Options of TestProfileOptions().
 class BrokerTest : public ::testing::Test {
  protected:
   void SetUp() override;

@@ -98,6 +98,19 @@ struct Options {
   // RocksDB write buffer (memtable) size per column family, in bytes.
   int64_t write_buffer_bytes = 16 << 20;
 
+  // Memtables each column family may hold at once (the one being written and
+  // those waiting to be flushed). At least 2.
+  int max_write_buffers = 3;
+
+  // The most bytes all memtables together may hold (RocksDB's
+  // WriteBufferManager): past it the largest is flushed early. 0: no total
+  // bound (each column family is bounded by write_buffer_bytes *
+  // max_write_buffers alone).
+  int64_t memtable_budget_bytes = 0;
+
+  // RocksDB background threads (flushes and compactions together). At least 1.
+  int max_background_jobs = 2;
+
   // ---- Storage budget -------------------------------------------------------
 
   // The most bytes the database's files may take on disk: its table files
@@ -131,6 +144,15 @@ struct Options {
   // A budget also caps the write-ahead log at a quarter of it (RocksDB's
   // max_total_wal_size), so that the log alone cannot fill it.
   int64_t max_disk_bytes = 0;
+
+  // ---- Presets --------------------------------------------------------------
+
+  // The defaults with RocksDB's memory cut for small devices (a few hundred
+  // MiB of RAM, one or two cores): a 2 MiB block cache, 1 MiB memtables (two
+  // per column family, 6 MiB for all together) and one background thread.
+  // lqsd --profile small uses it (docs/performance.md, "Small devices", has
+  // its memory and throughput against the defaults').
+  static Options SmallDevice();
 };
 
 }  // namespace lqs

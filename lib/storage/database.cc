@@ -10,6 +10,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/transaction_log.h>
 #include <rocksdb/utilities/table_properties_collectors.h>
+#include <rocksdb/write_buffer_manager.h>
 
 #include "lib/storage/counters.h"
 #include "lib/storage/insert_hints.h"
@@ -123,7 +124,7 @@ rocksdb::ColumnFamilyOptions ColumnFamilyOptionsFor(Cf which, const Options& opt
   // Memtable insert hints per stream of ordered keys (see insert_hints.h).
   cf.memtable_insert_with_hint_prefix_extractor = InsertHintPrefix(which);
   // A spare memtable lets writes continue while one is being flushed.
-  cf.max_write_buffer_number = 3;
+  cf.max_write_buffer_number = std::max(2, options.max_write_buffers);
   if (which != Cf::kCatalog && which != Cf::kCounters) {
     // Queues delete what they insert: files dense with tombstones are
     // compacted early so that range scans do not wade through them.
@@ -147,7 +148,7 @@ rocksdb::DBOptions DatabaseOptionsFor(const Options& options) {
   // Databases created before a column family existed (e.g. `inbox`) gain it
   // empty at open.
   db_options.create_missing_column_families = true;
-  db_options.max_background_jobs = 2;
+  db_options.max_background_jobs = std::max(1, options.max_background_jobs);
   // RocksDB's LOG at INFO: Debian's librocksdb is built without NDEBUG, so it
   // defaults to DEBUG, which logs a line for every FlushWAL (each commit of
   // Options::deferred_commits: a gettid and a formatted write each, and a LOG
@@ -161,6 +162,10 @@ rocksdb::DBOptions DatabaseOptionsFor(const Options& options) {
     // the memtables it keeps alive are flushed.
     db_options.max_total_wal_size = std::min<uint64_t>(
         db_options.max_total_wal_size, std::max<uint64_t>(1 << 20, options.max_disk_bytes / 4));
+  }
+  if (options.memtable_budget_bytes > 0) {
+    db_options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
+        static_cast<size_t>(options.memtable_budget_bytes));
   }
   // Memtable inserts by one thread at a time, the write group's leader
   // inserting every batch of the group: RocksDB ignores the per-stream insert
