@@ -673,7 +673,7 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
          background_maintenance: bool = True,
          maintenance_interval_ms: int = 1000, block_cache_bytes: int = 32 << 20,
          write_buffer_bytes: int = 16 << 20, flush_on_close: bool = True,
-         deferred_commits: bool = False) -> Broker:
+         deferred_commits: bool = False, max_disk_bytes: int = 0) -> Broker:
     """Opens (or creates) the database in directory ``path``; use it as a context
     manager. ``durability`` is "none", "process" (default; survives kill -9) or
     "fsync" (survives power loss). ``clock``: a :class:`ManualClock` for tests.
@@ -681,7 +681,9 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
     writes no table files, for a database removed right after;
     ``deferred_commits=True``: a :class:`Server` on this database makes each round
     of requests durable with one log write; calls made from Python are durable
-    when they return either way). Raises
+    when they return either way; ``max_disk_bytes``: the storage budget, past
+    which sends raise :class:`OverStorageBudget` until deleted messages are
+    reclaimed, 0 for none). Raises
     DatabaseLocked (another process holds it), StorageIOError, Corruption."""
     if durability not in _DURABILITY:
         raise ValueError(f"durability must be one of {sorted(_DURABILITY)}, not {durability!r}")
@@ -689,7 +691,8 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
                             account_id, sender_id, enforce_queue_name_reuse_delay,
                             enforce_purge_interval, max_inflight_per_queue,
                             background_maintenance, maintenance_interval_ms, block_cache_bytes,
-                            write_buffer_bytes, flush_on_close, deferred_commits)
+                            write_buffer_bytes, flush_on_close, deferred_commits,
+                            max_disk_bytes)
     return Broker(rep, clock)
 
 

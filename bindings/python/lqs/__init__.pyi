@@ -261,7 +261,8 @@ def open(path: str, *, create_if_missing: bool = ..., durability: str = ...,
          enforce_purge_interval: bool = ..., max_inflight_per_queue: int = ...,
          background_maintenance: bool = ..., maintenance_interval_ms: int = ...,
          block_cache_bytes: int = ..., write_buffer_bytes: int = ...,
-         flush_on_close: bool = ...) -> Broker: ...
+         flush_on_close: bool = ..., deferred_commits: bool = ...,
+         max_disk_bytes: int = ...) -> Broker: ...
 
 class Bridge:
     broker: Broker

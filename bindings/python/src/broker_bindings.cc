@@ -44,7 +44,7 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
               bool enforce_purge_interval, int64_t max_inflight_per_queue,
               bool background_maintenance, int64_t maintenance_interval_ms,
               int64_t block_cache_bytes, int64_t write_buffer_bytes, bool flush_on_close,
-              bool deferred_commits) {
+              bool deferred_commits, int64_t max_disk_bytes) {
   lqs::Options o;
   o.path = path;
   o.create_if_missing = create_if_missing;
@@ -65,6 +65,7 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
   o.write_buffer_bytes = write_buffer_bytes;
   o.flush_on_close = flush_on_close;
   o.deferred_commits = deferred_commits;
+  o.max_disk_bytes = max_disk_bytes;
   auto broker = Unlocked([&] { return lqs::Broker::Open(o); });
   return PyBroker{std::shared_ptr<lqs::Broker>(Take(std::move(broker)))};
 }
@@ -73,18 +74,18 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
 
 void BindBroker(py::module_& m) {
   py::class_<PyBroker>(m, "_Broker")
-      .def_static("open", &Open, py::arg("path"), py::arg("create_if_missing") = true,
-                  py::arg("durability") = 1, py::arg("clock") = py::none(),
-                  py::arg("region") = "us-east-1", py::arg("account_id") = "123456789012",
-                  py::arg("sender_id") = "AIDAIT2UOQQY3AUEKVGXU",
-                  py::arg("enforce_queue_name_reuse_delay") = true,
-                  py::arg("enforce_purge_interval") = true,
-                  py::arg("max_inflight_per_queue") = lqs::limits::kMaxInflightMessages,
-                  py::arg("background_maintenance") = true,
-                  py::arg("maintenance_interval_ms") = int64_t{1000},
-                  py::arg("block_cache_bytes") = int64_t{32} << 20,
-                  py::arg("write_buffer_bytes") = int64_t{16} << 20,
-                  py::arg("flush_on_close") = true, py::arg("deferred_commits") = false)
+      .def_static(
+          "open", &Open, py::arg("path"), py::arg("create_if_missing") = true,
+          py::arg("durability") = 1, py::arg("clock") = py::none(), py::arg("region") = "us-east-1",
+          py::arg("account_id") = "123456789012", py::arg("sender_id") = "AIDAIT2UOQQY3AUEKVGXU",
+          py::arg("enforce_queue_name_reuse_delay") = true,
+          py::arg("enforce_purge_interval") = true,
+          py::arg("max_inflight_per_queue") = lqs::limits::kMaxInflightMessages,
+          py::arg("background_maintenance") = true,
+          py::arg("maintenance_interval_ms") = int64_t{1000},
+          py::arg("block_cache_bytes") = int64_t{32} << 20,
+          py::arg("write_buffer_bytes") = int64_t{16} << 20, py::arg("flush_on_close") = true,
+          py::arg("deferred_commits") = false, py::arg("max_disk_bytes") = int64_t{0})
       .def("close",
            [](PyBroker& b) {
              b.closed = true;

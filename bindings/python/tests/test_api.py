@@ -1,6 +1,8 @@
 """The Pythonic API: lqs.open, Broker, Queue, Message, errors, iterators."""
 
 import pickle
+import random
+import string
 
 import pytest
 
@@ -277,3 +279,32 @@ def test_queue_outlives_closed_database(tmp_path):
     with pytest.raises(lqs.Closed):
         q.send("late")
     assert list(q.messages(wait_time_seconds=0)) == []  # iterator ends on Closed
+
+
+def test_storage_budget(tmp_path):
+    # 32 KiB that compression cannot shrink, and a 2 MiB budget.
+    body = "".join(random.Random(28).choices(string.ascii_letters, k=32 << 10))
+    with lqs.open(str(tmp_path / "db"), max_disk_bytes=2 << 20,
+                  background_maintenance=False) as db:
+        q = db.create_queue("jobs")
+        sent = 0
+        with pytest.raises(lqs.OverStorageBudget) as full:
+            for _ in range(1000):
+                q.send(body)
+                sent += 1
+        assert 30 < sent <= 66
+        err = full.value
+        assert "max_disk_bytes = 2097152 bytes" in err.message
+        assert (err.lqs_code, err.code, err.http_status, err.sender_fault) == \
+            (105, "ServiceUnavailable", 503, False)
+        drained = 0
+        while True:
+            got = q.receive(max_number_of_messages=10)
+            if not got:
+                break
+            for m in got:
+                m.delete()
+            drained += len(got)
+        assert drained == sent
+        db.run_maintenance()
+        q.send("room again")
