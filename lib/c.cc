@@ -212,5 +212,14 @@ void lqs_options_set_block_cache_bytes(lqs_options_t* o, int64_t n) {
 void lqs_options_set_write_buffer_bytes(lqs_options_t* o, int64_t n) {
   o->rep.write_buffer_bytes = n;
 }
+void lqs_options_set_max_disk_bytes(lqs_options_t* o, int64_t n) { o->rep.max_disk_bytes = n; }
+void lqs_options_use_small_device(lqs_options_t* o) {
+  const lqs::Options small = lqs::Options::SmallDevice();
+  o->rep.block_cache_bytes = small.block_cache_bytes;
+  o->rep.write_buffer_bytes = small.write_buffer_bytes;
+  o->rep.max_write_buffers = small.max_write_buffers;
+  o->rep.memtable_budget_bytes = small.memtable_budget_bytes;
+  o->rep.max_background_jobs = small.max_background_jobs;
+}
 
 }  // extern "C"

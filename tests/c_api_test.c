@@ -601,6 +601,35 @@ static void test_close_and_reopen(const char* path, lqs_clock_t* clock) {
   lqs_free(err);
 }
 
+/* A budget of one byte: the catalogue's first write reaches it, so the
+ * first send is refused (and says why), under the small-device settings. */
+static void test_storage_budget(const char* base) {
+  CHECK(streq(lqs_error_name(LQS_OVER_STORAGE_BUDGET), "OverStorageBudget"));
+  CHECK(streq(lqs_error_shape(LQS_OVER_STORAGE_BUDGET), "ServiceUnavailable"));
+  CHECK(lqs_error_is_sender_fault(LQS_OVER_STORAGE_BUDGET) == 0);
+  char path[512];
+  snprintf(path, sizeof path, "%s/budget", base);
+  lqs_options_t* opts = lqs_options_create();
+  lqs_options_use_small_device(opts);
+  lqs_options_set_max_disk_bytes(opts, 1);
+  lqs_broker_t* broker = NULL;
+  char* err = NULL;
+  CHECK(lqs_open(path, opts, &broker, &err) == LQS_OK);
+  lqs_options_destroy(opts);
+  if (broker == NULL) return;
+  lqs_queue_t* q = NULL;
+  CHECK(lqs_create_queue(broker, "jobs", NULL, NULL, 0, NULL, NULL, 0, &q, &err) == LQS_OK);
+  if (q != NULL) {
+    lqs_send_request_t* msg = lqs_send_request_create("hello", 5);
+    CHECK(lqs_queue_send_message(q, msg, NULL, &err) == LQS_OVER_STORAGE_BUDGET);
+    CHECK(err != NULL && strstr(err, "max_disk_bytes = 1 bytes") != NULL);
+    lqs_send_request_destroy(msg);
+    lqs_queue_destroy(q);
+  }
+  lqs_free(err);
+  CHECK_OK(lqs_close(broker, &err_));
+}
+
 int main(int argc, char** argv) {
   const char* base = scratch_dir(argc, argv, dir_template);
   if (base == NULL) return 2;
@@ -609,6 +638,7 @@ int main(int argc, char** argv) {
 
   test_errors_and_version();
   test_open_errors(base);
+  test_storage_budget(base);
 
   lqs_clock_t* clock = lqs_manual_clock_create(LQS_MANUAL_CLOCK_DEFAULT_START_MS);
   CHECK(lqs_clock_now_millis(clock) == LQS_MANUAL_CLOCK_DEFAULT_START_MS);

@@ -101,8 +101,11 @@ extern "C" {
  * existing signatures never change (a *_v2 function appears instead).
  * 2: the worker (lqs_worker_*).
  * 3: noun type names (lqs_broker_t, lqs_send_request_t, lqs_send_batch_request_t,
- *    lqs_receive_request_t and their functions); no lqs_error_http_status. */
-#define LQS_C_API_VERSION 3
+ *    lqs_receive_request_t and their functions); no lqs_error_http_status.
+ * 4: the storage budget and the small-device preset
+ *    (lqs_options_set_max_disk_bytes, lqs_options_use_small_device,
+ *    LQS_OVER_STORAGE_BUDGET). */
+#define LQS_C_API_VERSION 4
 
 /* ---- Error codes (== lqs::ErrorCode; never renumbered) ------------------ */
 
@@ -247,6 +250,13 @@ LQS_C_EXPORT void lqs_options_set_background_maintenance(lqs_options_t* o, int v
 LQS_C_EXPORT void lqs_options_set_maintenance_interval_ms(lqs_options_t* o, int64_t ms);
 LQS_C_EXPORT void lqs_options_set_block_cache_bytes(lqs_options_t* o, int64_t n);
 LQS_C_EXPORT void lqs_options_set_write_buffer_bytes(lqs_options_t* o, int64_t n);
+/* The storage budget (lqs::Options::max_disk_bytes): once the database's
+ * files reach it, sends fail with LQS_OVER_STORAGE_BUDGET until deleted
+ * messages are reclaimed; receives and deletes go on. Default 0: none. */
+LQS_C_EXPORT void lqs_options_set_max_disk_bytes(lqs_options_t* o, int64_t n);
+/* RocksDB's memory settings of lqs::Options::SmallDevice() (block cache,
+ * memtables, background jobs); the other options are kept. */
+LQS_C_EXPORT void lqs_options_use_small_device(lqs_options_t* o);
 
 /* ---- Broker -------------------------------------------------------------- */
 
@@ -408,7 +418,7 @@ LQS_C_EXPORT void lqs_send_request_set_message_deduplication_id(lqs_send_request
  * receives the message id and digests.
  * Errors: LQS_MISSING_PARAMETER (empty body), LQS_INVALID_MESSAGE_CONTENTS,
  * LQS_INVALID_PARAMETER_VALUE (size, delay, attributes, ids),
- * LQS_QUEUE_DOES_NOT_EXIST. */
+ * LQS_QUEUE_DOES_NOT_EXIST, LQS_OVER_STORAGE_BUDGET (retry later). */
 LQS_C_EXPORT int lqs_queue_send_message(lqs_queue_t* queue, const lqs_send_request_t* send,
                                         lqs_send_result_t** result, char** errptr);
 
@@ -433,7 +443,8 @@ LQS_C_EXPORT void lqs_send_batch_request_destroy(lqs_send_batch_request_t* batch
 /* Sends a batch; each entry succeeds or fails on its own (see
  * lqs_batch_result_t). Whole-request errors: LQS_EMPTY_BATCH_REQUEST,
  * LQS_TOO_MANY_ENTRIES_IN_BATCH_REQUEST, LQS_INVALID_BATCH_ENTRY_ID,
- * LQS_BATCH_ENTRY_IDS_NOT_DISTINCT, LQS_BATCH_REQUEST_TOO_LONG. */
+ * LQS_BATCH_ENTRY_IDS_NOT_DISTINCT, LQS_BATCH_REQUEST_TOO_LONG,
+ * LQS_OVER_STORAGE_BUDGET (the whole batch; retry later). */
 LQS_C_EXPORT int lqs_queue_send_message_batch(lqs_queue_t* queue,
                                               const lqs_send_batch_request_t* batch,
                                               lqs_batch_result_t** result, char** errptr);
