@@ -114,6 +114,12 @@ TEST_F(StorageBudgetTest, SendsFailAtTheBudgetAndNamedIt) {
   EXPECT_CODE(FillToBudget(*other, &other_sent), kOverStorageBudget);
   EXPECT_LE(other_sent, kFull / 4 + 2);  // the log is at most a quarter
 
+  // A send with an inbox record (a pull bridge's) is a send too.
+  SendMessageRequest pulled;
+  pulled.body = kBody;
+  EXPECT_CODE(q->SendMessageAndRecord(pulled, "pull:m1", 60), kOverStorageBudget);
+  EXPECT_FALSE(*q->InboxContains("pull:m1"));
+
   // The C++ code maps to a retryable server fault.
   const ErrorInfo& info = ErrorInfoFor(ErrorCode::kOverStorageBudget);
   EXPECT_EQ(info.shape, "ServiceUnavailable");

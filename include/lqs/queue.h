@@ -185,8 +185,9 @@ class Queue {
   // (lqs/bridge.h). Calls with the same key on one Queue are serialized.
   // Durability: that of a send (the record is in the send's write).
   // FIFO: a send that deduplication drops writes no record either.
-  // Errors: those of SendMessage; InvalidParameterValue naming
-  // IdempotencyKey or TtlSeconds, as DeleteMessageAndRecord.
+  // Errors: those of SendMessage (OverStorageBudget included);
+  // InvalidParameterValue naming IdempotencyKey or TtlSeconds, as
+  // DeleteMessageAndRecord.
   virtual StatusOr<std::optional<SendMessageResult>> SendMessageAndRecord(
       const SendMessageRequest& request, const std::string& idempotency_key,
       int64_t ttl_seconds) = 0;

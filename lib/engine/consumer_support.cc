@@ -116,6 +116,9 @@ StatusOr<std::optional<SendMessageResult>> QueueImpl::SendMessageAndRecord(
   const api::QueueConfig config = *SendConfig();
   Status valid = api::ValidateSendMessage(request, config, /*in_batch=*/false);
   if (!valid.ok()) return valid;
+  // A pulled message is a send like any other: the storage budget refuses it.
+  Status room = core_->db()->CheckBudget();
+  if (!room.ok()) return room;
   notify::MutexLock lock(&record_send_mu_);
   StatusOr<bool> seen = InboxContains(idempotency_key);
   if (!seen.ok()) return seen.status();
