@@ -172,6 +172,9 @@ class Lane {
       while (!todo.empty()) {
         std::vector<Item*> batch;
         std::vector<Item*> later;
+        // FIFO: once a group's message waits for a later batch, so do the
+        // group's next ones (a smaller one must not pass it).
+        std::set<std::string> deferred_groups;
         int64_t bytes = 0;
         for (Item* it : todo) {
           const bool full = batch.size() == static_cast<size_t>(limits::kMaxBatchEntries) ||
@@ -179,8 +182,9 @@ class Lane {
                             (!batch.empty() && bytes + it->size > limits::kMaxBatchBytes);
           if (held_groups.count(it->group) > 0 && q_.is_fifo()) {
             retry.push_back(it);
-          } else if (full) {
+          } else if (full || (q_.is_fifo() && deferred_groups.count(it->group) > 0)) {
             later.push_back(it);
+            deferred_groups.insert(it->group);
           } else {
             batch.push_back(it);
             bytes += it->size;

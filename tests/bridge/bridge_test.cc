@@ -417,6 +417,29 @@ TEST_F(BridgeTest, FifoKeepsGroupOrderAndDropsResendsRemotely) {
   EXPECT_EQ(total, groups * per_group);
 }
 
+TEST_F(BridgeTest, FifoMessagesTooLargeForOneBatchKeepTheirOrder) {
+  auto out = Make(*local_, "big.fifo", {{"FifoQueue", "true"}});
+  auto in = Make(*remote_, "big.fifo", {{"FifoQueue", "true"}});
+  // 700 KB, 600 KB, 1 KB: the second does not fit in the first's batch,
+  // and the third, which would, must not pass it.
+  const size_t sizes[] = {700'000, 600'000, 1'000};
+  for (size_t i = 0; i < 3; ++i) {
+    SendMessageRequest s;
+    s.body = std::string(sizes[i], static_cast<char>('a' + i));
+    s.message_group_id = "g";
+    s.message_deduplication_id = std::to_string(i);
+    ASSERT_OK(out->SendMessage(s));
+  }
+  BridgeOptions o = Forward("big.fifo", "big.fifo");
+  o.once = true;
+  o.max_batches_in_flight = 1;
+  auto bridge = Start(o);
+  ASSERT_OK(bridge->Wait());
+  std::string order;
+  for (const auto& m : Drain(*in)) order += m.body[0];
+  EXPECT_EQ(order, "abc");
+}
+
 TEST_F(BridgeTest, RefusedMessageGoesToTheDeadLetterQueue) {
   auto out = Make(*local_, "outbox");
   auto dlq = Make(*local_, "outbox-dlq");
