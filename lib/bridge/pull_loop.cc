@@ -33,6 +33,11 @@ class PullLoop {
     int failures = 0;
     bool window_known = false;
     while (!rt_->stopping()) {
+      // A closed Broker ends the bridge even when nothing arrives to store.
+      if (StatusOr<QueueStats> local = q_.GetStats();
+          !local.ok() && local.status().code() == ErrorCode::kClosed) {
+        return rt_->RequestStop();
+      }
       if (!window_known) window_known = LearnDedupWindow();
       const int wait =
           o.once ? std::min(kOnceWaitSeconds, o.wait_time_seconds) : o.wait_time_seconds;
