@@ -104,11 +104,12 @@ class Lane {
     };
     auto box = std::make_shared<Box>();
     Runtime* rt = rt_;
+    // The callback notifies with the lock held: once the lane sees the
+    // result (and may end, and the bridge be destroyed), the callback has
+    // let go of the runtime.
     const uint64_t id = q_.ReceiveMessageAsync(req, [box, rt](StatusOr<ReceiveMessageResult> r) {
-      {
-        std::lock_guard<std::mutex> lock(rt->wait().mu());
-        box->result = std::move(r);
-      }
+      std::lock_guard<std::mutex> lock(rt->wait().mu());
+      box->result = std::move(r);
       rt->wait().Notify();
     });
     std::unique_lock<std::mutex> lock(rt_->wait().mu());
