@@ -298,6 +298,9 @@ TEST_F(BridgeTest, DaysOfflineLoseNothingAndLogOneLinePerTransition) {
   faults().offline = true;
   BridgeOptions o = Forward("outbox", "inbox");
   o.backoff_max_ms = 300'000;
+  // An hour's lease is renewed half an hour before it ends: thirty of the
+  // test's clock steps, time enough for a lane to wake even under TSan.
+  o.lease_seconds = 3600;
   auto bridge = Start(o);
   // Three days in steps of a minute.
   const int64_t start = clock_->NowMillis();
@@ -336,7 +339,8 @@ TEST_F(BridgeTest, LeasesAreKeptAliveWhileABatchWaits) {
   o.backoff_max_ms = 600'000;  // ten minutes between tries: ten leases long
   auto bridge = Start(o);
   const int64_t start = clock_->NowMillis();
-  ASSERT_TRUE(Eventually([&] { return clock_->NowMillis() - start >= 3600'000; }, 5'000));
+  // Steps of two seconds: the lease is renewed fifteen steps before it ends.
+  ASSERT_TRUE(Eventually([&] { return clock_->NowMillis() - start >= 3600'000; }, 2'000));
   // Had a lease ended, the message would have been received a second time
   // and moved to the DLQ (maxReceiveCount 1).
   EXPECT_EQ(Stored(*dlq), 0);
