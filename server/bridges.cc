@@ -6,6 +6,8 @@
 #include <sstream>
 #include <utility>
 
+#include "lqs/limits.h"
+
 namespace lqsd {
 namespace {
 
@@ -72,7 +74,7 @@ Status Bridges::Start(lqs::Broker* broker, const std::vector<BridgeSpec>& specs,
     if (!broker->GetQueue(spec.local_queue).ok()) {
       lqs::AttributeMap attributes;
       const std::string& name = spec.local_queue;
-      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".fifo") == 0) {
+      if (name.ends_with(lqs::limits::kFifoQueueNameSuffix)) {
         attributes["FifoQueue"] = "true";
       }
       auto created = broker->CreateQueue(name, attributes, {});

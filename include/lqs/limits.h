@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace lqs::limits {
 
@@ -101,6 +102,8 @@ inline constexpr int64_t kDeduplicationWindowMs = 5 * 60 * 1000;
 // Queue names: 1..80 characters (a FIFO name's ".fifo" suffix included).
 // docs/sqs-reference.md §2.3
 inline constexpr size_t kMaxQueueNameLength = 80;
+// A FIFO queue's name, and so its URL's last segment, ends in this.
+inline constexpr std::string_view kFifoQueueNameSuffix = ".fifo";
 
 // RedrivePolicy maxReceiveCount: 1..1000.
 // docs/sqs-reference.md §8.1

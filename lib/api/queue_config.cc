@@ -27,7 +27,7 @@
 namespace lqs::api {
 namespace {
 
-constexpr std::string_view kFifoSuffix = ".fifo";
+constexpr std::string_view kFifoSuffix = limits::kFifoQueueNameSuffix;
 
 using limits::kMaxMaxReceiveCount;
 using limits::kMaxQueueNameLength;

@@ -38,7 +38,7 @@ std::string EnvOr(const char* name, std::string fallback) {
 bool UrlNamesFifoQueue(const std::string& url) {
   std::string path = url.substr(0, url.find_first_of("?#"));
   while (!path.empty() && path.back() == '/') path.pop_back();
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".fifo") == 0;
+  return path.ends_with(limits::kFifoQueueNameSuffix);
 }
 
 Status CheckRanges(const BridgeOptions& o) {
