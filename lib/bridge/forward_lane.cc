@@ -169,15 +169,15 @@ class Lane {
       std::vector<Item*> acked;
       // A FIFO group with a message to retry sends nothing more this round.
       std::set<std::string> held_groups;
-      std::vector<Item*> todo = pending;
-      while (!todo.empty()) {
+      std::vector<Item*> unsent = pending;
+      while (!unsent.empty()) {
         std::vector<Item*> batch;
         std::vector<Item*> later;
         // FIFO: once a group's message waits for a later batch, so do the
         // group's next ones (a smaller one must not pass it).
         std::set<std::string> deferred_groups;
         int64_t bytes = 0;
-        for (Item* it : todo) {
+        for (Item* it : unsent) {
           const bool full = batch.size() == static_cast<size_t>(limits::kMaxBatchEntries) ||
                             (!batch.empty() && (it->alone || batch.front()->alone)) ||
                             (!batch.empty() && bytes + it->size > limits::kMaxBatchBytes);
@@ -191,7 +191,7 @@ class Lane {
             bytes += it->size;
           }
         }
-        todo = std::move(later);
+        unsent = std::move(later);
         if (batch.empty()) continue;
         std::vector<EntryResult> results = Send(batch);
         for (size_t i = 0; i < batch.size(); ++i) {
