@@ -48,7 +48,7 @@ struct EndpointConfig {
   UrlStyle url_style = UrlStyle::kPath;
   bool log_requests = false;            // one line per request on stderr
   const SigV4Verifier* auth = nullptr;  // borrowed; nullptr: no authentication
-  // A second listener that serves only GET /metrics and GET /health, without
+  // A second listener that serves only GET /metrics, /health and /bridges, without
   // authentication (Router::HandleOps), for scrapers and health checks that
   // cannot sign; it runs on the first I/O thread. Empty metrics_host: none.
   std::string metrics_host;

@@ -53,7 +53,7 @@ constexpr const char* kSmallDeviceMallocConf = "narenas:1,dirty_decay_ms:1000,mu
 struct Flags {
   std::string data;
   std::string listen = "127.0.0.1:9324";
-  std::string metrics_listen;  // empty: /metrics and /health on --listen only
+  std::string metrics_listen;  // empty: /metrics, /health, /bridges on --listen only
   std::string account_id = "123456789012";
   std::string region = "us-east-1";
   std::string log_level = "info";
@@ -101,10 +101,11 @@ int main(int argc, char** argv) {
                  "removed at exit");
   app.add_option("--listen", flags.listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
-  app.add_option("--metrics-listen", flags.metrics_listen,
-                 "HOST:PORT of a second listener that serves only GET /metrics and GET /health, "
-                 "without authentication (for scrapers and health checks that cannot sign; "
-                 "with --auth-file, the --listen port answers them only when signed)");
+  app.add_option(
+      "--metrics-listen", flags.metrics_listen,
+      "HOST:PORT of a second listener that serves only GET /metrics, /health and /bridges, "
+      "without authentication (for scrapers and health checks that cannot sign; "
+      "with --auth-file, the --listen port answers them only when signed)");
   app.add_option("--account-id", flags.account_id, "Account id in queue URLs and ARNs")
       ->capture_default_str();
   app.add_option("--region", flags.region,

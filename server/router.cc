@@ -12,6 +12,7 @@
 #include "server/sqs_json.h"
 #include "server/sqs_query.h"
 #include "server/text_util.h"
+#include "wire/bridge_stats_json.h"
 #include "wire/region_name.h"
 
 namespace lqsd {
@@ -340,7 +341,8 @@ void Router::Handle(const HttpRequest& request, Poster post, Responder respond,
   call->request_id = NewRequestId();
   active_calls_.fetch_add(1);
   try {
-    // With a key file, /metrics and /health need a signature like any request.
+    // With a key file, the ops paths (/metrics, /health, /bridges) need a signature like any
+    // request.
     std::optional<SqsError> ops_refused;
     if (IsOpsRequest(request)) {
       if (config_.auth != nullptr) {
@@ -398,10 +400,13 @@ void Router::Reply(Call& call, HttpResponse response) {
   Answer(call, std::move(response));
 }
 
+bool Router::IsOpsPath(std::string_view path) {
+  return path == "/metrics" || path == "/health" || path == "/bridges";
+}
+
 bool Router::IsOpsRequest(const HttpRequest& request) const {
   if (request.method != "GET") return false;
-  const std::string_view path = request.RawPath();
-  if (path != "/metrics" && path != "/health") return false;
+  if (!IsOpsPath(request.RawPath())) return false;
   // Anything that looks like an SQS request stays an SQS request.
   if (request.Header("x-amz-target") != nullptr) return false;
   for (const auto& [name, value] : ParseFormPairs(request.RawQuery())) {
@@ -419,10 +424,9 @@ void Router::HandleOps(const HttpRequest& request, const Responder& respond) {
       r = ServeOps(request);
     } else {
       r.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
-      const bool ops_path = path == "/metrics" || path == "/health";
-      r.status = ops_path && request.method != "GET" ? 405 : 404;
+      r.status = IsOpsPath(path) && request.method != "GET" ? 405 : 404;
       if (r.status == 405) r.headers.emplace_back("Allow", "GET");
-      r.body = "this listener serves only GET /metrics and GET /health\n";
+      r.body = "this listener serves only GET /metrics, GET /health and GET /bridges\n";
     }
   } catch (const std::exception& e) {
     r = HttpResponse();
@@ -447,6 +451,17 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
     r.body = metrics_.Render(config_.regions->OpenRegions(), config_.bridge_stats
                                                                  ? config_.bridge_stats()
                                                                  : std::vector<lqs::BridgeStats>());
+    return r;
+  }
+  if (request.RawPath() == "/bridges") {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    if (config_.bridge_stats) {
+      for (const auto& stats : config_.bridge_stats()) {
+        list.push_back(lqs::wire::BridgeStatsJson(stats));
+      }
+    }
+    r.headers.emplace_back("Content-Type", "application/json");
+    r.body = nlohmann::ordered_json{{"bridges", std::move(list)}}.dump() + "\n";
     return r;
   }
   // /health: the Broker answers (ListQueues fails with kClosed once it is closed).

@@ -39,10 +39,12 @@
 // paths, whatever the style.
 //
 // Operational endpoints: GET /metrics (Prometheus text format, see
-// metrics.h; the queues of every open region) and GET /health ("ok" while
-// the default region's Broker is open, 503 otherwise). They are matched before SQS routing and
+// metrics.h; the queues of every open region), GET /health ("ok" while
+// the default region's Broker is open, 503 otherwise) and GET /bridges
+// (JSON, {"bridges": [...]}, each bridge's stats in wire/bridge_stats_json.h's
+// shape; what `lqs stats` shows). They are matched before SQS routing and
 // only when the request cannot be an SQS request: method GET, path exactly
-// "/metrics" or "/health" (SQS queue paths have two or four segments), no Action
+// one of those (SQS queue paths have two or four segments), no Action
 // query parameter and no X-Amz-Target header. Through Handle() they need a
 // valid signature when a key file was given (else the SigV4 error an SQS
 // request would get, counted in the metrics as action "unknown");
@@ -110,7 +112,7 @@ class Router {
               AbandonHook abandon = nullptr);
 
   // The operational endpoints alone, unauthenticated (see above): GET
-  // /metrics and GET /health are served, any other request gets 404 (405
+  // /metrics, GET /health and GET /bridges are served, any other request gets 404 (405
   // for another method on those paths). `respond` is called before the call
   // returns. Never throws.
   void HandleOps(const HttpRequest& request, const Responder& respond);
@@ -177,7 +179,9 @@ class Router {
   std::optional<SqsError> ChooseRegion(const HttpRequest& request, std::string region,
                                        std::optional<std::string> verified_region,
                                        ActionRequest* action) const;
-  // GET /metrics or GET /health (see above).
+  // "/metrics", "/health" or "/bridges".
+  static bool IsOpsPath(std::string_view path);
+  // GET on an ops path (see above).
   bool IsOpsRequest(const HttpRequest& request) const;
   HttpResponse ServeOps(const HttpRequest& request);
 

@@ -89,6 +89,13 @@ class Backend {
   virtual Status ScanMessages(const std::string& queue,
                               const std::function<bool(const lqs::StoredMessage&)>& fn) = 0;
 
+  // The bridges the server runs (lqsd's GET /bridges), each in the JSON shape
+  // of wire/bridge_stats_json.h. None for a local database (a bridge runs in
+  // the process that started it, and `lqs forward`/`lqs pull` print their
+  // own) and for an endpoint that does not serve /bridges (not lqsd).
+  // Errors: kIOError when the endpoint does not answer.
+  virtual StatusOr<std::vector<codec::Json>> Bridges() { return std::vector<codec::Json>(); }
+
   // ---- Message move tasks --------------------------------------------------------
   virtual StatusOr<std::string> StartMessageMoveTask(
       const lqs::StartMessageMoveTaskRequest& request) = 0;

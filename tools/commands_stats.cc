@@ -1,5 +1,6 @@
 // tools/commands_stats.cc — stats (with --watch), verify, compact.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -130,6 +131,54 @@ std::string RowsTable(const std::vector<Row>& rows) {
   return t.Render();
 }
 
+// "online", "offline" or "stopped", from a bridge's JSON (Backend::Bridges).
+std::string BridgeState(const Json& b) {
+  if (!b.value("Running", false)) return "stopped";
+  return b.value("Online", false) ? "online" : "offline";
+}
+
+// How long ago clock time `ms` was ("-" for never), e.g. "12s ago".
+std::string AgoMs(int64_t ms, int64_t now_ms) {
+  if (ms <= 0) return "-";
+  return FormatAge(std::max<int64_t>(0, (now_ms - ms) / 1000)) + " ago";
+}
+
+// "NetworkError=3 Throttling=1", or "-".
+std::string FailuresText(const Json& failures) {
+  std::string text;
+  if (failures.is_object()) {
+    for (const auto& [code, n] : failures.items()) {
+      if (!text.empty()) text += " ";
+      text += code + "=" + std::to_string(n.is_number_integer() ? n.get<int64_t>() : 0);
+    }
+  }
+  return text.empty() ? "-" : text;
+}
+
+// The bridges' table, and each one's last error under it.
+std::string BridgesTable(const std::vector<Json>& bridges, int64_t now_ms) {
+  Table t({"BRIDGE", "STATE", "MOVED", "DUPLICATES", "TO_DLQ", "STUCK", "FAILURES", "BACKOFF",
+           "LAST_OK", "BACKLOG", "OLDEST"});
+  std::string errors;
+  for (const auto& b : bridges) {
+    auto n = [&](const char* key) { return std::to_string(b.value(key, int64_t{0})); };
+    const int64_t backlog = b.value("Backlog", int64_t{0});
+    const int64_t backoff_ms = b.value("BackoffMs", int64_t{0});
+    t.AddRow({b.value("Bridge", std::string("?")), BridgeState(b), n("Transferred"),
+              n("Duplicates"), n("DeadLettered"), n("Stuck"),
+              FailuresText(b.contains("Failures") ? b["Failures"] : Json()),
+              backoff_ms > 0 ? FormatAge((backoff_ms + 999) / 1000) : "-",
+              AgoMs(b.value("LastSuccessMs", int64_t{0}), now_ms), std::to_string(backlog),
+              backlog > 0 ? FormatAge(b.value("OldestAgeSeconds", int64_t{0})) : "-"});
+    const std::string last_error = b.value("LastError", std::string());
+    if (!last_error.empty()) {
+      errors += "  " + b.value("Bridge", std::string("?")) + ": last error " +
+                AgoMs(b.value("LastErrorMs", int64_t{0}), now_ms) + ": " + last_error + "\n";
+    }
+  }
+  return t.Render() + errors;
+}
+
 int RunStats(Env& env, const StatsFlags& f) {
   if (f.interval <= 0) return env.out->Usage("--interval must be positive");
   if (f.watch) {
@@ -142,9 +191,13 @@ int RunStats(Env& env, const StatsFlags& f) {
   for (int iteration = 1;; ++iteration) {
     auto rows = Collect(*b, f);
     if (!rows.ok()) return env.out->Error(rows.status());
+    auto bridges = b->Bridges();
+    if (!bridges.ok()) return env.out->Error(bridges.status());
     const int64_t now = lqs::SystemClock::Default()->NowMillis();
     if (env.out->json()) {
-      Json j{{"time", FormatTimestampMs(now)}, {"queues", RowsJson(*rows)}};
+      Json j{{"time", FormatTimestampMs(now)},
+             {"queues", RowsJson(*rows)},
+             {"bridges", Json(*bridges)}};
       if (f.watch) {
         env.out->PrintJsonLine(j);
       } else {
@@ -158,6 +211,7 @@ int RunStats(Env& env, const StatsFlags& f) {
       }
       std::cout << RowsTable(*rows);
       if (rows->empty()) std::cout << "(no queues)\n";
+      if (!bridges->empty()) std::cout << "\n" << BridgesTable(*bridges, now);
       if (f.watch && !env.out->stdout_tty()) std::cout << "\n";
       std::cout << std::flush;
     }
@@ -229,7 +283,11 @@ void RegisterStatsCommands(CLI::App& app, Env& env) {
       "Columns: VISIBLE, IN_FLIGHT (leased), DELAYED; OLDEST (age of the oldest message);\n"
       "DLQ and DLQ_DEPTH (the dead-letter queue of the RedrivePolicy and its message count);\n"
       "SENT, RECEIVED, DELETED, TO_DLQ (moved to the DLQ), EXPIRED: totals since the queue\n"
-      "was created. Over --endpoint, SQS offers only the three counts: the rest shows '-'.",
+      "was created. Over --endpoint, SQS offers only the three counts: the rest shows '-'.\n"
+      "Over --endpoint to an lqsd that runs bridges (--forward, --pull), a second table shows\n"
+      "each bridge: STATE (online/offline), MOVED (forwarded or pulled), DUPLICATES (dropped),\n"
+      "TO_DLQ and STUCK (refused by the remote), FAILURES by error code, BACKOFF (current\n"
+      "wait), LAST_OK, and the local BACKLOG with its OLDEST message; then each last error.",
       [&env, f] { return RunStats(env, *f); });
   c->add_option("queues", f->queues, "Queues (default: all)");
   c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");

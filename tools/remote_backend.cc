@@ -237,6 +237,20 @@ class RemoteBackend final : public Backend {
     return url;
   }
 
+  StatusOr<std::vector<Json>> Bridges() override {
+    StatusOr<lqs::wire::SqsHttpReply> reply = client_.Get("/bridges");
+    if (!reply.ok()) return reply.status();
+    std::vector<Json> bridges;
+    if (reply->status != 200) return bridges;  // not lqsd: no bridges to show
+    Json j = Json::parse(reply->body, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("bridges") && j["bridges"].is_array()) {
+      for (auto& b : j["bridges"]) {
+        if (b.is_object()) bridges.push_back(std::move(b));
+      }
+    }
+    return bridges;
+  }
+
   // One request/response exchange: the answer's JSON object, or its error.
   StatusOr<Json> Call(const std::string& action, const Json& body, int wait_seconds = 0) {
     StatusOr<lqs::wire::SqsHttpReply> reply = client_.Call(action, body.dump(), wait_seconds);

@@ -146,11 +146,23 @@ void SqsHttpClient::Run(Connection* c) {
 StatusOr<SqsHttpReply> SqsHttpClient::Call(std::string_view action, const std::string& payload,
                                            int extra_seconds) {
   const std::string target = "AmazonSQS." + std::string(action);
+  return Exchange(action, "/", payload,
+                  {{"content-type", std::string(kContentType)}, {"x-amz-target", target}},
+                  extra_seconds);
+}
+
+StatusOr<SqsHttpReply> SqsHttpClient::Get(std::string_view path) {
+  return Exchange("GET " + std::string(path), path, std::nullopt, {}, 0);
+}
+
+StatusOr<SqsHttpReply> SqsHttpClient::Exchange(std::string_view what, std::string_view path,
+                                               const std::optional<std::string>& payload,
+                                               std::vector<Header> headers, int extra_seconds) {
   const auto timeout = std::chrono::seconds(options_.timeout_seconds + extra_seconds);
   auto fail = [&](std::string_view step, const beast::error_code& ec) {
     Close();
     const bool timed_out = ec == beast::error::timeout;
-    return Status(ErrorCode::kIOError, std::string(action) + " to " + endpoint_.origin + ": " +
+    return Status(ErrorCode::kIOError, std::string(what) + " to " + endpoint_.origin + ": " +
                                            std::string(step) + ": " +
                                            (timed_out ? "timed out" : ec.message()));
   };
@@ -159,7 +171,7 @@ StatusOr<SqsHttpReply> SqsHttpClient::Call(std::string_view action, const std::s
       std::lock_guard<std::mutex> lock(abort_mu_);
       if (aborted_) {
         return Status(ErrorCode::kIOError,
-                      std::string(action) + " to " + endpoint_.origin + ": stopped");
+                      std::string(what) + " to " + endpoint_.origin + ": stopped");
       }
     }
     const bool reused = connection_ != nullptr;
@@ -202,24 +214,27 @@ StatusOr<SqsHttpReply> SqsHttpClient::Call(std::string_view action, const std::s
       connection_ = std::move(c);
     }
 
-    http::request<http::string_body> req{http::verb::post, "/", 11};
+    const bool post = payload.has_value();
+    http::request<http::string_body> req{post ? http::verb::post : http::verb::get,
+                                         std::string(path), 11};
     req.set(http::field::host, endpoint_.host_header);
-    req.set(http::field::content_type, std::string(kContentType));
-    req.set("X-Amz-Target", target);
-    req.set("x-amzn-query-mode", "true");
+    for (const auto& [name, value] : headers) req.set(name, value);
+    if (post) req.set("x-amzn-query-mode", "true");
     req.set(http::field::user_agent, options_.user_agent);
     req.keep_alive(true);
-    req.body() = payload;
-    req.prepare_payload();
+    if (post) {
+      req.body() = *payload;
+      req.prepare_payload();
+    }
     if (options_.signing) {
       const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch())
                               .count();
-      for (auto& [name, value] : SignRequest(*options_.signing, "POST", "/",
-                                             {{"content-type", std::string(kContentType)},
-                                              {"host", endpoint_.host_header},
-                                              {"x-amz-target", target}},
-                                             payload, now)) {
+      std::vector<Header> signed_headers = headers;
+      signed_headers.emplace_back("host", endpoint_.host_header);
+      for (auto& [name, value] :
+           SignRequest(*options_.signing, post ? "POST" : "GET", path, std::move(signed_headers),
+                       post ? std::string_view(*payload) : std::string_view(), now)) {
         req.set(name, value);
       }
     }
@@ -265,7 +280,7 @@ StatusOr<SqsHttpReply> SqsHttpClient::Call(std::string_view action, const std::s
     return reply;
   }
   return Status(ErrorCode::kIOError,
-                std::string(action) + " to " + endpoint_.origin + ": the connection was closed");
+                std::string(what) + " to " + endpoint_.origin + ": the connection was closed");
 }
 
 }  // namespace lqs::wire

@@ -25,6 +25,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "wire/sigv4.h"
 
@@ -74,6 +76,10 @@ class SqsHttpClient {
   StatusOr<SqsHttpReply> Call(std::string_view action, const std::string& payload,
                               int extra_seconds = 0);
 
+  // GETs `path` (one of lqsd's operational paths, such as /bridges),
+  // signed like a Call, and reads the answer.
+  StatusOr<SqsHttpReply> Get(std::string_view path);
+
   // Closes the connection (the next Call opens a new one).
   void Close();
 
@@ -86,6 +92,12 @@ class SqsHttpClient {
 
  private:
   struct Connection;
+  using Header = std::pair<std::string, std::string>;
+  // One request: a POST of `payload` when it has one, else a GET. `what`
+  // names it in errors; `headers` are sent and signed.
+  StatusOr<SqsHttpReply> Exchange(std::string_view what, std::string_view path,
+                                  const std::optional<std::string>& payload,
+                                  std::vector<Header> headers, int extra_seconds);
   // Runs `c`'s operations to completion (or to Abort()).
   void Run(Connection* c);
 

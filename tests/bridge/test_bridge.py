@@ -131,6 +131,13 @@ def metric(text, name, **labels):
     return total
 
 
+def cli_stats(server, json_output=True):
+    """`lqs --endpoint URL stats` of a local lqsd: its JSON, or its text."""
+    args = [LQS, "--endpoint", server.url] + (["--json"] if json_output else []) + ["stats"]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=60, check=True).stdout
+    return json.loads(out) if json_output else out
+
+
 def send_all(sqs, url, bodies, fifo_groups=None):
     """Sends `bodies` 10 per batch; returns those acknowledged."""
     acked = []
@@ -171,6 +178,12 @@ def test_forward_through_every_fault(remote, tmp_path):
                 mode()
                 sent += send_all(lsqs, outbox, bodies[k * 80:(k + 1) * 80])
                 time.sleep(1.5)
+                if k == 0:  # refused: `lqs stats` shows the bridge offline, and why
+                    [bridge] = cli_stats(local)["bridges"]
+                    assert bridge["Direction"] == "forward" and bridge["Running"]
+                    assert not bridge["Online"] and bridge["Backlog"] > 0
+                    assert bridge["Failures"]["NetworkError"] > 0
+                    assert "NetworkError" in bridge["LastError"]
                 proxy.pass_through()
             assert len(sent) == len(bodies)
             wait_until(lambda: count(lsqs, outbox) == 0, what="the outbox to drain")
@@ -178,6 +191,15 @@ def test_forward_through_every_fault(remote, tmp_path):
             assert metric(text, "lqs_bridge_online") == 1
             assert metric(text, "lqs_bridge_transferred_total") >= len(bodies)
             assert metric(text, "lqs_bridge_failures_total", code="NetworkError") > 0
+            [bridge] = cli_stats(local)["bridges"]
+            assert bridge["Online"] and bridge["Transferred"] >= len(bodies)
+            assert bridge["Backlog"] == 0
+            table = cli_stats(local, json_output=False)
+            assert "outbox -> " in table and " online " in table, table
+            # lqsd's metrics listener serves the same JSON, unauthenticated.
+            url = "http://%s:%d/bridges" % (local.metrics_host, local.metrics_port)
+            [same] = json.loads(urllib.request.urlopen(url, timeout=10).read())["bridges"]
+            assert same["Bridge"] == bridge["Bridge"]
             # (A refused connection never reaches the proxy: it has no count.)
             for fault in ("drop", "stall", "cut", "slow"):
                 assert proxy.faults.get(fault, 0) > 0, fault

@@ -1,4 +1,4 @@
-"""GET /metrics (Prometheus text exposition format 0.0.4) and GET /health.
+"""GET /metrics (Prometheus text exposition format 0.0.4), GET /health and GET /bridges.
 
 Run with /usr/bin/python3 (Debian's boto3). Sends messages with boto3, scrapes
 /metrics with a small parser written here (no prometheus_client), and checks
@@ -7,6 +7,7 @@ the requests sent. With --auth-file both paths need a signature on the API
 port; --metrics-listen serves them (and nothing else) without one.
 """
 
+import json
 import http.client
 import os
 import re
@@ -317,7 +318,7 @@ def test_auth_file_refuses_unsigned_metrics_and_health(auth_server):
     # The answer an unsigned SQS request gets (query protocol: XML).
     sqs_status, _, sqs_body = http_get(auth_server, "/?Action=ListQueues&Version=2012-11-05")
     assert sqs_status == 403 and "<Code>MissingAuthenticationToken</Code>" in sqs_body
-    for target in ("/metrics", "/health"):
+    for target in ("/metrics", "/health", "/bridges"):
         status, headers, body = http_get(auth_server, target)
         assert status == sqs_status, (target, body)
         assert "<Code>MissingAuthenticationToken</Code>" in body, body
@@ -336,6 +337,10 @@ def test_auth_file_serves_signed_metrics_and_health(auth_server):
     assert types["lqsd_requests_total"] == "counter"
     status, _, body = signed_get(auth_server, "/health")
     assert (status, body) == (200, "ok\n")
+    # No bridges run here: an empty list (tests/bridge has the running ones).
+    status, headers, body = signed_get(auth_server, "/bridges")
+    assert status == 200 and headers["content-type"] == "application/json", body
+    assert json.loads(body) == {"bridges": []}
 
 
 def test_metrics_listener_serves_both_without_auth(auth_server):
@@ -349,6 +354,8 @@ def test_metrics_listener_serves_both_without_auth(auth_server):
     status, headers, body = metrics_get(auth_server, "/health")
     assert (status, body) == (200, "ok\n")
     assert headers["content-type"].startswith("text/plain")
+    status, _, body = metrics_get(auth_server, "/bridges")
+    assert status == 200 and json.loads(body) == {"bridges": []}
 
 
 def test_metrics_listener_serves_no_sqs_api(auth_server):
@@ -361,6 +368,7 @@ def test_metrics_listener_serves_no_sqs_api(auth_server):
             ("POST", "/", "{}", json_headers),
             ("GET", "/metrics?Action=ListQueues&Version=2012-11-05", None, None),
             ("POST", "/health", "{}", json_headers),
+            ("POST", "/bridges", "{}", json_headers),
             ("GET", "/123456789012/some-queue", None, None)):
         status, _, text = metrics_get(auth_server, target, method, body, headers)
         assert status in (404, 405), (method, target, status, text)
