@@ -671,9 +671,10 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
          enforce_queue_name_reuse_delay: bool = True, enforce_purge_interval: bool = True,
          max_inflight_per_queue: int = limits.MAX_INFLIGHT_MESSAGES,
          background_maintenance: bool = True,
-         maintenance_interval_ms: int = 1000, block_cache_bytes: int = 32 << 20,
-         write_buffer_bytes: int = 16 << 20, flush_on_close: bool = True,
-         deferred_commits: bool = False, max_disk_bytes: int = 0) -> Broker:
+         maintenance_interval_ms: int = 1000, block_cache_bytes: Optional[int] = None,
+         write_buffer_bytes: Optional[int] = None, flush_on_close: bool = True,
+         deferred_commits: bool = False, max_disk_bytes: int = 0,
+         profile: str = "default") -> Broker:
     """Opens (or creates) the database in directory ``path``; use it as a context
     manager. ``durability`` is "none", "process" (default; survives kill -9) or
     "fsync" (survives power loss). ``clock``: a :class:`ManualClock` for tests.
@@ -683,16 +684,21 @@ def open(path: str, *, create_if_missing: bool = True, durability: str = "proces
     of requests durable with one log write; calls made from Python are durable
     when they return either way; ``max_disk_bytes``: the storage budget, past
     which sends raise :class:`OverStorageBudget` until deleted messages are
-    reclaimed, 0 for none). Raises
-    DatabaseLocked (another process holds it), StorageIOError, Corruption."""
+    reclaimed, 0 for none). ``profile``: "default", or "small" for a device
+    with little memory (lqs::Options::SmallDevice(): 2 MiB block cache, 1 MiB
+    memtables, one background job); ``block_cache_bytes`` and
+    ``write_buffer_bytes`` default to the profile's (32 MiB and 16 MiB by
+    default). Raises ValueError for an unknown profile, DatabaseLocked
+    (another process holds it), StorageIOError, Corruption."""
     if durability not in _DURABILITY:
         raise ValueError(f"durability must be one of {sorted(_DURABILITY)}, not {durability!r}")
     rep = _lqs._Broker.open(str(path), create_if_missing, _DURABILITY[durability], clock, region,
                             account_id, sender_id, enforce_queue_name_reuse_delay,
                             enforce_purge_interval, max_inflight_per_queue,
-                            background_maintenance, maintenance_interval_ms, block_cache_bytes,
-                            write_buffer_bytes, flush_on_close, deferred_commits,
-                            max_disk_bytes)
+                            background_maintenance, maintenance_interval_ms,
+                            -1 if block_cache_bytes is None else block_cache_bytes,
+                            -1 if write_buffer_bytes is None else write_buffer_bytes,
+                            flush_on_close, deferred_commits, max_disk_bytes, profile)
     return Broker(rep, clock)
 
 

@@ -260,9 +260,9 @@ def open(path: str, *, create_if_missing: bool = ..., durability: str = ...,
          sender_id: str = ..., enforce_queue_name_reuse_delay: bool = ...,
          enforce_purge_interval: bool = ..., max_inflight_per_queue: int = ...,
          background_maintenance: bool = ..., maintenance_interval_ms: int = ...,
-         block_cache_bytes: int = ..., write_buffer_bytes: int = ...,
+         block_cache_bytes: Optional[int] = ..., write_buffer_bytes: Optional[int] = ...,
          flush_on_close: bool = ..., deferred_commits: bool = ...,
-         max_disk_bytes: int = ...) -> Broker: ...
+         max_disk_bytes: int = ..., profile: str = ...) -> Broker: ...
 
 class Bridge:
     broker: Broker

@@ -44,8 +44,11 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
               bool enforce_purge_interval, int64_t max_inflight_per_queue,
               bool background_maintenance, int64_t maintenance_interval_ms,
               int64_t block_cache_bytes, int64_t write_buffer_bytes, bool flush_on_close,
-              bool deferred_commits, int64_t max_disk_bytes) {
-  lqs::Options o;
+              bool deferred_commits, int64_t max_disk_bytes, const std::string& profile) {
+  if (profile != "default" && profile != "small") {
+    throw py::value_error("profile must be \"default\" or \"small\", not \"" + profile + "\"");
+  }
+  lqs::Options o = profile == "small" ? lqs::Options::SmallDevice() : lqs::Options();
   o.path = path;
   o.create_if_missing = create_if_missing;
   if (durability < 0 || durability > 2) {
@@ -61,8 +64,8 @@ PyBroker Open(const std::string& path, bool create_if_missing, int durability,
   o.max_inflight_per_queue = max_inflight_per_queue;
   o.background_maintenance = background_maintenance;
   o.maintenance_interval_ms = maintenance_interval_ms;
-  o.block_cache_bytes = block_cache_bytes;
-  o.write_buffer_bytes = write_buffer_bytes;
+  if (block_cache_bytes >= 0) o.block_cache_bytes = block_cache_bytes;  // else the profile's
+  if (write_buffer_bytes >= 0) o.write_buffer_bytes = write_buffer_bytes;
   o.flush_on_close = flush_on_close;
   o.deferred_commits = deferred_commits;
   o.max_disk_bytes = max_disk_bytes;
@@ -83,9 +86,9 @@ void BindBroker(py::module_& m) {
           py::arg("max_inflight_per_queue") = lqs::limits::kMaxInflightMessages,
           py::arg("background_maintenance") = true,
           py::arg("maintenance_interval_ms") = int64_t{1000},
-          py::arg("block_cache_bytes") = int64_t{32} << 20,
-          py::arg("write_buffer_bytes") = int64_t{16} << 20, py::arg("flush_on_close") = true,
-          py::arg("deferred_commits") = false, py::arg("max_disk_bytes") = int64_t{0})
+          py::arg("block_cache_bytes") = int64_t{-1}, py::arg("write_buffer_bytes") = int64_t{-1},
+          py::arg("flush_on_close") = true, py::arg("deferred_commits") = false,
+          py::arg("max_disk_bytes") = int64_t{0}, py::arg("profile") = "default")
       .def("close",
            [](PyBroker& b) {
              b.closed = true;

@@ -29,6 +29,32 @@ def test_open_rejects_bad_options(tmp_path):
         lqs.open(str(tmp_path / "missing"), create_if_missing=False)
 
 
+def rocksdb_option(path, name):
+    """A value of the newest OPTIONS file RocksDB wrote in database `path`."""
+    import glob
+    import os
+    newest = max(glob.glob(os.path.join(path, "OPTIONS-*")),
+                 key=lambda f: int(f.rsplit("-", 1)[1]))
+    with open(newest) as f:
+        values = {line.strip().split("=", 1)[0]: line.strip().split("=", 1)[1]
+                  for line in f if "=" in line}
+    return values[name]
+
+
+def test_open_profiles(tmp_path):
+    # The settings reach RocksDB: its OPTIONS file shows them.
+    for profile, explicit, write_buffer in (("default", {}, 16 << 20), ("small", {}, 1 << 20),
+                                            ("small", {"write_buffer_bytes": 4 << 20}, 4 << 20)):
+        path = str(tmp_path / ("db-%s-%d" % (profile, len(explicit))))
+        with lqs.open(path, profile=profile, **explicit) as db:
+            db.create_queue("jobs").send("works")
+            assert db.get_queue("jobs").receive()[0].body == "works"
+        assert int(rocksdb_option(path, "write_buffer_size")) == write_buffer, profile
+        assert int(rocksdb_option(path, "max_background_jobs")) == (1 if profile == "small" else 2)
+    with pytest.raises(ValueError, match="profile"):
+        lqs.open(str(tmp_path / "other"), profile="tiny")
+
+
 def test_second_open_is_refused(tmp_path, db):
     with pytest.raises(lqs.Error):
         lqs.open(db.path)
