@@ -25,7 +25,7 @@ using testing::TempDir;
 class CommitScopeTest : public ::testing::Test {
  protected:
   void Open(bool deferred_commits, Durability durability = Durability::kProcess) {
-    Options o;
+    Options o = testing::TestProfileOptions();
     o.path = dir_.path() + "/db";
     o.clock = std::make_shared<ManualClock>();
     o.background_maintenance = false;  // no writes but the test's

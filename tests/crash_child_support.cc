@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "tests/test_profile.h"
+
 namespace lqs::testing {
 
 void Die(const std::string& what) {
@@ -37,7 +39,7 @@ ChildArgs ParseChildArgs(int argc, char** argv, int extra_args, const char* extr
 }
 
 Options ChildOptions(const ChildArgs& args, Durability durability) {
-  Options options;
+  Options options = TestProfileOptions();
   options.path = args.db_dir;
   options.durability = durability;
   options.background_maintenance = true;

@@ -144,7 +144,7 @@ void ReadOracleEvents(
 
 StatusOr<std::unique_ptr<Broker>> OpenToCheck(const std::string& path, Durability durability,
                                               std::shared_ptr<Clock> clock) {
-  Options o;
+  Options o = TestProfileOptions();
   o.path = path;
   o.durability = durability;
   if (clock) o.clock = std::move(clock);

@@ -77,7 +77,7 @@ Opened OpenOverFaults(const std::string& dir, bool deferred_commits) {
   Opened o;
   o.fs = std::make_unique<FaultFileSystem>(rocksdb::FileSystem::Default());
   o.env = o.fs->NewEnv();
-  Options options;
+  Options options = TestProfileOptions();
   options.path = dir + "/db";
   options.clock = std::make_shared<ManualClock>();
   options.background_maintenance = false;

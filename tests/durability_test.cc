@@ -164,7 +164,7 @@ TEST(DurabilityTest, DatabaseLockedByAnotherProcess) {
   ASSERT_TRUE(child.Start({db, dir.path() + "/oracle", "1", "process"}, &error)) << error;
   ASSERT_TRUE(child.WaitReady(std::chrono::seconds(20), &error)) << error;
 
-  Options o;
+  Options o = TestProfileOptions();
   o.path = db;
   o.background_maintenance = false;
   auto broker = Broker::Open(o);

@@ -156,7 +156,7 @@ TEST_F(PowerLossModel, FilesTheJournalNeverNamedAreUntouched) {
 int SendAndDie(const std::string& dir, Durability durability) {
   FaultFileSystem faults(rocksdb::FileSystem::Default(), dir + "/journal");
   auto env = faults.NewEnv();
-  Options o;
+  Options o = TestProfileOptions();
   o.path = dir + "/db";
   o.durability = durability;
   o.background_maintenance = false;

@@ -99,7 +99,7 @@ TEST(SoakTest, ProducersConsumersBoundedMemoryNothingLost) {
   constexpr int64_t kMaxBacklog = 20000;
 
   TempDir dir;
-  Options options;
+  Options options = TestProfileOptions();
   options.path = dir.path() + "/db";  // real clock, maintenance on, durability process
   auto opened = Broker::Open(options);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();

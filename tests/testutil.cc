@@ -29,12 +29,6 @@ DeathTestDir::~DeathTestDir() {
   if (own_) ::unsetenv(kDeathTestDirEnv);
 }
 
-Options TestProfileOptions() {
-  const char* profile = std::getenv("LQS_TEST_PROFILE");
-  if (profile != nullptr && std::string_view(profile) == "small") return Options::SmallDevice();
-  return Options();
-}
-
 Options BrokerTest::MakeOptions() {
   Options o = TestProfileOptions();
   o.path = dir_.path() + "/db";

@@ -31,6 +31,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>  // mkdtemp
 
+#include "tests/test_profile.h"
+
 #include "lqs/lqs.h"
 
 #define EXPECT_OK(expr) EXPECT_TRUE(::lqs::testing::IsOk(expr))
@@ -132,11 +134,6 @@ class DeathTestDir {
   std::unique_ptr<TempDir> own_;
   std::string path_;
 };
-
-// The Options tests start from: the defaults, or Options::SmallDevice() when
-// the environment variable LQS_TEST_PROFILE is "small" (to run a suite under
-// the small-device profile).
-Options TestProfileOptions();
 
 // A test fixture: a database in a temporary directory on a ManualClock,
 // background maintenance off (tests call RunMaintenance()), with the

@@ -19,7 +19,7 @@ namespace {
 class MessageReaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Options options;
+    Options options = testing::TestProfileOptions();
     options.path = dir_.path() + "/db";
     StatusOr<std::unique_ptr<Database>> db = Database::Open(options);
     ASSERT_TRUE(db.ok()) << db.status().ToString();

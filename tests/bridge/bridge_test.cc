@@ -114,7 +114,7 @@ class BridgeTest : public ::testing::Test {
   }
 
   std::unique_ptr<Broker> OpenAt(const std::string& path) {
-    Options o;
+    Options o = TestProfileOptions();
     o.path = path;
     o.clock = clock_;
     o.background_maintenance = false;

@@ -42,7 +42,7 @@ class LqsdOnAFaultyDisk : public ::testing::Test {
   void SetUp() override {
     fs_ = std::make_unique<FaultFileSystem>(rocksdb::FileSystem::Default());
     env_ = fs_->NewEnv();
-    Options o;
+    Options o = TestProfileOptions();
     o.path = dir_.path() + "/db";
     o.deferred_commits = true;  // as lqsd opens it
     o.background_maintenance = false;

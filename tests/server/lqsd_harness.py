@@ -60,6 +60,10 @@ def lqsd_binary():
 
 class Lqsd:
     def __init__(self, *args, listen="127.0.0.1:0", stderr=None):
+        # LQS_TEST_PROFILE=small runs every lqsd of the tests with --profile small.
+        profile = os.environ.get("LQS_TEST_PROFILE")
+        if profile and "--profile" not in args:
+            args = ("--profile", profile) + tuple(args)
         self.args = [lqsd_binary(), "--listen", listen, *args]
         self.proc = subprocess.Popen(
             self.args, stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL)

@@ -749,7 +749,7 @@ TEST(SqsJson, EmptyListAndMapMembersAreOmitted) {
 class Server {
  public:
   explicit Server(const std::string& dir) : clock_(std::make_shared<lqs::ManualClock>()) {
-    lqs::Options options;
+    lqs::Options options = lqs::testing::TestProfileOptions();
     options.path = dir;
     options.clock = clock_;
     // Both servers must see the same history: no maintenance pass may land

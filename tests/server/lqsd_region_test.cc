@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 using lqs::testing::TempDir;
 
 std::unique_ptr<lqs::Broker> OpenBroker(const std::string& path, bool deferred_commits = false) {
-  lqs::Options options;
+  lqs::Options options = lqs::testing::TestProfileOptions();
   options.path = path;
   options.region = "us-east-1";
   options.background_maintenance = false;
