@@ -33,13 +33,6 @@ const char* SystemName(SystemKind k) {
   return NameIn(kNames, k);
 }
 
-const char* DurabilityName(Durability d) {
-  static constexpr std::pair<Durability, const char*> kNames[] = {{Durability::kNone, "none"},
-                                                                  {Durability::kProcess, "process"},
-                                                                  {Durability::kFsync, "fsync"}};
-  return NameIn(kNames, d);
-}
-
 std::string MakeBody(size_t n) {
   static const char kAlphabet[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ,.-_";

@@ -27,8 +27,6 @@ namespace lqs::bench {
 enum class SystemKind { kLqs, kCeiling, kSqlite };
 const char* SystemName(SystemKind k);
 
-const char* DurabilityName(Durability d);
-
 struct SystemConfig {
   std::string dir;  // a directory owned by this system (created if missing)
   Durability durability = Durability::kProcess;

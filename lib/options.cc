@@ -1,8 +1,34 @@
-// lqs::Options presets (see lqs/options.h).
+// lqs::Options presets and the names of the durability modes (see lqs/options.h).
 
 #include "lqs/options.h"
 
+#include <utility>
+
 namespace lqs {
+
+namespace {
+
+constexpr std::pair<Durability, const char*> kDurabilityNames[] = {
+    {Durability::kNone, "none"},
+    {Durability::kProcess, "process"},
+    {Durability::kFsync, "fsync"},
+};
+
+}  // namespace
+
+const char* DurabilityName(Durability durability) {
+  for (const auto& [mode, name] : kDurabilityNames) {
+    if (mode == durability) return name;
+  }
+  return "?";
+}
+
+std::optional<Durability> ParseDurability(std::string_view name) {
+  for (const auto& [mode, mode_name] : kDurabilityNames) {
+    if (name == mode_name) return mode;
+  }
+  return std::nullopt;
+}
 
 Options Options::SmallDevice() {
   Options o;

@@ -313,9 +313,7 @@ int main(int argc, char** argv) {
   } else {
     options.path = flags.data;
   }
-  if (flags.durability == "none") options.durability = lqs::Durability::kNone;
-  if (flags.durability == "process") options.durability = lqs::Durability::kProcess;
-  if (flags.durability == "fsync") options.durability = lqs::Durability::kFsync;
+  options.durability = lqs::ParseDurability(flags.durability).value_or(options.durability);
   options.region = flags.region;
   options.account_id = flags.account_id;
   // The I/O threads commit a round of requests with one log write.

@@ -68,10 +68,8 @@ constexpr int64_t kMaxBacklog = 1000;
 constexpr auto kProducerPause = std::chrono::milliseconds(1);
 constexpr int kFifoGroups = 4;
 
-lqs::Durability ParseDurability(const std::string& s) {
-  if (s == "none") return lqs::Durability::kNone;
-  if (s == "process") return lqs::Durability::kProcess;
-  if (s == "fsync") return lqs::Durability::kFsync;
+lqs::Durability DurabilityOrDie(const std::string& s) {
+  if (const std::optional<lqs::Durability> d = lqs::ParseDurability(s)) return *d;
   Die("unknown durability '" + s + "' (want none, process or fsync)");
 }
 
@@ -296,7 +294,7 @@ int main(int argc, char** argv) {
   const uint64_t seed = args.seed;
   const std::string& seed_text = args.seed_text;
   const std::string& oracle_dir = args.oracle_dir;
-  lqs::Options options = lqs::testing::ChildOptions(args, ParseDurability(argv[4]));
+  lqs::Options options = lqs::testing::ChildOptions(args, DurabilityOrDie(argv[4]));
   if (const char* wb = std::getenv("LQS_CRASH_WRITE_BUFFER_BYTES")) {
     options.write_buffer_bytes = std::strtoll(wb, nullptr, 10);
   }

@@ -27,18 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* DurabilityName(Durability d) {
-  switch (d) {
-    case Durability::kNone:
-      return "none";
-    case Durability::kProcess:
-      return "process";
-    case Durability::kFsync:
-      return "fsync";
-  }
-  return "?";
-}
-
 int RoundsFromEnv(int default_rounds) {
   return CrashRoundsFromEnv("LQS_CRASH_ROUNDS", default_rounds);
 }

@@ -161,8 +161,7 @@ StatusOr<std::unique_ptr<Backend>> OpenLocal(const LocalOptions& options) {
   lqs::Options o;
   o.path = options.path;
   o.create_if_missing = options.create_if_missing;
-  if (options.durability == "none") o.durability = lqs::Durability::kNone;
-  if (options.durability == "fsync") o.durability = lqs::Durability::kFsync;
+  o.durability = lqs::ParseDurability(options.durability).value_or(o.durability);
   o.maintenance_interval_ms = options.maintenance_interval_ms;
   if (!options.region.empty()) o.region = options.region;
   if (!options.account_id.empty()) o.account_id = options.account_id;

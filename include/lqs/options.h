@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "lqs/clock.h"
 #include "lqs/limits.h"
@@ -30,6 +32,14 @@ enum class Durability {
   // at-least-once delivery allows (they become durable with the next sync).
   kFsync = 2,
 };
+
+// The name of a durability mode as lqsd's and the CLI's --durability flags
+// write it: "none", "process" or "fsync" ("?" for a value outside the enum).
+// Returns a static string.
+const char* DurabilityName(Durability durability);
+
+// The mode DurabilityName calls `name`; nullopt for any other text.
+std::optional<Durability> ParseDurability(std::string_view name);
 
 struct Options {
   // ---- Behaviour ------------------------------------------------------------
