@@ -6,25 +6,13 @@
 #include <filesystem>
 #include <utility>
 
+#include "bench/enum_names.h"
 #include "bench/rocksdb_ceiling.h"
 #include "bench/sqlite_queue.h"
 
 #include "lqs/lqs.h"
 
 namespace lqs::bench {
-
-namespace {
-
-// The name of `e` in `names`, "?" when it is not there.
-template <typename E, size_t N>
-const char* NameIn(const std::pair<E, const char*> (&names)[N], E e) {
-  for (const auto& [kind, name] : names) {
-    if (kind == e) return name;
-  }
-  return "?";
-}
-
-}  // namespace
 
 const char* SystemName(SystemKind k) {
   static constexpr std::pair<SystemKind, const char*> kNames[] = {{SystemKind::kLqs, "lqs"},

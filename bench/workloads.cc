@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -18,6 +19,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench/enum_names.h"
 
 #include "lqs/lqs.h"
 
@@ -191,17 +194,11 @@ int64_t WarmCount(const Workload& w) {
 }  // namespace
 
 std::string Workload::KindName() const {
-  switch (kind) {
-    case Kind::kSend:
-      return "send";
-    case Kind::kDrain:
-      return "drain";
-    case Kind::kMixed:
-      return "mixed";
-    case Kind::kLifecycle:
-      return "life";
-  }
-  return "?";
+  static constexpr std::pair<Kind, const char*> kNames[] = {{Kind::kSend, "send"},
+                                                            {Kind::kDrain, "drain"},
+                                                            {Kind::kMixed, "mixed"},
+                                                            {Kind::kLifecycle, "life"}};
+  return NameIn(kNames, kind);
 }
 
 std::string Workload::Group() const { return groups > 0 ? "fifo" : KindName(); }
