@@ -2,23 +2,19 @@
 // between a queue of the local database and a remote SQS queue, run until
 // SIGTERM or SIGINT, or with --once until what is there is moved.
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "tools/commands.h"
+#include "tools/stop_signal.h"
 #include "wire/bridge_stats_json.h"
 
 #include "lqs/bridge.h"
 
 namespace lqs_cli {
 namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void OnBridgeSignal(int) { g_stop.store(true); }
 
 struct BridgeFlags {
   std::string local_queue;
@@ -72,18 +68,17 @@ int Run(Env& env, const BridgeFlags& f, lqs::BridgeDirection direction) {
     }
     return env.out->Error(bridge.status(), f.local_queue);
   }
-  std::signal(SIGINT, OnBridgeSignal);
-  std::signal(SIGTERM, OnBridgeSignal);
+  CatchStopSignals();
   // The bridge runs on its own threads; this one waits for a signal (or
   // the end of a --once drain) and then stops it.
   std::thread stopper([&] {
-    while (!g_stop.load() && (*bridge)->Stats().running) {
+    while (!StopRequested() && (*bridge)->Stats().running) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     (*bridge)->Stop();
   });
   lqs::Status st = (*bridge)->Wait();
-  g_stop.store(true);
+  RequestStop();
   stopper.join();
   const lqs::BridgeStats stats = (*bridge)->Stats();
   if (env.out->json()) {

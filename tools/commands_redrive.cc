@@ -1,24 +1,20 @@
 // tools/commands_redrive.cc — `lqs redrive start|list|cancel`: message move
 // tasks out of a dead-letter queue.
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "tools/commands.h"
+#include "tools/stop_signal.h"
 #include "wire/move_task_json.h"
 
 #include "lqs/limits.h"
 
 namespace lqs_cli {
 namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void OnStop(int) { g_stop.store(true); }
 
 struct RedriveFlags {
   std::string dlq;
@@ -58,8 +54,7 @@ int RunStart(Env& env, const RedriveFlags& f) {
     }
     return kExitOk;
   }
-  std::signal(SIGINT, OnStop);
-  std::signal(SIGTERM, OnStop);
+  CatchStopSignals();
   env.out->Info("task " + *handle + " started; waiting (Ctrl-C stops waiting)");
   Progress progress(*env.out, "redrive " + f.dlq, 0);
   lqs::MessageMoveTask last;
@@ -72,11 +67,11 @@ int RunStart(Env& env, const RedriveFlags& f) {
       progress.Update(last.approximate_number_of_messages_moved);
       if (last.status != "RUNNING" && last.status != "CANCELLING") break;
     }
-    if (g_stop.load()) break;
+    if (StopRequested()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   progress.Finish();
-  if (g_stop.load() && (last.status == "RUNNING" || last.status == "CANCELLING")) {
+  if (StopRequested() && (last.status == "RUNNING" || last.status == "CANCELLING")) {
     std::cerr << "lqs: stopped waiting; the task is still " << last.status
               << ". Cancel it with: lqs redrive cancel '" << *handle << "'\n";
   }
