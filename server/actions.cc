@@ -105,75 +105,86 @@ std::optional<int> OptInt(dom::object object, const char* name) {
                              " is invalid. Reason: Must be an integer in the allowed range."));
 }
 
-std::vector<std::string> StringList(dom::object object, const char* name) {
-  std::vector<std::string> out;
+// A list member: absent -> empty; not a JSON array -> SerializationError
+// naming `expected`; otherwise each item as `read(item)` returns it (read
+// checks the item's type).
+template <typename Item, typename Read>
+std::vector<Item> ListMember(dom::object object, const char* name, const char* expected,
+                             Read&& read) {
+  std::vector<Item> out;
   const std::optional<dom::element> m = Member(object, name);
   if (!m.has_value()) return out;
-  if (!m->is_array()) WrongType(name, "a list of strings");
+  if (!m->is_array()) WrongType(name, expected);
   const dom::array items = m->get_array().value_unsafe();
-  for (const dom::element item : items) {
-    if (!item.is_string()) WrongType(name, "a list of strings");
-    out.emplace_back(item.get_string().value_unsafe());
+  out.reserve(items.size());
+  for (const dom::element item : items) out.push_back(read(item));
+  return out;
+}
+
+// A map member: absent -> empty; not a JSON object -> SerializationError
+// naming `expected`; otherwise each field's value as `read(key, value)`
+// returns it (read checks the value's type). Of repeated keys the last one
+// counts (RequestInput::Find).
+template <typename Map, typename Read>
+Map MapMember(dom::object object, const char* name, const char* expected, Read&& read) {
+  Map out;
+  const std::optional<dom::element> m = Member(object, name);
+  if (!m.has_value()) return out;
+  if (!m->is_object()) WrongType(name, expected);
+  const dom::object fields = m->get_object().value_unsafe();
+  for (const dom::key_value_pair field : fields) {
+    out.insert_or_assign(std::string(field.key), read(field.key, field.value));
   }
   return out;
 }
 
-// Of repeated keys the last one counts (RequestInput::Find).
+std::vector<std::string> StringList(dom::object object, const char* name) {
+  constexpr const char* kExpected = "a list of strings";
+  return ListMember<std::string>(object, name, kExpected, [&](dom::element item) {
+    if (!item.is_string()) WrongType(name, kExpected);
+    return std::string(item.get_string().value_unsafe());
+  });
+}
+
 std::map<std::string, std::string> StringMap(dom::object object, const char* name) {
-  std::map<std::string, std::string> out;
-  const std::optional<dom::element> m = Member(object, name);
-  if (!m.has_value()) return out;
-  if (!m->is_object()) WrongType(name, "a map of strings");
-  const dom::object fields = m->get_object().value_unsafe();
-  for (const dom::key_value_pair field : fields) {
-    if (!field.value.is_string()) WrongType(name, "a map of strings");
-    out.insert_or_assign(std::string(field.key),
-                         std::string(field.value.get_string().value_unsafe()));
-  }
-  return out;
+  constexpr const char* kExpected = "a map of strings";
+  return MapMember<std::map<std::string, std::string>>(
+      object, name, kExpected, [&](std::string_view, dom::element value) {
+        if (!value.is_string()) WrongType(name, kExpected);
+        return std::string(value.get_string().value_unsafe());
+      });
 }
 
 lqs::MessageAttributeMap AttributeValues(dom::object object, const char* name) {
-  lqs::MessageAttributeMap out;
-  const std::optional<dom::element> m = Member(object, name);
-  if (!m.has_value()) return out;
-  if (!m->is_object()) WrongType(name, "a map of MessageAttributeValue");
-  const dom::object fields = m->get_object().value_unsafe();
-  for (const dom::key_value_pair field : fields) {
-    if (!field.value.is_object()) WrongType(name, "a map of MessageAttributeValue");
-    const dom::object value = field.value.get_object().value_unsafe();
-    lqs::MessageAttributeValue v;
-    v.data_type = OptString(value, "DataType").value_or("");
-    v.string_value = OptString(value, "StringValue").value_or("");
-    if (std::optional<std::string> b64 = OptString(value, "BinaryValue")) {
-      std::optional<std::string> bytes = Base64Decode(*b64);
-      if (!bytes.has_value()) {
-        Fail(InvalidParameterValue("The BinaryValue of message attribute '" +
-                                   SanitizeUtf8(field.key) + "' is not valid base64."));
-      }
-      v.binary_value = std::move(*bytes);
-    }
-    // StringListValues / BinaryListValues: "not implemented, reserved" in SQS.
-    out.insert_or_assign(std::string(field.key), std::move(v));
-  }
-  return out;
+  constexpr const char* kExpected = "a map of MessageAttributeValue";
+  return MapMember<lqs::MessageAttributeMap>(
+      object, name, kExpected, [&](std::string_view key, dom::element field) {
+        if (!field.is_object()) WrongType(name, kExpected);
+        const dom::object value = field.get_object().value_unsafe();
+        lqs::MessageAttributeValue v;
+        v.data_type = OptString(value, "DataType").value_or("");
+        v.string_value = OptString(value, "StringValue").value_or("");
+        if (std::optional<std::string> b64 = OptString(value, "BinaryValue")) {
+          std::optional<std::string> bytes = Base64Decode(*b64);
+          if (!bytes.has_value()) {
+            Fail(InvalidParameterValue("The BinaryValue of message attribute '" +
+                                       SanitizeUtf8(key) + "' is not valid base64."));
+          }
+          v.binary_value = std::move(*bytes);
+        }
+        // StringListValues / BinaryListValues: "not implemented, reserved" in SQS.
+        return v;
+      });
 }
 
 // The batch actions' "Entries": absent -> none; each entry (a structure) is
 // read by `parse`, which returns the Entry.
 template <typename Entry, typename Parse>
 std::vector<Entry> Entries(dom::object object, Parse&& parse) {
-  std::vector<Entry> out;
-  const std::optional<dom::element> list = Member(object, "Entries");
-  if (!list.has_value()) return out;
-  if (!list->is_array()) WrongType("Entries", "a list");
-  const dom::array items = list->get_array().value_unsafe();
-  out.reserve(items.size());
-  for (const dom::element item : items) {
+  return ListMember<Entry>(object, "Entries", "a list", [&](dom::element item) {
     if (!item.is_object()) WrongType("Entries", "a list of structures");
-    out.push_back(parse(item.get_object().value_unsafe()));
-  }
-  return out;
+    return parse(item.get_object().value_unsafe());
+  });
 }
 
 lqs::SendMessageRequest SendRequest(dom::object p) {
