@@ -132,37 +132,32 @@ int64_t ParseCount(const std::string& k, const std::string& v) {
 }
 
 Args ParseArgs(int argc, char** argv) {
+  static constexpr std::pair<std::string_view, std::string Args::*> kTextOptions[] = {
+      {"endpoint", &Args::endpoint},
+      {"name", &Args::name},
+      {"modes", &Args::modes},
+      {"region", &Args::region},
+  };
+  static constexpr std::pair<std::string_view, int64_t Args::*> kCountOptions[] = {
+      {"pid", &Args::pid},       {"n1", &Args::n1},       {"n10", &Args::n10},
+      {"nmixed", &Args::nmixed}, {"nlife", &Args::nlife}, {"concurrency", &Args::concurrency},
+      {"body", &Args::body},
+  };
   Args a;
   bool has_pid = false;
   for (int i = 1; i < argc; i += 2) {
     std::string k = argv[i];
     while (!k.empty() && k[0] == '-') k.erase(0, 1);
     std::string v = i + 1 < argc ? argv[i + 1] : "";
-    if (k == "endpoint") {
-      a.endpoint = v;
-    } else if (k == "pid") {
-      a.pid = ParseCount(k, v);
-      has_pid = true;
-    } else if (k == "name") {
-      a.name = v;
-      a.has_name = true;
-    } else if (k == "n1") {
-      a.n1 = ParseCount(k, v);
-    } else if (k == "n10") {
-      a.n10 = ParseCount(k, v);
-    } else if (k == "nmixed") {
-      a.nmixed = ParseCount(k, v);
-    } else if (k == "nlife") {
-      a.nlife = ParseCount(k, v);
-    } else if (k == "concurrency") {
-      a.concurrency = ParseCount(k, v);
-    } else if (k == "body") {
-      a.body = ParseCount(k, v);
-    } else if (k == "modes") {
-      a.modes = v;
-    } else if (k == "region") {
-      a.region = v;
-    }  // load.js accepts (and ignores) any other key too
+    // load.js accepts (and ignores) any other key too.
+    for (const auto& [key, member] : kTextOptions) {
+      if (k == key) a.*member = v;
+    }
+    for (const auto& [key, member] : kCountOptions) {
+      if (k == key) a.*member = ParseCount(k, v);
+    }
+    if (k == "name") a.has_name = true;
+    if (k == "pid") has_pid = true;
   }
   if (a.endpoint.empty() || !has_pid) Fail("need --endpoint and --pid");
   if (a.concurrency < 1) a.concurrency = 1;
