@@ -229,40 +229,45 @@ const char* ScanString(const char* p, const char* e, std::string_view* raw) {
 
 const char* SkipValue(const char* p, const char* e, int depth = 0);
 
+// The items of a JSON container that opens with `open` and closes with
+// `close`: `item(p)` reads the one at p (not white space, before e) and
+// returns where it ends, nullptr when it is malformed. Returns where the
+// container ends, nullptr when it is malformed.
 template <class F>
-const char* ForEachMember(const char* p, const char* e, F&& f) {
-  if (p >= e || *p != '{') return nullptr;
+const char* ForEachItem(const char* p, const char* e, char open, char close, F&& item) {
+  if (p >= e || *p != open) return nullptr;
   p = SkipWs(p + 1, e);
-  if (p < e && *p == '}') return p + 1;
+  if (p < e && *p == close) return p + 1;
   for (;;) {
-    std::string_view key;
-    if (p >= e || *p != '"') return nullptr;
-    if (!(p = ScanString(p, e, &key))) return nullptr;
-    p = SkipWs(p, e);
-    if (p >= e || *p != ':') return nullptr;
-    p = SkipWs(p + 1, e);
-    if (p >= e || !(p = f(key, p))) return nullptr;
+    if (p >= e || !(p = item(p))) return nullptr;
     p = SkipWs(p, e);
     if (p >= e) return nullptr;
-    if (*p == '}') return p + 1;
+    if (*p == close) return p + 1;
     if (*p != ',') return nullptr;
     p = SkipWs(p + 1, e);
   }
 }
 
+// An object's members: `f(key, p)` reads the value at p as ForEachItem's
+// `item` does.
+template <class F>
+const char* ForEachMember(const char* p, const char* e, F&& f) {
+  return ForEachItem(p, e, '{', '}', [e, &f](const char* q) -> const char* {
+    std::string_view key;
+    if (*q != '"') return nullptr;
+    if (!(q = ScanString(q, e, &key))) return nullptr;
+    q = SkipWs(q, e);
+    if (q >= e || *q != ':') return nullptr;
+    q = SkipWs(q + 1, e);
+    if (q >= e) return nullptr;
+    return f(key, q);
+  });
+}
+
+// An array's elements, each read by `f` as ForEachItem's `item` does.
 template <class F>
 const char* ForEachElement(const char* p, const char* e, F&& f) {
-  if (p >= e || *p != '[') return nullptr;
-  p = SkipWs(p + 1, e);
-  if (p < e && *p == ']') return p + 1;
-  for (;;) {
-    if (p >= e || !(p = f(p))) return nullptr;
-    p = SkipWs(p, e);
-    if (p >= e) return nullptr;
-    if (*p == ']') return p + 1;
-    if (*p != ',') return nullptr;
-    p = SkipWs(p + 1, e);
-  }
+  return ForEachItem(p, e, '[', ']', f);
 }
 
 const char* SkipValue(const char* p, const char* e, int depth) {
