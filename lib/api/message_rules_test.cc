@@ -3,6 +3,7 @@
 
 #include "lib/api/message_rules.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,12 @@ namespace lqs::api {
 namespace {
 
 using namespace test_util;  // NOLINT(google-build-using-namespace)
+
+// `v` as four big-endian bytes: the length fields of the digest streams.
+std::string U32(uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>((v >> 16) & 0xff),
+          static_cast<char>((v >> 8) & 0xff), static_cast<char>(v & 0xff)};
+}
 
 // ---- Digests -------------------------------------------------------------------
 
@@ -87,32 +94,12 @@ TEST(Md5OfMessageAttributesTest, EmptyMapGivesEmptyString) {
 
 TEST(Md5OfMessageAttributesTest, StreamLayout) {
   // One String attribute: u32-BE name, u32-BE type, 0x01, u32-BE value.
-  const std::string stream = std::string(
-                                 "\0\0\0\x03"
-                                 "Foo",
-                                 7) +
-                             std::string(
-                                 "\0\0\0\x06"
-                                 "String",
-                                 10) +
-                             std::string("\x01", 1) +
-                             std::string(
-                                 "\0\0\0\x03"
-                                 "Bar",
-                                 7);
+  const std::string stream = U32(3) + "Foo" + U32(6) + "String" + '\x01' + U32(3) + "Bar";
   EXPECT_EQ(Md5OfMessageAttributes({{"Foo", StringAttr("Bar")}}), Md5Hex(stream));
 
   // Binary: transport byte 2, raw bytes (including NUL).
   const std::string raw("\x00\xff\x01", 3);
-  const std::string binary_stream = std::string(
-                                        "\0\0\0\x01"
-                                        "b",
-                                        5) +
-                                    std::string(
-                                        "\0\0\0\x0a"
-                                        "Binary.png",
-                                        14) +
-                                    std::string("\x02", 1) + std::string("\0\0\0\x03", 4) + raw;
+  const std::string binary_stream = U32(1) + "b" + U32(10) + "Binary.png" + '\x02' + U32(3) + raw;
   EXPECT_EQ(Md5OfMessageAttributes({{"b", BinaryAttr(raw, "Binary.png")}}), Md5Hex(binary_stream));
 }
 
@@ -124,19 +111,7 @@ TEST(Md5OfMessageAttributesTest, CustomTypeSuffixIsHashed) {
 TEST(Md5OfMessageAttributesTest, NumberAndStringShareTransportByte) {
   // Only the DataType bytes differ, so a Number and a String with the same
   // type text would hash alike; check the transport byte via the layout.
-  const std::string stream = std::string(
-                                 "\0\0\0\x01"
-                                 "n",
-                                 5) +
-                             std::string(
-                                 "\0\0\0\x06"
-                                 "Number",
-                                 10) +
-                             std::string("\x01", 1) +
-                             std::string(
-                                 "\0\0\0\x02"
-                                 "42",
-                                 6);
+  const std::string stream = U32(1) + "n" + U32(6) + "Number" + '\x01' + U32(2) + "42";
   EXPECT_EQ(Md5OfMessageAttributes({{"n", NumberAttr("42")}}), Md5Hex(stream));
 }
 
