@@ -24,15 +24,23 @@ namespace {
 
 class ConsumerSupportTest : public BrokerTest {
  protected:
-  // q.fifo (content-based deduplication; dead letters to dlq.fifo, *dlq,
-  // after 5 receives) holding "first" and "second" in group "g". Null (the
-  // test failed) if they cannot be made.
-  std::shared_ptr<Queue> FifoWithDlq(std::shared_ptr<Queue>* dlq) {
-    *dlq = MakeQueue("dlq.fifo", {{"FifoQueue", "true"}});
+  struct LockedFifo {
+    std::shared_ptr<Queue> q;
+    std::shared_ptr<Queue> dlq;
+    ReceivedMessage first;
+  };
+
+  // q.fifo (content-based deduplication; dead letters to dlq.fifo after 5
+  // receives) holding "first" and "second" in group "g", "first" received
+  // with a 30-second lease, so that the group is locked. A null q (the test
+  // failed) if that cannot be made.
+  LockedFifo FifoWithFirstLeased() {
+    LockedFifo f;
+    f.dlq = MakeQueue("dlq.fifo", {{"FifoQueue", "true"}});
     auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"},
                                   {"ContentBasedDeduplication", "true"},
                                   {"RedrivePolicy", Redrive("dlq.fifo", 5)}});
-    if (!q || !*dlq) return nullptr;
+    if (!q || !f.dlq) return f;
     for (const char* body : {"first", "second"}) {
       SendMessageRequest s;
       s.body = body;
@@ -40,10 +48,17 @@ class ConsumerSupportTest : public BrokerTest {
       const auto sent = q->SendMessage(s);
       if (!sent.ok()) {
         ADD_FAILURE() << sent.status().ToString();
-        return nullptr;
+        return f;
       }
     }
-    return q;
+    auto got = Receive(*q, 1, 30);
+    if (got.size() != 1 || got[0].body != "first") {
+      ADD_FAILURE() << "received " << got.size() << " message(s), not \"first\"";
+      return f;
+    }
+    f.q = std::move(q);
+    f.first = std::move(got[0]);
+    return f;
   }
 
   // Sends `body` and receives it; returns its receipt handle.
@@ -431,16 +446,12 @@ TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueStandard) {
 }
 
 TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueFifoUnlocksTheGroup) {
-  std::shared_ptr<Queue> dlq;
-  auto q = FifoWithDlq(&dlq);
-  ASSERT_TRUE(q && dlq);
-  auto got = Receive(*q, 1, 30);
-  ASSERT_EQ(got.size(), 1u);
-  ASSERT_EQ(got[0].body, "first");
+  auto [q, dlq, first] = FifoWithFirstLeased();
+  ASSERT_TRUE(q);
   EXPECT_TRUE(Receive(*q).empty());  // the group is locked past its leased message
   MessageAttributeMap extra;
   extra["lqs.Error"] = {"String", "bad input", ""};
-  ASSERT_OK(q->MoveToDeadLetterQueue(got[0].receipt_handle, extra));
+  ASSERT_OK(q->MoveToDeadLetterQueue(first.receipt_handle, extra));
   // The group moves on at once.
   auto next = Receive(*q, 10, 30);
   ASSERT_EQ(next.size(), 1u);
@@ -450,7 +461,7 @@ TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueFifoUnlocksTheGroup) {
   auto moved = Receive(*dlq);
   ASSERT_EQ(moved.size(), 1u);
   EXPECT_EQ(moved[0].body, "first");
-  EXPECT_EQ(moved[0].message_id, got[0].message_id);
+  EXPECT_EQ(moved[0].message_id, first.message_id);
   EXPECT_EQ(moved[0].attributes.at("MessageGroupId"), "g");
   EXPECT_EQ(moved[0].attributes.at("DeadLetterQueueSourceArn"), q->arn());
   EXPECT_EQ(moved[0].attributes.at("ApproximateReceiveCount"), "2");
@@ -467,17 +478,14 @@ TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueFifoUnlocksTheGroup) {
 }
 
 TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueWakesLongPolls) {
-  std::shared_ptr<Queue> dlq;
-  auto q = FifoWithDlq(&dlq);
-  ASSERT_TRUE(q && dlq);
-  auto got = Receive(*q, 1, 30);
-  ASSERT_EQ(got.size(), 1u);
+  auto [q, dlq, first] = FifoWithFirstLeased();
+  ASSERT_TRUE(q);
   // A blocked long poll on the source (its only group is locked) and a
   // parked asynchronous one on the DLQ.
-  auto source_wait = std::async(std::launch::async, [q] {
+  auto source_wait = std::async(std::launch::async, [source = q] {
     ReceiveMessageRequest r;
     r.wait_time_seconds = 20;
-    return q->ReceiveMessage(r);
+    return source->ReceiveMessage(r);
   });
   std::promise<StatusOr<ReceiveMessageResult>> dlq_promise;
   auto dlq_wait = dlq_promise.get_future();
@@ -488,7 +496,7 @@ TEST_F(ConsumerSupportTest, MoveToDeadLetterQueueWakesLongPolls) {
   });
   EXPECT_EQ(source_wait.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
   EXPECT_EQ(dlq_wait.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
-  ASSERT_OK(q->MoveToDeadLetterQueue(got[0].receipt_handle, {}));
+  ASSERT_OK(q->MoveToDeadLetterQueue(first.receipt_handle, {}));
   ASSERT_EQ(source_wait.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   ASSERT_EQ(dlq_wait.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   auto from_source = source_wait.get();
