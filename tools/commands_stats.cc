@@ -1,9 +1,7 @@
 // tools/commands_stats.cc — stats (with --watch), verify, compact.
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -12,14 +10,12 @@
 #include <vector>
 
 #include "tools/commands.h"
+#include "tools/stop_signal.h"
 
 #include "lqs/clock.h"
 
 namespace lqs_cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void OnSignal(int) { g_interrupted.store(true); }
 
 struct StatsFlags {
   std::vector<std::string> queues;
@@ -182,8 +178,7 @@ std::string BridgesTable(const std::vector<Json>& bridges, int64_t now_ms) {
 int RunStats(Env& env, const StatsFlags& f) {
   if (f.interval <= 0) return env.out->Usage("--interval must be positive");
   if (f.watch) {
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+    CatchStopSignals();
   }
   int rc = 0;
   Backend* b = env.Open(false, &rc);
@@ -218,10 +213,10 @@ int RunStats(Env& env, const StatsFlags& f) {
     if (!f.watch || (f.count > 0 && iteration >= f.count)) break;
     const auto until = std::chrono::steady_clock::now() +
                        std::chrono::milliseconds(static_cast<int64_t>(f.interval * 1000));
-    while (!g_interrupted.load() && std::chrono::steady_clock::now() < until) {
+    while (!StopRequested() && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    if (g_interrupted.load()) break;
+    if (StopRequested()) break;
   }
   return kExitOk;
 }

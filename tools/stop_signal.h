@@ -1,6 +1,6 @@
 // tools/stop_signal.h — SIGINT and SIGTERM as a request to stop, for the CLI's
-// commands that run until interrupted (forward, pull, and redrive start while
-// it waits for its task).
+// commands that run until interrupted (forward, pull, stats --watch, and redrive
+// start while it waits for its task).
 //
 // CatchStopSignals() replaces the default action of both signals (ending the
 // process) with setting one process-wide flag, which StopRequested() reads and
