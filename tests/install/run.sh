@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the built tree into a temporary prefix, builds a consumer with
-# find_package(lqs) against it, and runs it.
+# Installs the built tree into a temporary prefix, builds consumers with
+# find_package(lqs) against it (quickstart.cc on lqs::lqs; bridge_consumer.cc
+# on lqs::lqs_bridge), and runs them.
 set -euo pipefail
 BUILD_DIR=$1
 SRC_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -12,4 +13,5 @@ cmake --build "$WORK/build" >/dev/null
 rm -rf /tmp/lqs-quickstart
 "$WORK/build/consumer"
 rm -rf /tmp/lqs-quickstart
-echo "install test: find_package(lqs) consumer built and ran"
+"$WORK/build/bridge_consumer_cc" "$WORK/bridge-db-cc"
+echo "install test: find_package(lqs) consumers built and ran"
