@@ -1,25 +1,32 @@
 # The C API (include/lqs/c.h; lib/c.cc, c_broker.cc, c_messages.cc, c_queue.cc,
-# and c_worker.cc for the worker) and its C11 tests.
+# c_worker.cc for the worker, and c_bridge.cc for the bridges,
+# include/lqs/c_bridge.h) and its C11 tests.
 #
-# lqs_c is a static library with the C shim; link it (it brings lqs along).
-# c_api_test and c_api_worker_test are plain C11, registered with CTest. When
+# lqs_c is a static library with the C shim; link it (it brings lqs along,
+# and lqs_bridge and lqs_wire, which lib/bridge and wire/ define after this
+# file is included: target names resolve at generate time).
+# c_api_test, c_api_worker_test and c_api_bridge_test are plain C11,
+# registered with CTest; c_api_bridge_test runs the real lqsd
+# (server/CMakeLists.txt, added later: $<TARGET_FILE:lqsd> resolves at
+# generate time) as the remote of its bridges. When
 # the build is not sanitized already (LQS_SANITIZE), LQS_C_API_ASAN (off by
 # default) also builds c_api_test_asan and c_api_worker_test_asan: the shim,
 # the library and the tests compiled with AddressSanitizer and
-# UndefinedBehaviorSanitizer, so that the ordinary test command
+# UndefinedBehaviorSanitizer (and c_api_bridge_test_asan, with the bridges'
+# libraries sanitized too), so that the ordinary test command
 # (scripts/test.sh, which CI runs) checks the C API's ownership rules.
 
 set(_lqs_c_sources lib/c.cc lib/c_broker.cc lib/c_messages.cc lib/c_queue.cc lib/c_worker.cc)
 set(_lqs_c_tests c_api_test c_api_worker_test)
 
-add_library(lqs_c STATIC ${_lqs_c_sources})
+add_library(lqs_c STATIC ${_lqs_c_sources} lib/c_bridge.cc)
 add_library(lqs::lqs_c ALIAS lqs_c)
 target_include_directories(lqs_c
   PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<INSTALL_INTERFACE:include>
   PRIVATE ${PROJECT_SOURCE_DIR})
-target_link_libraries(lqs_c PUBLIC lqs)
+target_link_libraries(lqs_c PUBLIC lqs PRIVATE lqs_bridge lqs_wire)
 target_compile_options(lqs_c PRIVATE ${LQS_WARNINGS})
 install(TARGETS lqs_c EXPORT lqsTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
@@ -37,6 +44,18 @@ if(LQS_BUILD_TESTS)
     target_link_libraries(${_t} PRIVATE lqs_c Threads::Threads)
     add_test(NAME ${_t} COMMAND ${_t})
   endforeach()
+
+  # The bridges' test: its argument is the lqsd its bridges talk to.
+  if(EXISTS ${PROJECT_SOURCE_DIR}/server/CMakeLists.txt)
+    add_executable(c_api_bridge_test tests/c_api_bridge_test.c)
+    set_target_properties(c_api_bridge_test PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
+                                                       C_EXTENSIONS OFF LINKER_LANGUAGE CXX)
+    target_compile_options(c_api_bridge_test PRIVATE ${_lqs_c_test_flags})
+    target_link_libraries(c_api_bridge_test PRIVATE lqs_c Threads::Threads)
+    add_dependencies(c_api_bridge_test lqsd)
+    add_test(NAME c_api_bridge_test COMMAND c_api_bridge_test $<TARGET_FILE:lqsd>)
+    set_tests_properties(c_api_bridge_test PROPERTIES TIMEOUT 120 LABELS bridge)
+  endif()
 
   # Off by default: scripts/sanitize.sh (run by CI) builds everything,
   # c_api_test included, with ASan+UBSan; this option adds a sanitized copy
@@ -71,5 +90,41 @@ if(LQS_BUILD_TESTS)
       set_tests_properties(${_t}_asan PROPERTIES
         ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0;UBSAN_OPTIONS=print_stacktrace=1")
     endforeach()
+
+    # c_api_bridge_test_asan: also lqs_bridge's and lqs_wire's sources, which
+    # are known once lib/bridge and wire/ are added, at the end of the
+    # top-level directory (hence the deferred call). Its remote is the
+    # ordinary lqsd.
+    if(EXISTS ${PROJECT_SOURCE_DIR}/server/CMakeLists.txt)
+      function(_lqs_c_bridge_test_asan)
+        find_package(Boost 1.74 REQUIRED)  # Boost::headers is wire/'s, not visible here
+        set(_sources ${PROJECT_SOURCE_DIR}/lib/c_bridge.cc)
+        foreach(_lib lqs_bridge lqs_wire)
+          get_target_property(_dir ${_lib} SOURCE_DIR)
+          get_target_property(_lib_sources ${_lib} SOURCES)
+          list(TRANSFORM _lib_sources PREPEND "${_dir}/")
+          list(APPEND _sources ${_lib_sources})
+        endforeach()
+        add_library(lqs_c_bridge_asan STATIC ${_sources})
+        target_include_directories(lqs_c_bridge_asan PRIVATE ${PROJECT_SOURCE_DIR})
+        target_compile_options(lqs_c_bridge_asan PRIVATE ${_asan})
+        target_link_libraries(lqs_c_bridge_asan
+          PUBLIC lqs_c_asan
+          PRIVATE Boost::headers OpenSSL::SSL OpenSSL::Crypto nlohmann_json::nlohmann_json
+                  absl::strings)
+        add_executable(c_api_bridge_test_asan ${PROJECT_SOURCE_DIR}/tests/c_api_bridge_test.c)
+        set_target_properties(c_api_bridge_test_asan PROPERTIES
+          C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF LINKER_LANGUAGE CXX)
+        target_compile_options(c_api_bridge_test_asan PRIVATE ${_lqs_c_test_flags} ${_asan})
+        target_link_options(c_api_bridge_test_asan PRIVATE -fsanitize=address,undefined)
+        target_link_libraries(c_api_bridge_test_asan PRIVATE lqs_c_bridge_asan Threads::Threads)
+        add_dependencies(c_api_bridge_test_asan lqsd)
+        add_test(NAME c_api_bridge_test_asan
+                 COMMAND c_api_bridge_test_asan $<TARGET_FILE:lqsd>)
+        set_tests_properties(c_api_bridge_test_asan PROPERTIES TIMEOUT 300 LABELS bridge
+          ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0;UBSAN_OPTIONS=print_stacktrace=1")
+      endfunction()
+      cmake_language(DEFER CALL _lqs_c_bridge_test_asan)
+    endif()
   endif()
 endif()

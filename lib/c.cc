@@ -4,7 +4,7 @@
 // errors, memory, version, maps and lists, the clock, options, and the helpers
 // of lib/c_internal.h. The broker's calls are in lib/c_broker.cc, sending and
 // receiving in lib/c_messages.cc, the other queue calls in lib/c_queue.cc, the
-// worker in lib/c_worker.cc.
+// worker in lib/c_worker.cc, the bridges in lib/c_bridge.cc.
 
 #include "lqs/c.h"
 

@@ -1,7 +1,8 @@
 // lib/c_internal.h — what the C API's implementation files (lib/c.cc,
-// lib/c_broker.cc, lib/c_messages.cc, lib/c_queue.cc, lib/c_worker.cc) share:
-// the handles more than one of them opens, the error helpers every entry point
-// goes through, and the conversions of C arrays. Not installed.
+// lib/c_broker.cc, lib/c_messages.cc, lib/c_queue.cc, lib/c_worker.cc,
+// lib/c_bridge.cc) share: the handles more than one of them opens, the error
+// helpers every entry point goes through, and the conversions of C arrays.
+// Not installed.
 
 #ifndef LQS_LIB_C_INTERNAL_H_
 #define LQS_LIB_C_INTERNAL_H_

@@ -65,19 +65,21 @@
  *
  * THREAD SAFETY
  *
- * lqs_broker_t, lqs_queue_t and lqs_worker_t handles may be used from any number
- * of threads at once, except that lqs_close must not race with other calls
- * on the same broker (a worker's threads make such calls: see "Worker").
+ * lqs_broker_t, lqs_queue_t, lqs_worker_t and lqs_bridge_t handles may be
+ * used from any number of threads at once, except that lqs_close must not
+ * race with other calls on the same broker (a worker's and a bridge's
+ * threads make such calls: see "Worker" and lqs/c_bridge.h).
  * Request builders (lqs_options_t, lqs_send_request_t, lqs_receive_request_t,
- * lqs_send_batch_request_t, lqs_worker_options_t) and results are plain values: use
- * one from one thread at a time. A manual clock may be advanced from any
- * thread.
+ * lqs_send_batch_request_t, lqs_worker_options_t, lqs_bridge_options_t) and
+ * results are plain values: use one from one thread at a time. A manual
+ * clock may be advanced from any thread.
  *
  * BLOCKING
  *
  * lqs_queue_receive_message blocks for up to WaitTimeSeconds (long polling).
  * lqs_worker_stop, lqs_worker_wait and lqs_worker_destroy wait for the
- * worker's handlers, as documented there. Every other call returns as soon
+ * worker's handlers, as documented there; lqs_bridge_wait and
+ * lqs_bridge_destroy for the bridge's threads. Every other call returns as soon
  * as its write is durable in the database's durability mode.
  */
 
@@ -104,8 +106,9 @@ extern "C" {
  *    lqs_receive_request_t and their functions); no lqs_error_http_status.
  * 4: the storage budget and the small-device preset
  *    (lqs_options_set_max_disk_bytes, lqs_options_use_small_device,
- *    LQS_OVER_STORAGE_BUDGET). */
-#define LQS_C_API_VERSION 4
+ *    LQS_OVER_STORAGE_BUDGET).
+ * 5: bridges to a remote SQS queue (lqs_bridge_*, lqs/c_bridge.h). */
+#define LQS_C_API_VERSION 5
 
 /* ---- Error codes (== lqs::ErrorCode; never renumbered) ------------------ */
 
@@ -851,5 +854,8 @@ LQS_C_EXPORT int lqs_queue_remove_permission(lqs_queue_t* queue, const char* lab
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* Bridges (lqs_bridge_*): their own header, part of the C API. */
+#include "lqs/c_bridge.h"
 
 #endif /* LQS_C_H_ */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the built tree into a temporary prefix, builds consumers with
 # find_package(lqs) against it (quickstart.cc on lqs::lqs; bridge_consumer.cc
-# on lqs::lqs_bridge), and runs them.
+# on lqs::lqs_bridge; bridge_consumer.c on lqs::lqs_c), and runs them.
 set -euo pipefail
 BUILD_DIR=$1
 SRC_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -14,4 +14,5 @@ rm -rf /tmp/lqs-quickstart
 "$WORK/build/consumer"
 rm -rf /tmp/lqs-quickstart
 "$WORK/build/bridge_consumer_cc" "$WORK/bridge-db-cc"
+"$WORK/build/bridge_consumer" "$WORK/bridge-db"
 echo "install test: find_package(lqs) consumers built and ran"
