@@ -224,6 +224,10 @@ class Lane {
       pending = std::move(retry);
       if (pending.empty()) return;
       if (retry_code.empty()) continue;  // only splits: resend at once
+      if (rt_->stopping()) {             // a send that Stop() cut short is not the remote's failure
+        SetVisibility(q_, Handles(pending), 0);
+        return;
+      }
       ++failures;
       const int64_t backoff = rt_->BackoffMs(failures);
       rt_->Failed(retry_code, retry_message, backoff);

@@ -73,6 +73,8 @@ class PullLoop {
           continue;
         }
       }
+      // A long poll that Stop() cut short is not a failure of the remote.
+      if (rt_->stopping()) return;
       // No messages this time: the remote is unreachable or refuses us.
       ++failures;
       const int64_t backoff = rt_->BackoffMs(failures);
