@@ -8,9 +8,16 @@ Starts an lqsd on loopback (the remote), then, for each round:
      queue by `lqs forward --once` (messages per second of the whole run,
      process start and database open included);
   3. pull: a remote queue holding N messages is drained into a local queue
-     by `lqs pull --once --wait 0`.
+     by `lqs pull --once --wait 0`;
+  4. the local half's own rate: lqs_bench's "drain b10 100B t2 process"
+     (two threads leasing ten messages and deleting them, the local work a
+     forward bridge does per message), in process, no HTTP.
+Forwarding does both halves on the same machine: the ceiling's work (an
+HTTP SendMessageBatch into lqsd) and the local half's, so its limit here is
+1 / (1/ceiling + 1/local_half), reported as two_halves_limit.
 Prints one JSON object: the medians, and forward's and pull's ratio to the
-ceiling. The target (docs/bridge.md): forward >= 0.5 of the ceiling.
+ceiling and to that limit. The target (docs/bridge.md): forward >= 0.5 of
+the ceiling.
 
   python3 bench/bridge_throughput.py [--build build] [--n 20000] [--rounds 3]
 """
@@ -41,6 +48,7 @@ def main():
     lqsd = os.path.join(args.build, "server", "lqsd")
     lqs = os.path.join(args.build, "tools", "lqs")
     load = os.path.join(args.build, "bench", "lqs_http_load")
+    bench = os.path.join(args.build, "bench", "lqs_bench")
     tmp = tempfile.mkdtemp(prefix="lqs-bridge-bench-")
     server = subprocess.Popen([lqsd, "--listen", "127.0.0.1:0", "--data", tmp + "/remote",
                                "--no-purge-interval"], stdout=subprocess.PIPE,
@@ -51,11 +59,14 @@ def main():
         with open(lines, "w") as f:
             for _ in range(args.n):
                 f.write(json.dumps("x" * 100) + "\n")
-        ceiling, forward, pull = [], [], []
+        ceiling, forward, pull, local_half = [], [], [], []
         for r in range(args.rounds):
             out = run([load, "--endpoint", url, "--pid", str(server.pid), "--name", "lqsd",
                        "--n10", str(args.n), "--modes", "send10", "--concurrency", "4"])
             ceiling.append(json.loads(out.stdout)["modes"]["send10"]["msgs_per_s"])
+            out = run([bench, "--json", "--workloads=drain b10 100B t2 process", "--systems=lqs",
+                       "--db=%s/bench-%d" % (tmp, r)])
+            local_half.append(json.loads(out.stdout)["results"][0]["msgs_per_sec"])
 
             local = "%s/local-%d" % (tmp, r)
             remote_q = "fwd-%d" % r
@@ -76,15 +87,22 @@ def main():
                         "%s/123456789012/%s" % (url, remote_q), "in", "--once", "--wait", "0"])
             pull.append(json.loads(done.stdout)["Transferred"] / (time.monotonic() - t0))
         c = statistics.median(ceiling)
+        half = statistics.median(local_half)
+        limit = 1 / (1 / c + 1 / half)
         result = {
             "messages": args.n,
             "rounds": args.rounds,
             "ceiling_send10_msgs_per_s": round(c),
+            "local_half_msgs_per_s": round(half),
+            "two_halves_limit_msgs_per_s": round(limit),
+            "two_halves_limit_ratio": round(limit / c, 2),
             "forward_msgs_per_s": round(statistics.median(forward)),
             "pull_msgs_per_s": round(statistics.median(pull)),
             "forward_ratio": round(statistics.median(forward) / c, 2),
+            "forward_of_limit": round(statistics.median(forward) / limit, 2),
             "pull_ratio": round(statistics.median(pull) / c, 2),
-            "each_round": {"ceiling": ceiling, "forward": [round(x) for x in forward],
+            "each_round": {"ceiling": ceiling, "local_half": [round(x) for x in local_half],
+                           "forward": [round(x) for x in forward],
                            "pull": [round(x) for x in pull]},
         }
         print(json.dumps(result, indent=2))
