@@ -36,26 +36,6 @@ enum { kMessages = 25 }; /* three SendMessageBatch calls' worth */
 
 static char dir_template[] = "/tmp/lqs_c_bridge_test_XXXXXX";
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-/* Polls `cond` every 5 ms until it holds or 20 s of real time pass, then
- * checks it. For waiting on the bridges' threads only. */
-#define WAIT_FOR(cond)                                   \
-  do {                                                   \
-    const double end_ = now_seconds() + 20;              \
-    while (!(cond) && now_seconds() < end_) sleep_ms(5); \
-    CHECK(cond);                                         \
-  } while (0)
-
 /* Calls `expr` (taking `&err_`) and checks that it fails with `code` and a
  * message containing `needle`. */
 #define CHECK_FAILS(expr, code, needle)                                                       \
@@ -426,6 +406,19 @@ static void check_received(lqs_broker_t* broker, const char* queue) {
   for (int i = 0; i < kMessages; ++i) CHECK(seen[i] == 1);
 }
 
+/* Runs a `once` bridge to its end and checks that it ended well; the
+ * bridge (for its stats), or NULL when it did not start. */
+static lqs_bridge_t* run_once(lqs_broker_t* broker, int direction, const char* local,
+                              const char* url) {
+  lqs_bridge_options_t* o = options_for(direction, local, url);
+  lqs_bridge_options_set_once(o, 1);
+  lqs_bridge_t* b = NULL;
+  CHECK_OK(lqs_bridge_start(broker, o, &b, &err_));
+  lqs_bridge_options_destroy(o); /* the bridge copied what it needs */
+  if (b != NULL) CHECK_OK(lqs_bridge_wait(b, &err_));
+  return b;
+}
+
 static void test_forward_then_pull(lqs_broker_t* broker, const lqsd_t* remote) {
   char url[512];
   url_of(remote, "remote", url, sizeof url);
@@ -433,13 +426,8 @@ static void test_forward_then_pull(lqs_broker_t* broker, const lqsd_t* remote) {
   CHECK(messages_in(broker, "outbox") == kMessages);
 
   /* Forward: outbox -> remote, once. */
-  lqs_bridge_options_t* o = options_for(LQS_BRIDGE_FORWARD, "outbox", url);
-  lqs_bridge_options_set_once(o, 1);
-  lqs_bridge_t* b = NULL;
-  CHECK_OK(lqs_bridge_start(broker, o, &b, &err_));
-  lqs_bridge_options_destroy(o); /* the bridge copied what it needs */
+  lqs_bridge_t* b = run_once(broker, LQS_BRIDGE_FORWARD, "outbox", url);
   if (b == NULL) return;
-  CHECK_OK(lqs_bridge_wait(b, &err_));
   lqs_bridge_stats_t s;
   lqs_bridge_get_stats(b, &s);
   CHECK(s.direction == LQS_BRIDGE_FORWARD);
@@ -464,13 +452,8 @@ static void test_forward_then_pull(lqs_broker_t* broker, const lqsd_t* remote) {
   CHECK(messages_in(broker, "outbox") == 0);
 
   /* Pull: remote -> inbox, once (ends at the first empty receive). */
-  o = options_for(LQS_BRIDGE_PULL, "inbox", url);
-  lqs_bridge_options_set_once(o, 1);
-  b = NULL;
-  CHECK_OK(lqs_bridge_start(broker, o, &b, &err_));
-  lqs_bridge_options_destroy(o);
+  b = run_once(broker, LQS_BRIDGE_PULL, "inbox", url);
   if (b == NULL) return;
-  CHECK_OK(lqs_bridge_wait(b, &err_));
   lqs_bridge_get_stats(b, &s);
   CHECK(s.direction == LQS_BRIDGE_PULL);
   CHECK(s.transferred == kMessages);
@@ -483,13 +466,8 @@ static void test_forward_then_pull(lqs_broker_t* broker, const lqsd_t* remote) {
   check_received(broker, "inbox");
 
   /* The remote is empty now: a second pull brings nothing. */
-  o = options_for(LQS_BRIDGE_PULL, "inbox2", url);
-  lqs_bridge_options_set_once(o, 1);
-  b = NULL;
-  CHECK_OK(lqs_bridge_start(broker, o, &b, &err_));
-  lqs_bridge_options_destroy(o);
+  b = run_once(broker, LQS_BRIDGE_PULL, "inbox2", url);
   if (b == NULL) return;
-  CHECK_OK(lqs_bridge_wait(b, &err_));
   lqs_bridge_get_stats(b, &s);
   CHECK(s.transferred == 0 && s.online == 1);
   lqs_bridge_destroy(b);

@@ -22,26 +22,6 @@
 
 #include "lqs/c.h"
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-/* Polls `cond` every millisecond until it holds or 20 s of real time pass,
- * then checks it. For waiting on the worker's threads only. */
-#define WAIT_FOR(cond)                                   \
-  do {                                                   \
-    const double end_ = now_seconds() + 20;              \
-    while (!(cond) && now_seconds() < end_) sleep_ms(1); \
-    CHECK(cond);                                         \
-  } while (0)
-
 static lqs_worker_stats_t stats_of(const lqs_worker_t* w) {
   lqs_worker_stats_t s;
   memset(&s, 0xff, sizeof s);

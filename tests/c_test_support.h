@@ -1,6 +1,7 @@
 /* c_test_support.h — what the C API's C11 tests (c_api_test.c,
- * c_api_worker_test.c) share: the check counters and macros, and opening a
- * scratch database on a manual clock. Each test program includes it once;
+ * c_api_worker_test.c, c_api_bridge_test.c) share: the check counters and
+ * macros, waiting on the library's threads, and opening a scratch database
+ * on a manual clock. Each test program includes it once;
  * the definitions are static, one copy per program. */
 
 #ifndef LQS_TESTS_C_TEST_SUPPORT_H_
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lqs/c.h"
 
@@ -36,6 +38,27 @@ static int checks = 0;
               lqs_error_name(rc_), err_ ? err_ : "(no message)");              \
     }                                                                          \
     lqs_free(err_);                                                            \
+  } while (0)
+
+static inline double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* Polls `cond` every millisecond until it holds or 20 s of real time pass,
+ * then checks it. Only for waiting on the library's own threads (a worker's,
+ * a bridge's): time in the tests' databases comes from a manual clock. */
+#define WAIT_FOR(cond)                                   \
+  do {                                                   \
+    const double end_ = now_seconds() + 20;              \
+    while (!(cond) && now_seconds() < end_) sleep_ms(1); \
+    CHECK(cond);                                         \
   } while (0)
 
 static inline int streq(const char* a, const char* b) {
