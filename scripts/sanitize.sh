@@ -83,7 +83,7 @@ if [[ $MODE == all || $MODE == asan ]]; then
   cmake -S . -B $B "${COMMON[@]}" "-DLQS_SANITIZE=$SAN" >/dev/null
   cmake --build $B -j"$JOBS" --target lqs lqs_api lqs_api_test lqs_engine_test lqs_crash_child \
     lqs_worker_test lqs_worker_crash_test lqs_worker_crash_child c_api_test c_api_worker_test \
-    c_api_bridge_test lqsd lqs_fault_test lqs_power_loss
+    lqs_fault_test lqs_power_loss
   mkdir -p "$LOGDIR"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -95,10 +95,9 @@ if [[ $MODE == all || $MODE == asan ]]; then
   run_sharded 2 $B/lqs_worker_test --gtest_brief=1
   stamp "asan+ubsan: lqs_worker_crash_test (LQS_WORKER_CRASH_ROUNDS=${LQS_WORKER_CRASH_ROUNDS:-5})"
   LQS_WORKER_CRASH_ROUNDS=${LQS_WORKER_CRASH_ROUNDS:-5} $B/lqs_worker_crash_test --gtest_brief=1
-  stamp "asan+ubsan: c_api_test, c_api_worker_test, c_api_bridge_test (with lqsd)"
+  stamp "asan+ubsan: c_api_test, c_api_worker_test"
   $B/c_api_test
   $B/c_api_worker_test
-  $B/c_api_bridge_test $B/server/lqsd
   stamp "asan+ubsan: lqs_fault_test, 5 power cuts"
   $B/lqs_fault_test --gtest_brief=1
   $B/lqs_power_loss --rounds 5 --durability fsync | tail -n 1
