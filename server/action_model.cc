@@ -15,7 +15,13 @@ using O = OutputKind;
 
 // ---- Input members ----------------------------------------------------------------
 
-constexpr Member kQueueUrl{"QueueUrl"};
+// `m`, marked required (SQS's API: docs/sqs-reference.md §6).
+constexpr Member Required(Member m) {
+  m.required = true;
+  return m;
+}
+
+constexpr Member kQueueUrl = Required({"QueueUrl"});
 
 constexpr Member kAttributes{"Attributes", K::kStringMap, "Attribute", "Name", "Value"};
 
@@ -25,18 +31,18 @@ constexpr Member kMessageSystemAttributes{"MessageSystemAttributes", K::kMessage
                                           "MessageSystemAttribute"};
 
 constexpr Member kCreateQueueIn[] = {
-    {"QueueName"},
+    Required({"QueueName"}),
     kAttributes,
     // CreateQueue's tag member is lower-case (§6.1); the query name is Tag.
     {"tags", K::kStringMap, "Tag", "Key", "Value"},
 };
-constexpr Member kGetQueueUrlIn[] = {{"QueueName"}, {"QueueOwnerAWSAccountId"}};
+constexpr Member kGetQueueUrlIn[] = {Required({"QueueName"}), {"QueueOwnerAWSAccountId"}};
 constexpr Member kListQueuesIn[] = {
     {"QueueNamePrefix"}, {"NextToken"}, {"MaxResults", K::kInteger}};
 constexpr Member kQueueUrlIn[] = {kQueueUrl};
 constexpr Member kGetQueueAttributesIn[] = {kQueueUrl,
                                             {"AttributeNames", K::kStringList, "AttributeName"}};
-constexpr Member kSetQueueAttributesIn[] = {kQueueUrl, kAttributes};
+constexpr Member kSetQueueAttributesIn[] = {kQueueUrl, Required(kAttributes)};
 
 // `first`, then `rest`.
 template <size_t N>
@@ -50,7 +56,7 @@ constexpr std::array<Member, N + 1> Prepend(const Member& first,
 
 // A message's members: SendMessage's besides QueueUrl, a batch entry's besides Id.
 constexpr std::array<Member, 6> kMessageMembers = {{
-    {"MessageBody"},
+    Required({"MessageBody"}),
     {"DelaySeconds", K::kInteger},
     kMessageAttributes,
     kMessageSystemAttributes,
@@ -58,10 +64,11 @@ constexpr std::array<Member, 6> kMessageMembers = {{
     {"MessageGroupId"},
 }};
 constexpr auto kSendMessageIn = Prepend(kQueueUrl, kMessageMembers);
-constexpr auto kSendBatchEntry = Prepend(Member{"Id"}, kMessageMembers);
+constexpr Member kId = Required({"Id"});
+constexpr auto kSendBatchEntry = Prepend(kId, kMessageMembers);
 constexpr Member kSendMessageBatchIn[] = {
     kQueueUrl,
-    {"Entries", K::kEntryList, "SendMessageBatchRequestEntry", {}, {}, kSendBatchEntry},
+    Required({"Entries", K::kEntryList, "SendMessageBatchRequestEntry", {}, {}, kSendBatchEntry}),
 };
 
 constexpr Member kReceiveMessageIn[] = {
@@ -75,42 +82,47 @@ constexpr Member kReceiveMessageIn[] = {
     {"ReceiveRequestAttemptId"},
 };
 
-constexpr Member kDeleteMessageIn[] = {kQueueUrl, {"ReceiptHandle"}};
-constexpr Member kDeleteBatchEntry[] = {{"Id"}, {"ReceiptHandle"}};
+constexpr Member kReceiptHandle = Required({"ReceiptHandle"});
+constexpr Member kDeleteMessageIn[] = {kQueueUrl, kReceiptHandle};
+constexpr Member kDeleteBatchEntry[] = {kId, kReceiptHandle};
 constexpr Member kDeleteMessageBatchIn[] = {
     kQueueUrl,
-    {"Entries", K::kEntryList, "DeleteMessageBatchRequestEntry", {}, {}, kDeleteBatchEntry},
+    Required(
+        {"Entries", K::kEntryList, "DeleteMessageBatchRequestEntry", {}, {}, kDeleteBatchEntry}),
 };
 
-constexpr Member kChangeVisibilityIn[] = {
-    kQueueUrl, {"ReceiptHandle"}, {"VisibilityTimeout", K::kInteger}};
+constexpr Member kChangeVisibilityIn[] = {kQueueUrl, kReceiptHandle,
+                                          Required({"VisibilityTimeout", K::kInteger})};
 constexpr Member kChangeVisibilityEntry[] = {
-    {"Id"}, {"ReceiptHandle"}, {"VisibilityTimeout", K::kInteger}};
+    kId, kReceiptHandle, {"VisibilityTimeout", K::kInteger}};
 constexpr Member kChangeVisibilityBatchIn[] = {
     kQueueUrl,
-    {"Entries",
-     K::kEntryList,
-     "ChangeMessageVisibilityBatchRequestEntry",
-     {},
-     {},
-     kChangeVisibilityEntry},
+    Required({"Entries",
+              K::kEntryList,
+              "ChangeMessageVisibilityBatchRequestEntry",
+              {},
+              {},
+              kChangeVisibilityEntry}),
 };
 
-constexpr Member kTagQueueIn[] = {kQueueUrl, {"Tags", K::kStringMap, "Tag", "Key", "Value"}};
-constexpr Member kUntagQueueIn[] = {kQueueUrl, {"TagKeys", K::kStringList, "TagKey"}};
+constexpr Member kTagQueueIn[] = {kQueueUrl,
+                                  Required({"Tags", K::kStringMap, "Tag", "Key", "Value"})};
+constexpr Member kUntagQueueIn[] = {kQueueUrl, Required({"TagKeys", K::kStringList, "TagKey"})};
+constexpr Member kLabel = Required({"Label"});
 constexpr Member kAddPermissionIn[] = {
     kQueueUrl,
-    {"Label"},
-    {"AWSAccountIds", K::kStringList, "AWSAccountId"},
-    {"Actions", K::kStringList, "ActionName"},
+    kLabel,
+    Required({"AWSAccountIds", K::kStringList, "AWSAccountId"}),
+    Required({"Actions", K::kStringList, "ActionName"}),
 };
-constexpr Member kRemovePermissionIn[] = {kQueueUrl, {"Label"}};
+constexpr Member kRemovePermissionIn[] = {kQueueUrl, kLabel};
 constexpr Member kListDeadLetterSourcesIn[] = {
     kQueueUrl, {"NextToken"}, {"MaxResults", K::kInteger}};
+constexpr Member kSourceArn = Required({"SourceArn"});
 constexpr Member kStartMoveTaskIn[] = {
-    {"SourceArn"}, {"DestinationArn"}, {"MaxNumberOfMessagesPerSecond", K::kInteger}};
-constexpr Member kCancelMoveTaskIn[] = {{"TaskHandle"}};
-constexpr Member kListMoveTasksIn[] = {{"SourceArn"}, {"MaxResults", K::kInteger}};
+    kSourceArn, {"DestinationArn"}, {"MaxNumberOfMessagesPerSecond", K::kInteger}};
+constexpr Member kCancelMoveTaskIn[] = {Required({"TaskHandle"})};
+constexpr Member kListMoveTasksIn[] = {kSourceArn, {"MaxResults", K::kInteger}};
 
 // ---- Output members that are lists or maps ----------------------------------------
 

@@ -3,16 +3,17 @@
 //
 // One row per action of docs/sqs-reference.md §2.1 says whether it addresses
 // a queue, which input members it takes (their JSON-protocol names and types,
-// and the names the query protocol flattens them to, §11.2), and which of its
-// output members are lists or maps (the element names the query protocol's
-// XML and its legacy JSON rendering write them with, §11.4, §11.7). Scalar
-// output members need no row: both protocols write them under their own
-// names.
+// which are required, and the names the query protocol flattens them to,
+// §11.2), and which of its output members are lists or maps (the element
+// names the query protocol's XML and its legacy JSON rendering write them
+// with, §11.4, §11.7). Scalar output members need no row: both protocols
+// write them under their own names.
 //
 // Users: the router (which actions exist, which address a queue), the query
 // codec (sqs_query.cc: decoding into the JSON-protocol shape, encoding the
-// output), and the handlers' table (actions.cc), which must have one handler
-// per row (Actions' constructor checks it).
+// output), the handlers' table (actions.cc), which must have one handler
+// per row (Actions' constructor checks it) and checks the required members,
+// and the Python client (lqs._lqs.action_model(): its parameter checks).
 //
 // Adding an action: one row in action_model.cc, and its handler
 // (CONTRIBUTING.md, "How to add an SQS action").
@@ -44,6 +45,12 @@ struct Member {
   std::string_view key_name = {};      // kStringMap: "Name" or "Key"
   std::string_view value_name = {};    // kStringMap: "Value"
   std::span<const Member> entry = {};  // kEntryList: one entry's members
+  // SQS's API marks the member required (docs/sqs-reference.md §6): the
+  // Python client rejects a call without it before sending, as botocore
+  // does, and lqsd answers MissingParameter (Actions checks these before
+  // the handler runs; a queue's URL and a batch's Entries are checked by
+  // the handlers: routing, and EmptyBatchRequest).
+  bool required = false;
 
   std::string_view QueryName() const { return query_name.empty() ? json_name : query_name; }
 };

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -56,11 +57,18 @@ std::optional<dom::element> Member(dom::object object, const char* name) {
   Fail(SerializationError(std::string("Expected ") + expected + " for member " + name + "."));
 }
 
-std::optional<std::string> OptString(dom::object object, const char* name) {
+// A string member, without copying it (valid while the request lives).
+std::optional<std::string_view> OptStringView(dom::object object, const char* name) {
   const std::optional<dom::element> m = Member(object, name);
   if (!m.has_value()) return std::nullopt;
   if (!m->is_string()) WrongType(name, "a string");
-  return std::string(m->get_string().value_unsafe());
+  return m->get_string().value_unsafe();
+}
+
+std::optional<std::string> OptString(dom::object object, const char* name) {
+  const std::optional<std::string_view> value = OptStringView(object, name);
+  if (!value.has_value()) return std::nullopt;
+  return std::string(*value);
 }
 
 std::string ReqString(dom::object object, const char* name) {
@@ -198,6 +206,38 @@ lqs::SendMessageRequest SendRequest(dom::object p) {
   return req;
 }
 
+// The members `action` requires (action_model.h), in the model's order:
+// each present one is read as its handler reads it (so a type error is
+// reported as the handler would), and the first absent one fails with
+// MissingParameter (for a list, an empty one too). Not checked here: the
+// queue's URL (the router resolves it; ResolveQueue answers its absence)
+// and a batch's Entries and their members (the engine answers
+// EmptyBatchRequest and each entry's errors).
+void CheckRequired(const action_model::Action& action, dom::object input) {
+  for (const action_model::Member& member : action.input) {
+    if (!member.required || member.json_name == "QueueUrl") continue;
+    const std::string name(member.json_name);
+    switch (member.kind) {
+      case action_model::Kind::kString:
+        if (!OptStringView(input, name.c_str()).has_value()) Fail(MissingParameter(name));
+        break;
+      case action_model::Kind::kInteger:
+        if (!OptInt(input, name.c_str()).has_value()) Fail(MissingParameter(name));
+        break;
+      case action_model::Kind::kStringList:  // an empty list counts as absent
+        if (StringList(input, name.c_str()).empty()) Fail(MissingParameter(name));
+        break;
+      case action_model::Kind::kStringMap:
+        if (!Member(input, name.c_str()).has_value()) Fail(MissingParameter(name));
+        StringMap(input, name.c_str());
+        break;
+      case action_model::Kind::kMessageAttributeMap:
+      case action_model::Kind::kEntryList:
+        break;
+    }
+  }
+}
+
 std::vector<lqs::SendMessageBatchEntry> SendBatchEntries(dom::object object) {
   return Entries<lqs::SendMessageBatchEntry>(object, [](dom::object e) {
     lqs::SendMessageBatchEntry entry;
@@ -298,11 +338,13 @@ std::string Actions::QueueUrl(const ActionRequest& request, const std::string& n
 void Actions::Run(ActionRequest request, ActionDone done) {
   std::optional<ActionResult> result;
   try {
-    const Entry* entry = Find(request.action);
+    const action_model::Action* model = action_model::Find(request.action);
+    const Entry* entry = model == nullptr ? nullptr : Find(request.action);
     if (entry == nullptr) {
       Fail(request.protocol == Protocol::kJson ? UnknownOperation(400)
                                                : InvalidAction(request.action));
     }
+    CheckRequired(*model, In(request));
     if (entry->fast != nullptr) {
       result.emplace();
       (this->*(entry->fast))(request, &*result);
@@ -383,8 +425,7 @@ Json Actions::GetQueueAttributes(const ActionRequest& r) {
 }
 
 Json Actions::SetQueueAttributes(const ActionRequest& r) {
-  if (!Member(In(r), "Attributes").has_value()) Fail(MissingParameter("Attributes"));
-  const lqs::AttributeMap attributes = StringMap(In(r), "Attributes");
+  const lqs::AttributeMap attributes = StringMap(In(r), "Attributes");  // required
   auto queue = ResolveQueue(r);
   Check(queue->SetAttributes(attributes));
   return Json::object();
@@ -399,8 +440,7 @@ Json Actions::PurgeQueue(const ActionRequest& r) {
 // ---- Messages -----------------------------------------------------------------------
 
 void Actions::SendMessage(const ActionRequest& r, ActionResult* out) {
-  if (!Member(In(r), "MessageBody").has_value()) Fail(MissingParameter("MessageBody"));
-  lqs::SendMessageRequest req = SendRequest(In(r));
+  lqs::SendMessageRequest req = SendRequest(In(r));  // MessageBody: required
   // An X-Amzn-Trace-Id header populates AWSTraceHeader (docs/sqs-reference.md §5.3).
   if (!r.trace_header.empty() && req.message_system_attributes.count("AWSTraceHeader") == 0) {
     lqs::MessageAttributeValue v;
@@ -499,10 +539,9 @@ void Actions::DeleteMessageBatch(const ActionRequest& r, ActionResult* out) {
 
 void Actions::ChangeMessageVisibility(const ActionRequest& r, ActionResult* out) {
   const std::string handle = ReqString(In(r), "ReceiptHandle");
-  const std::optional<int> timeout = OptInt(In(r), "VisibilityTimeout");
-  if (!timeout.has_value()) Fail(MissingParameter("VisibilityTimeout"));
+  const int timeout = OptInt(In(r), "VisibilityTimeout").value_or(0);  // required
   auto queue = ResolveQueue(r);
-  Check(queue->ChangeMessageVisibility(handle, *timeout));
+  Check(queue->ChangeMessageVisibility(handle, timeout));
 }
 
 void Actions::ChangeMessageVisibilityBatch(const ActionRequest& r, ActionResult* out) {
@@ -522,15 +561,14 @@ void Actions::ChangeMessageVisibilityBatch(const ActionRequest& r, ActionResult*
 
 Json Actions::TagQueue(const ActionRequest& r) {
   const lqs::TagMap tags = StringMap(In(r), "Tags");
-  if (tags.empty()) Fail(MissingParameter("Tags"));
+  if (tags.empty()) Fail(MissingParameter("Tags"));  // an empty map counts as absent
   auto queue = ResolveQueue(r);
   Check(queue->TagQueue(tags));
   return Json::object();
 }
 
 Json Actions::UntagQueue(const ActionRequest& r) {
-  const std::vector<std::string> keys = StringList(In(r), "TagKeys");
-  if (keys.empty()) Fail(MissingParameter("TagKeys"));
+  const std::vector<std::string> keys = StringList(In(r), "TagKeys");  // required
   auto queue = ResolveQueue(r);
   Check(queue->UntagQueue(keys));
   return Json::object();
@@ -550,10 +588,8 @@ Json Actions::ListQueueTags(const ActionRequest& r) {
 
 Json Actions::AddPermission(const ActionRequest& r) {
   const std::string label = ReqString(In(r), "Label");
-  const std::vector<std::string> accounts = StringList(In(r), "AWSAccountIds");
-  if (accounts.empty()) Fail(MissingParameter("AWSAccountIds"));
-  const std::vector<std::string> actions = StringList(In(r), "Actions");
-  if (actions.empty()) Fail(MissingParameter("Actions"));
+  const std::vector<std::string> accounts = StringList(In(r), "AWSAccountIds");  // required
+  const std::vector<std::string> actions = StringList(In(r), "Actions");         // required
   auto queue = ResolveQueue(r);
   Check(queue->AddPermission(label, accounts, actions));
   return Json::object();

@@ -30,6 +30,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 from . import _ClosesOnExit  # lqs/__init__.py imports this module last
 from . import _errors
 from ._lqs import LocalCaller as _LocalCaller
+from ._lqs import action_model as _action_model
 from ._lqs import limits
 
 try:  # botocore is optional
@@ -54,56 +55,36 @@ class ParamValidationError(ValueError):
 
 
 # ---- Parameter specifications ------------------------------------------------------------
-# type codes: s str, i int, b bool, m {str: str}, l [str], a {name: MessageAttributeValue},
+# Built from lqsd's action model (server/action_model.h, through _lqs.action_model()): each
+# action's input members, their types and which are required, as SQS's API defines them.
+# type codes: s str, i int, m {str: str}, l [str], a {name: MessageAttributeValue},
 # e [entry dict] (entries checked against _ENTRIES[op]).
 
 _S, _I, _M, _L, _A, _E = "s", "i", "m", "l", "a", "e"
 
-# operation name -> (required, optional), each {param: type}
-_OPS: Dict[str, Tuple[Dict[str, str], Dict[str, str]]] = {
-    "AddPermission": ({"QueueUrl": _S, "Label": _S, "AWSAccountIds": _L, "Actions": _L}, {}),
-    "CancelMessageMoveTask": ({"TaskHandle": _S}, {}),
-    "ChangeMessageVisibility": ({"QueueUrl": _S, "ReceiptHandle": _S, "VisibilityTimeout": _I},
-                                {}),
-    "ChangeMessageVisibilityBatch": ({"QueueUrl": _S, "Entries": _E}, {}),
-    "CreateQueue": ({"QueueName": _S}, {"Attributes": _M, "tags": _M}),
-    "DeleteMessage": ({"QueueUrl": _S, "ReceiptHandle": _S}, {}),
-    "DeleteMessageBatch": ({"QueueUrl": _S, "Entries": _E}, {}),
-    "DeleteQueue": ({"QueueUrl": _S}, {}),
-    "GetQueueAttributes": ({"QueueUrl": _S}, {"AttributeNames": _L}),
-    "GetQueueUrl": ({"QueueName": _S}, {"QueueOwnerAWSAccountId": _S}),
-    "ListDeadLetterSourceQueues": ({"QueueUrl": _S}, {"NextToken": _S, "MaxResults": _I}),
-    "ListMessageMoveTasks": ({"SourceArn": _S}, {"MaxResults": _I}),
-    "ListQueueTags": ({"QueueUrl": _S}, {}),
-    "ListQueues": ({}, {"QueueNamePrefix": _S, "NextToken": _S, "MaxResults": _I}),
-    "PurgeQueue": ({"QueueUrl": _S}, {}),
-    "ReceiveMessage": ({"QueueUrl": _S},
-                       {"AttributeNames": _L, "MessageSystemAttributeNames": _L,
-                        "MessageAttributeNames": _L, "MaxNumberOfMessages": _I,
-                        "VisibilityTimeout": _I, "WaitTimeSeconds": _I,
-                        "ReceiveRequestAttemptId": _S}),
-    "RemovePermission": ({"QueueUrl": _S, "Label": _S}, {}),
-    "SendMessage": ({"QueueUrl": _S, "MessageBody": _S},
-                    {"DelaySeconds": _I, "MessageAttributes": _A,
-                     "MessageSystemAttributes": _A, "MessageDeduplicationId": _S,
-                     "MessageGroupId": _S}),
-    "SendMessageBatch": ({"QueueUrl": _S, "Entries": _E}, {}),
-    "SetQueueAttributes": ({"QueueUrl": _S, "Attributes": _M}, {}),
-    "StartMessageMoveTask": ({"SourceArn": _S},
-                             {"DestinationArn": _S, "MaxNumberOfMessagesPerSecond": _I}),
-    "TagQueue": ({"QueueUrl": _S, "Tags": _M}, {}),
-    "UntagQueue": ({"QueueUrl": _S, "TagKeys": _L}, {}),
-}
+_KINDS = {"string": _S, "integer": _I, "string_map": _M, "string_list": _L,
+          "message_attribute_map": _A, "entry_list": _E}
 
-_ENTRIES: Dict[str, Tuple[Dict[str, str], Dict[str, str]]] = {
-    "SendMessageBatch": ({"Id": _S, "MessageBody": _S},
-                         {"DelaySeconds": _I, "MessageAttributes": _A,
-                          "MessageSystemAttributes": _A, "MessageDeduplicationId": _S,
-                          "MessageGroupId": _S}),
-    "DeleteMessageBatch": ({"Id": _S, "ReceiptHandle": _S}, {}),
-    "ChangeMessageVisibilityBatch": ({"Id": _S, "ReceiptHandle": _S},
-                                     {"VisibilityTimeout": _I}),
-}
+_Spec = Tuple[Dict[str, str], Dict[str, str]]
+
+
+def _spec(members: List[Tuple[str, str, bool, list]]) -> _Spec:
+    """(required, optional), each {param: type code} in the model's order."""
+    required: Dict[str, str] = {}
+    optional: Dict[str, str] = {}
+    for name, kind, is_required, _entry in members:
+        (required if is_required else optional)[name] = _KINDS[kind]
+    return required, optional
+
+
+# operation name -> (required, optional); batch operation name -> the same for one entry
+_OPS: Dict[str, _Spec] = {}
+_ENTRIES: Dict[str, _Spec] = {}
+for _op, _members in sorted(_action_model().items()):
+    _OPS[_op] = _spec(_members)
+    for _name, _kind, _required, _entry in _members:
+        if _kind == "entry_list":
+            _ENTRIES[_op] = _spec(_entry)
 
 _PAGINATORS = {
     "list_queues": ("ListQueues", "QueueUrls"),

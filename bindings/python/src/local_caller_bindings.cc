@@ -1,7 +1,12 @@
 // lqs._lqs.LocalCaller: lqsd's request handling in this process, without
-// sockets (server/local_caller.h), for lqs.client().
+// sockets (server/local_caller.h), for lqs.client(); and
+// lqs._lqs.action_model(): lqsd's description of the SQS actions'
+// input members (server/action_model.h), for lqs.client()'s parameter checks.
 
+#include <cstddef>
+#include <iterator>
 #include <memory>
+#include <span>
 #include <string>
 
 #include <pybind11/pybind11.h>
@@ -9,6 +14,7 @@
 
 #include "bindings/python/src/common.h"
 #include "bindings/python/src/handles.h"
+#include "server/action_model.h"
 #include "server/local_caller.h"
 
 namespace lqs_py {
@@ -40,6 +46,33 @@ py::tuple Call(PyLocalCaller& caller, const std::string& action, std::string jso
   return py::make_tuple(response.status, request_id, query_error, py::bytes(response.body));
 }
 
+// The kinds' names in Python, in the order of action_model::Kind.
+constexpr const char* kKindNames[] = {
+    "string", "integer", "string_list", "string_map", "message_attribute_map", "entry_list",
+};
+static_assert(static_cast<size_t>(lqsd::action_model::Kind::kEntryList) + 1 ==
+              std::size(kKindNames));
+
+// [(json name, kind name, required, an entry's members in the same form)].
+py::list Members(std::span<const lqsd::action_model::Member> members) {
+  py::list out;
+  for (const lqsd::action_model::Member& m : members) {
+    out.append(py::make_tuple(py::str(m.json_name.data(), m.json_name.size()),
+                              kKindNames[static_cast<size_t>(m.kind)], m.required,
+                              Members(m.entry)));
+  }
+  return out;
+}
+
+// {action name: its input members}, in the model's order.
+py::dict ActionModel() {
+  py::dict out;
+  for (const lqsd::action_model::Action& action : lqsd::action_model::All()) {
+    out[py::str(action.name.data(), action.name.size())] = Members(action.input);
+  }
+  return out;
+}
+
 }  // namespace
 
 void BindLocalCaller(py::module_& m) {
@@ -47,6 +80,9 @@ void BindLocalCaller(py::module_& m) {
       .def(py::init(&MakeLocalCaller), py::arg("broker"), py::arg("account_id"),
            py::arg("endpoint_url"))
       .def("call", &Call, py::arg("action"), py::arg("json_input"));
+  m.def("action_model", &ActionModel,
+        "{action: [(member, kind, required, entry members)]}, lqsd's model of the SQS "
+        "actions' input (server/action_model.h).");
 }
 
 }  // namespace lqs_py

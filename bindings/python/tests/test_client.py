@@ -7,6 +7,7 @@ import sys
 import pytest
 
 import lqs
+from lqs import _client
 
 # tests/missing_client.py: a skip without botocore, a failure under CI.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
@@ -270,6 +271,42 @@ def test_parameter_validation_like_botocore(sqs):
         sqs.delete_message_batch(QueueUrl="u", Entries=[{"Id": "a"}])
     with pytest.raises(TypeError):
         sqs.list_queues("positional")
+
+
+def _check_against_botocore(spec, shape, where):
+    """`spec` ((required, optional) as lqs.client() checks them) says what botocore's
+    structure `shape` says: the same members required, and each member botocore knows
+    of the same type, in the same order. (An older botocore may lack a member or an
+    action that SQS added later.)"""
+    def code(member):
+        if member.type_name == "string":
+            return "s"
+        if member.type_name == "integer":
+            return "i"
+        if member.type_name == "map":
+            return "a" if member.value.type_name == "structure" else "m"
+        return "e" if member.member.type_name == "structure" else "l"
+
+    required, optional = spec
+    assert list(required) == list(shape.required_members), where
+    ours = {**required, **optional}
+    assert {n: code(m) for n, m in shape.members.items()} == {
+        n: ours.get(n) for n in shape.members}, where
+    assert [n for n in ours if n in shape.members] == list(shape.members), where
+
+
+def test_parameter_table_is_botocores():
+    # lqs.client() checks parameters against lqsd's action model
+    # (server/action_model.h); it must say what botocore's SQS model says.
+    assert set(MODEL.operation_names) <= set(_client._OPS)
+    for op in MODEL.operation_names:
+        shape = MODEL.operation_model(op).input_shape
+        _check_against_botocore(_client._OPS[op], shape, op)
+        entries = shape.members.get("Entries")
+        if entries is not None:
+            _check_against_botocore(_client._ENTRIES[op], entries.member, op + ".Entries")
+    assert sorted(_client._ENTRIES) == [
+        "ChangeMessageVisibilityBatch", "DeleteMessageBatch", "SendMessageBatch"]
 
 
 def test_queue_urls_and_paginators(tmp_path, clock):
