@@ -102,7 +102,11 @@ HttpResponse LocalCaller::Call(std::string_view action, std::string json_input) 
   };
   request.body = std::move(json_input);
   request.remote = "in-process";
-  // The waiter outlives every closure the router keeps: Handle() answers
+  return Handle(request);
+}
+
+HttpResponse LocalCaller::Handle(const HttpRequest& request) {
+  // The waiter outlives every closure the router keeps: the router answers
   // exactly once, and nothing is posted after the answer.
   auto waiter = std::make_shared<CallWaiter>();
   state_->router.Handle(

@@ -9,6 +9,8 @@
 // AWS JSON 1.0 request (docs/sqs-reference.md §12) for an action and its
 // JSON input, hands it to the Router and waits for the answer, running on
 // the calling thread whatever the answer posts (a long poll's completion).
+// Handle() does the same for any request, of either protocol (the tests
+// of lqsd's request handling run through it).
 //
 // Ownership: the Broker is borrowed and must outlive the LocalCaller.
 // Thread safety: Call() may be called concurrently from any number of
@@ -45,6 +47,10 @@ class LocalCaller {
   // (status, x-amzn-RequestId, x-amzn-query-error on errors, the JSON body).
   // Never throws.
   HttpResponse Call(std::string_view action, std::string json_input);
+
+  // Answers `request` (either protocol, as lqsd receives it over HTTP) as
+  // lqsd would. Never throws.
+  HttpResponse Handle(const HttpRequest& request);
 
  private:
   struct State;

@@ -3,7 +3,7 @@
 // corpus, random mutations of it and random documents: whatever both read,
 // they read alike; where they differ, the difference is one request_input.h
 // states), the direct string writer against the serialiser, and whole
-// requests answered through the Router with and without a byte order mark
+// requests answered through a LocalCaller with and without a byte order mark
 // (which the reader skips: same responses, errors included).
 
 #include <algorithm>
@@ -26,9 +26,8 @@
 
 #include "server/action_model.h"
 #include "server/action_outputs.h"
-#include "server/actions.h"
+#include "server/local_caller.h"
 #include "server/request_input.h"
-#include "server/router.h"
 #include "server/sqs_json.h"
 #include "server/text_util.h"
 #include "tests/server/json_request.h"
@@ -750,7 +749,8 @@ TEST(SqsJson, EmptyListAndMapMembersAreOmitted) {
 // ---- Whole requests -------------------------------------------------------------------
 
 // A Broker in a fresh directory, on a clock that moves only when told to,
-// with a Router in front of it.
+// answered as lqsd answers it: through a LocalCaller (server/local_caller.h),
+// which builds the Regions, Actions and Router as lqs.client() has them.
 class Server {
  public:
   explicit Server(const std::string& dir) : clock_(std::make_shared<lqs::ManualClock>()) {
@@ -762,13 +762,15 @@ class Server {
     // leases to the queue and change the order of later receives).
     options.background_maintenance = false;
     broker_ = std::move(lqs::Broker::Open(options)).value();
-    regions_ = std::make_unique<Regions>(broker_.get(), Regions::Config{});  // one region
-    actions_ = std::make_unique<Actions>("123456789012");
-    RouterConfig config;
-    config.regions = regions_.get();
-    router_ = std::make_unique<Router>(actions_.get(), config);
+    LocalCallerConfig config;
+    config.account_id = "123456789012";
+    config.endpoint_url = "http://127.0.0.1:9324";
+    caller_ = std::make_unique<LocalCaller>(broker_.get(), config);
   }
-  ~Server() { (void)broker_->Close(); }
+  ~Server() {
+    caller_.reset();
+    (void)broker_->Close();
+  }
 
   HttpResponse Call(const std::string& action, const std::string& body) {
     return Post(JsonRequest(action, body));
@@ -786,19 +788,15 @@ class Server {
   }
 
   HttpResponse Post(const HttpRequest& request) {
-    std::optional<HttpResponse> response;
-    router_->Handle(request, nullptr, [&](HttpResponse r) { response = std::move(r); });
-    EXPECT_TRUE(response.has_value());
+    HttpResponse response = caller_->Handle(request);
     clock_->AdvanceMillis(1);
-    return response.value_or(HttpResponse{});
+    return response;
   }
 
  private:
   std::shared_ptr<lqs::ManualClock> clock_;
   std::unique_ptr<lqs::Broker> broker_;
-  std::unique_ptr<Regions> regions_;
-  std::unique_ptr<Actions> actions_;
-  std::unique_ptr<Router> router_;
+  std::unique_ptr<LocalCaller> caller_;
 };
 
 // The response with what differs between two identical servers (same
