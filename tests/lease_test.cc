@@ -219,12 +219,8 @@ TEST_F(LeaseTest, HandleCallsOnAClosedBrokerReturnClosed) {
 
 TEST_F(LeaseTest, InFlightLimit) {
   durability_ = Durability::kNone;
-  ASSERT_OK(broker_->Close());
-  Options o = MakeOptions();
-  o.max_inflight_per_queue = 3;
-  auto b = Broker::Open(o);
-  ASSERT_OK(b);
-  broker_ = std::move(b).value();
+  max_inflight_per_queue_ = 3;
+  Reopen();
   auto q = MakeQueue("q");
   for (int i = 0; i < 5; ++i) Send(*q, "m");
   EXPECT_EQ(Receive(*q, 10).size(), 3u);

@@ -384,5 +384,44 @@ TEST_F(AsyncReceiveTest, EndsAtItsDeadlineOnTheSystemClock) {
   ASSERT_EQ(slow->future.wait_for(std::chrono::seconds(10)), std::future_status::ready);
 }
 
+// ---- Both receives at the in-flight limit ------------------------------------
+
+// At the queue's in-flight limit a short poll fails with OverLimit and a
+// long poll waits, ending with no messages at its deadline
+// (docs/sqs-reference.md §7.5): the blocking and the parked receive alike.
+TEST_F(AsyncReceiveTest, AtTheInFlightLimitALongPollEndsEmptyOnBothPaths) {
+  max_inflight_per_queue_ = 2;
+  Reopen();
+  auto q = MakeQueue("q", {{"VisibilityTimeout", "60"}});
+  for (int i = 0; i < 3; ++i) Send(*q, "m");
+  ASSERT_EQ(Receive(*q, 10).size(), 2u);  // the limit: one message left, not receivable
+
+  ReceiveMessageRequest short_poll;
+  short_poll.wait_time_seconds = 0;
+  EXPECT_CODE(q->ReceiveMessage(short_poll), kOverLimit);
+  auto parked_short = Start(*q, 0);
+  ASSERT_EQ(parked_short->future.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_CODE(parked_short->future.get(), kOverLimit);
+
+  auto blocking = std::async(std::launch::async, [q] {
+    ReceiveMessageRequest r;
+    r.wait_time_seconds = 5;
+    r.max_number_of_messages = 10;
+    return q->ReceiveMessage(r);
+  });
+  auto parked = Start(*q, 5);
+  EXPECT_EQ(blocking.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  EXPECT_EQ(parked->future.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
+  clock_->AdvanceSeconds(5);  // both deadlines; the leases (60 s) still hold
+  ASSERT_EQ(blocking.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_EQ(parked->future.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  auto from_blocking = blocking.get();
+  auto from_parked = parked->future.get();
+  ASSERT_OK(from_blocking);
+  ASSERT_OK(from_parked);
+  EXPECT_TRUE(from_blocking->messages.empty());
+  EXPECT_TRUE(from_parked->messages.empty());
+}
+
 }  // namespace
 }  // namespace lqs::testing

@@ -35,6 +35,7 @@ Options BrokerTest::MakeOptions() {
   o.clock = clock_;
   o.durability = durability_;
   o.max_disk_bytes = max_disk_bytes_;
+  o.max_inflight_per_queue = max_inflight_per_queue_;
   o.background_maintenance = false;
   return o;
 }

@@ -180,6 +180,8 @@ class BrokerTest : public ::testing::Test {
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   Durability durability_ = Durability::kProcess;
   int64_t max_disk_bytes_ = 0;  // Options::max_disk_bytes of Open()
+  // Options::max_inflight_per_queue of Open().
+  int64_t max_inflight_per_queue_ = limits::kMaxInflightMessages;
   std::unique_ptr<Broker> broker_;
 };
 

@@ -287,24 +287,29 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // When a receive of `request` that starts now stops waiting.
   int64_t ReceiveDeadlineLocked(const ReceiveMessageRequest& request)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether a receive of `request` is a long poll (its wait time, or the
+  // queue's default, is positive). At the in-flight limit a long poll gets
+  // no messages, where a short poll fails with OverLimit
+  // (docs/sqs-reference.md §7.5).
+  bool IsLongPollLocked(const ReceiveMessageRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One receive attempt, shared by the blocking ReceiveMessage and the
   // parked ReceiveMessageAsync. Returns the receive's outcome when it is
   // done: OK with the leased messages in *taken (none once `deadline` has
   // passed or the queue was deleted), or an error. Returns nullopt when it
   // should wait: nothing is receivable now and *next_check_ms says when
   // something may become so. A DLQ that got messages is left in *wake_dlq
-  // for the caller to wake after releasing mu_. `long_poll_at_deadline`:
-  // whether the attempt at or after the deadline still counts as a long
-  // poll (which waits at the in-flight limit instead of failing).
+  // for the caller to wake after releasing mu_. `long_poll`: the receive's
+  // IsLongPollLocked (which waits at the in-flight limit, and at its
+  // deadline ends with no messages, instead of failing).
   std::optional<Status> AttemptReceiveLocked(const ReceiveMessageRequest& request, int64_t deadline,
-                                             bool long_poll_at_deadline, std::vector<Taken>* taken,
+                                             bool long_poll, std::vector<Taken>* taken,
                                              int64_t* next_check_ms,
                                              std::shared_ptr<QueueImpl>* wake_dlq)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // AttemptReceiveLocked for a parked receive: takes mu_, wakes the DLQ and
   // shapes the result; nullopt: stay parked until *next_check_ms.
   std::optional<StatusOr<ReceiveMessageResult>> ReceiveOnce(const ReceiveMessageRequest& request,
-                                                            int64_t deadline,
+                                                            int64_t deadline, bool long_poll,
                                                             int64_t* next_check_ms)
       ABSL_LOCKS_EXCLUDED(mu_);
   // The earliest of `deadline`, the next lease end and the next delay end.

@@ -26,8 +26,12 @@ int64_t QueueImpl::ReceiveDeadlineLocked(const ReceiveMessageRequest& request) {
   return core_->NowMillis() + int64_t{wait_s} * 1000;
 }
 
+bool QueueImpl::IsLongPollLocked(const ReceiveMessageRequest& request) {
+  return request.wait_time_seconds.value_or(config_.receive_message_wait_time_seconds) > 0;
+}
+
 std::optional<Status> QueueImpl::AttemptReceiveLocked(const ReceiveMessageRequest& request,
-                                                      int64_t deadline, bool long_poll_at_deadline,
+                                                      int64_t deadline, bool long_poll,
                                                       std::vector<Taken>* taken,
                                                       int64_t* next_check_ms,
                                                       std::shared_ptr<QueueImpl>* wake_dlq) {
@@ -36,7 +40,7 @@ std::optional<Status> QueueImpl::AttemptReceiveLocked(const ReceiveMessageReques
   if (st.code() == ErrorCode::kQueueDoesNotExist) return Status::OK();
   if (!st.ok()) return st;
   const int64_t now = core_->NowMillis();
-  st = TryReceiveLocked(request, now, /*long_poll=*/now < deadline || long_poll_at_deadline, taken);
+  st = TryReceiveLocked(request, now, long_poll, taken);
   if (dlq_wake_) *wake_dlq = std::move(dlq_wake_);
   if (!st.ok()) return st;
   if (!taken->empty() || now >= deadline) return Status::OK();
@@ -55,8 +59,7 @@ StatusOr<ReceiveMessageResult> QueueImpl::ReceiveMessage(const ReceiveMessageReq
   std::shared_ptr<QueueImpl> wake_dlq;
   {
     notify::MutexLock lock(&mu_);
-    const bool long_poll =
-        request.wait_time_seconds.value_or(config_.receive_message_wait_time_seconds) > 0;
+    const bool long_poll = IsLongPollLocked(request);
     const int64_t deadline = ReceiveDeadlineLocked(request);
     waiters_.Enter();
     struct Leave {
@@ -79,14 +82,15 @@ StatusOr<ReceiveMessageResult> QueueImpl::ReceiveMessage(const ReceiveMessageReq
 }
 
 std::optional<StatusOr<ReceiveMessageResult>> QueueImpl::ReceiveOnce(
-    const ReceiveMessageRequest& request, int64_t deadline, int64_t* next_check_ms) {
+    const ReceiveMessageRequest& request, int64_t deadline, bool long_poll,
+    int64_t* next_check_ms) {
   std::vector<Taken> taken;
   taken.reserve(static_cast<size_t>(std::clamp(request.max_number_of_messages, 1, 10)));
   std::shared_ptr<QueueImpl> wake_dlq;
   {
     notify::MutexLock lock(&mu_);
-    std::optional<Status> done = AttemptReceiveLocked(
-        request, deadline, /*long_poll_at_deadline=*/false, &taken, next_check_ms, &wake_dlq);
+    std::optional<Status> done =
+        AttemptReceiveLocked(request, deadline, long_poll, &taken, next_check_ms, &wake_dlq);
     if (!done) return std::nullopt;
     if (!done->ok()) return StatusOr<ReceiveMessageResult>(*done);
   }
@@ -101,28 +105,31 @@ uint64_t QueueImpl::ReceiveMessageAsync(const ReceiveMessageRequest& request,
   Status valid = api::ValidateReceiveMessage(request);
   if (!valid.ok()) return done(valid), 0;
   int64_t deadline = 0;
+  bool long_poll = false;
   {
     notify::MutexLock lock(&mu_);
     deadline = ReceiveDeadlineLocked(request);
+    long_poll = IsLongPollLocked(request);
   }
   // Read before our own attempt: a change after it makes Park try again at
   // once (no lost wake-up), and without one Park waits for a Wake or
   // next_check instead of trying again right away.
   const uint64_t epoch = core_->async_receiver().WakeEpoch();
   int64_t next_check = 0;
-  std::optional<StatusOr<ReceiveMessageResult>> now = ReceiveOnce(request, deadline, &next_check);
+  std::optional<StatusOr<ReceiveMessageResult>> now =
+      ReceiveOnce(request, deadline, long_poll, &next_check);
   if (now) return done(std::move(*now)), 0;
   std::shared_ptr<QueueImpl> self = shared_from_this();
   auto shared_done = std::make_shared<ReceiveCallback>(std::move(done));
   return core_->async_receiver().Park(
       id_, epoch, next_check,
-      [self, request, deadline, shared_done](bool closing, int64_t* next) -> bool {
+      [self, request, deadline, long_poll, shared_done](bool closing, int64_t* next) -> bool {
         if (closing) {
           (*shared_done)(Status(ErrorCode::kClosed, "the database is closed"));
           return true;
         }
         std::optional<StatusOr<ReceiveMessageResult>> r =
-            self->ReceiveOnce(request, deadline, next);
+            self->ReceiveOnce(request, deadline, long_poll, next);
         if (!r) return false;
         (*shared_done)(std::move(*r));
         return true;
