@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -32,6 +33,7 @@
 
 #include "server/bridges.h"
 #include "server/endpoint.h"
+#include "server/init_file.h"
 #include "server/listen_address.h"
 #include "server/router.h"
 #include "server/sigv4.h"
@@ -58,6 +60,7 @@ struct Flags {
   std::string region = "us-east-1";
   std::string log_level = "info";
   std::string auth_file;
+  std::string init_file;
   std::string durability;
   std::string public_url;
   std::string url_style = "path";
@@ -153,6 +156,12 @@ int main(int argc, char** argv) {
                "Allow PurgeQueue more than once per 60 s");
   app.add_flag("--no-queue-reuse-delay", flags.no_queue_reuse_delay,
                "Allow re-creating a deleted queue name at once");
+  app.add_option("--init", flags.init_file,
+                 "A JSON file of queues to create at startup, with their attributes, "
+                 "dead-letter queues and tags, in the default region (docs/cli.md). Idempotent; "
+                 "an existing queue gets the file's attribute values. A bad file stops lqsd "
+                 "before anything is created")
+      ->check(CLI::ExistingFile);
   app.add_option("--forward", flags.forward,
                  "LOCAL_QUEUE=REMOTE_QUEUE_URL: drain a local queue into a remote SQS queue "
                  "(repeatable; docs/bridge.md)")
@@ -279,6 +288,16 @@ int main(int argc, char** argv) {
     bridge_specs.insert(bridge_specs.end(), specs->begin(), specs->end());
   }
 
+  std::optional<lqsd::InitPlan> init_plan;
+  if (!flags.init_file.empty()) {
+    auto plan = lqsd::ReadInitFile(flags.init_file, flags.region, flags.account_id);
+    if (!plan.ok()) {
+      std::fprintf(stderr, "lqsd: --init %s\n", plan.status().message().c_str());
+      return 2;
+    }
+    init_plan = std::move(*plan);
+  }
+
   std::signal(SIGPIPE, SIG_IGN);
   RaiseFileLimit();
 
@@ -335,6 +354,22 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::unique_ptr<lqs::Broker> broker = std::move(opened).value();
+
+  // ---- Queues of --init ----
+  // Checked against the database before the first is created; before the
+  // bridges, which may move messages of these queues.
+  if (init_plan.has_value()) {
+    lqs::Status st = init_plan->Check(broker.get());
+    const bool bad_file = !st.ok();
+    if (st.ok()) st = init_plan->Apply(broker.get(), info);
+    if (!st.ok()) {
+      std::fprintf(stderr, "lqsd: --init %s\n", st.message().c_str());
+      broker->Close().IgnoreError();
+      broker.reset();
+      remove_temp();
+      return bad_file ? 2 : 1;
+    }
+  }
 
   // ---- Bridges ----
   lqsd::Bridges bridges;
