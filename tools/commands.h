@@ -32,6 +32,7 @@ struct GlobalFlags {
   int64_t max_disk_bytes = 0;  // local mode: lqs::Options::max_disk_bytes
   int timeout_seconds = 60;
   std::string ca_file;  // remote mode and bridges: HTTPS trusts this CA too
+  std::string profile;  // remote mode and bridges: of ~/.aws/credentials; empty: AWS_PROFILE
   bool json = false;
   bool quiet = false;
 };
@@ -75,17 +76,26 @@ CLI::App* AddCommand(CLI::App& parent, Env& env, const std::string& name, const 
 // regions other than its default one), else "".
 std::string RegionOfPath(const std::string& path);
 
-// The SigV4 signing of remote mode, from --region and the AWS SDKs'
-// environment variables: credentials from AWS_ACCESS_KEY_ID and
-// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), else kPlaceholderAccessKey
-// as key and secret when only a region is given; the region from --region,
-// else AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1. nullopt with an
-// empty *error: neither credentials nor --region, so requests go unsigned
-// (lqsd's default region). nullopt with *error set: one of the key pair
-// without the other, or a region lqsd would refuse.
+// The SigV4 signing of remote mode, as the AWS CLI finds it: credentials
+// from lqs::ResolveCredentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY,
+// and AWS_SESSION_TOKEN; else the shared credentials file at `profile`,
+// else AWS_PROFILE, else default), else kPlaceholderAccessKey as key and
+// secret when only a region is given; the region from --region, else
+// AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1. nullopt with an empty
+// *error: neither credentials nor --region, so requests go unsigned (lqsd's
+// default region). nullopt with *error set: one of a key pair without the
+// other, a named profile that is not in the file, or a region lqsd would
+// refuse.
 inline constexpr const char* kPlaceholderAccessKey = "lqs";
 std::optional<lqs::wire::SigningCredentials> RemoteSigning(const std::string& region_flag,
+                                                           const std::string& profile,
                                                            std::string* error);
+
+// Sets flags->endpoint when --endpoint was not given, as the AWS CLI finds
+// one: AWS_ENDPOINT_URL_SQS, then AWS_ENDPOINT_URL, then LQS_ENDPOINT. With a
+// database (--data or LQS_DATA) only LQS_ENDPOINT is read (and then refused
+// with it): an explicit local database wins over the SDKs' variables.
+void ResolveEndpoint(GlobalFlags* flags);
 
 // "K=V" pairs into a map; false (with *error) when one has no '='.
 bool ParsePairs(const std::vector<std::string>& pairs, std::map<std::string, std::string>* out,

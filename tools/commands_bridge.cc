@@ -50,7 +50,7 @@ int Run(Env& env, const BridgeFlags& f, lqs::BridgeDirection direction) {
     o.credentials = lqs::RemoteCredentials{f.access_key_id, f.secret_access_key, f.session_token,
                                            "--access-key-id"};
   }
-  o.profile = f.profile;
+  o.profile = f.profile.empty() ? env.flags.profile : f.profile;  // lqs --profile P forward ...
   o.ca_file = env.flags.ca_file;
   o.request_timeout_seconds = env.flags.timeout_seconds;
   o.lease_seconds = std::max(o.lease_seconds, 2 * o.request_timeout_seconds);

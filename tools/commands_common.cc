@@ -10,6 +10,7 @@
 #include "tools/commands.h"
 #include "wire/region_name.h"
 
+#include "lqs/bridge.h"
 #include "lqs/clock.h"
 #include "lqs/limits.h"
 
@@ -46,15 +47,18 @@ std::string RegionOfPath(const std::string& path) {
 }
 
 std::optional<lqs::wire::SigningCredentials> RemoteSigning(const std::string& region_flag,
+                                                           const std::string& profile,
                                                            std::string* error) {
-  lqs::wire::SigningCredentials c;
-  c.access_key_id = EnvOr("AWS_ACCESS_KEY_ID", "");
-  c.secret_access_key = EnvOr("AWS_SECRET_ACCESS_KEY", "");
-  c.session_token = EnvOr("AWS_SESSION_TOKEN", "");
-  if (c.access_key_id.empty() != c.secret_access_key.empty()) {
-    *error = "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both or neither";
+  // One implementation of where the AWS SDKs find a key, the bridges'.
+  auto found = lqs::ResolveCredentials({}, profile);
+  if (!found.ok()) {
+    *error = found.status().message();
     return std::nullopt;
   }
+  lqs::wire::SigningCredentials c;
+  c.access_key_id = found->access_key_id;
+  c.secret_access_key = found->secret_access_key;
+  c.session_token = found->session_token;
   if (c.access_key_id.empty() && region_flag.empty()) return std::nullopt;  // unsigned
   if (c.access_key_id.empty()) {
     c.access_key_id = kPlaceholderAccessKey;  // any key does for an lqsd without --auth-file
@@ -70,8 +74,23 @@ std::optional<lqs::wire::SigningCredentials> RemoteSigning(const std::string& re
   return c;
 }
 
+void ResolveEndpoint(GlobalFlags* flags) {
+  if (!flags->endpoint.empty()) return;
+  if (!flags->data.empty()) {
+    // An explicit database wins over the AWS SDKs' endpoint variables, which
+    // a shell may have set for other tools; LQS_ENDPOINT with it is refused.
+    flags->endpoint = EnvOr("LQS_ENDPOINT", "");
+    return;
+  }
+  for (const char* name : {"AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL", "LQS_ENDPOINT"}) {
+    flags->endpoint = EnvOr(name, "");
+    if (!flags->endpoint.empty()) return;
+  }
+}
+
 Backend* Env::Open(bool create, int* exit_code) {
   if (backend_) return backend_.get();
+  ResolveEndpoint(&flags);
   if (!flags.data.empty() && !flags.endpoint.empty()) {
     *exit_code = out->Usage("give either --data DIR or --endpoint URL, not both");
     return nullptr;
@@ -79,7 +98,8 @@ Backend* Env::Open(bool create, int* exit_code) {
   if (flags.data.empty() && flags.endpoint.empty()) {
     *exit_code = out->Usage(
         "no database: give --data DIR (a database directory nothing else holds) or "
-        "--endpoint URL (a running lqsd), or set LQS_DATA / LQS_ENDPOINT");
+        "--endpoint URL (a running lqsd), or set LQS_DATA, AWS_ENDPOINT_URL_SQS, "
+        "AWS_ENDPOINT_URL or LQS_ENDPOINT");
     return nullptr;
   }
   if (!flags.endpoint.empty() && !flags.account_id.empty()) {
@@ -101,7 +121,7 @@ Backend* Env::Open(bool create, int* exit_code) {
     o.timeout_seconds = flags.timeout_seconds;
     o.ca_file = flags.ca_file;
     std::string error;
-    o.signing = RemoteSigning(flags.region, &error);
+    o.signing = RemoteSigning(flags.region, flags.profile, &error);
     if (!error.empty()) {
       *exit_code = out->Usage(error);
       return nullptr;

@@ -21,8 +21,10 @@ constexpr const char* kFooter =
     "  --endpoint URL   a running lqsd or SQS endpoint, e.g. http://127.0.0.1:9324 or\n"
     "                   https://... (SQS JSON protocol; --ca-file trusts one more CA);\n"
     "                   requests are signed (SigV4) with AWS_ACCESS_KEY_ID /\n"
-    "                   AWS_SECRET_ACCESS_KEY when set, as lqsd --auth-file requires\n"
-    "  or the environment variables LQS_DATA / LQS_ENDPOINT.\n"
+    "                   AWS_SECRET_ACCESS_KEY, else ~/.aws/credentials at --profile or\n"
+    "                   AWS_PROFILE, as lqsd --auth-file requires\n"
+    "  or the environment variables LQS_DATA, or AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL,\n"
+    "  LQS_ENDPOINT (in this order; LQS_DATA wins over the AWS_ ones).\n"
     "\n"
     "Quick start:\n"
     "  lqs -d ./db queue create jobs\n"
@@ -58,8 +60,10 @@ int main(int argc, char** argv) {
   app.add_option("-d,--data", g.data, "Database directory (local mode)")
       ->envname("LQS_DATA")
       ->group("Where");
-  app.add_option("-e,--endpoint", g.endpoint, "URL of a running lqsd (remote mode)")
-      ->envname("LQS_ENDPOINT")
+  app.add_option("-e,--endpoint", g.endpoint,
+                 "URL of a running lqsd or SQS endpoint (remote mode; default: "
+                 "AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL, then LQS_ENDPOINT; --data or "
+                 "LQS_DATA wins over the AWS_ variables)")
       ->group("Where");
   app.add_option("--durability", g.durability, "Local mode: none, process (default) or fsync")
       ->check(CLI::IsMember({"none", "process", "fsync"}))
@@ -69,7 +73,12 @@ int main(int argc, char** argv) {
                  "database in .../regions/<name>, where lqsd keeps other regions; else "
                  "us-east-1). Remote mode: sign requests for this region, whose queues lqsd "
                  "then serves (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1 when "
-                 "AWS_ACCESS_KEY_ID is set; else unsigned: lqsd's default region)")
+                 "credentials are found; else unsigned: lqsd's default region)")
+      ->group("Where");
+  app.add_option("--profile", g.profile,
+                 "Remote mode, forward, pull: the profile of the shared credentials file "
+                 "(~/.aws/credentials, or AWS_SHARED_CREDENTIALS_FILE) when the environment "
+                 "has no AWS_ACCESS_KEY_ID (default: AWS_PROFILE, else default)")
       ->group("Where");
   app.add_option("--account-id", g.account_id,
                  "Local mode: the account in queue ARNs (default 123456789012, as lqsd's)")

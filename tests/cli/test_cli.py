@@ -88,7 +88,9 @@ def test_remote_flags_refused_before_connecting():
     assert "is not a region name" in remote("--region", "EU West", "queue", "list")
     assert "is not a region name" in remote("queue", "list", AWS_ACCESS_KEY_ID="k",
                                             AWS_SECRET_ACCESS_KEY="s", AWS_REGION="x/y")
-    assert "go together" in remote("queue", "list", AWS_ACCESS_KEY_ID="k")
+    assert "without a secret access key" in remote("queue", "list", AWS_ACCESS_KEY_ID="k")
+    assert 'profile "nowhere" is not in /dev/null' in remote(
+        "queue", "list", AWS_PROFILE="nowhere", AWS_SHARED_CREDENTIALS_FILE="/dev/null")
 
 
 def test_queue_tags(db):

@@ -141,12 +141,94 @@ def signed_scenario(tmp):
         assert run(url, "receive", "jobs", json_out=True, env=arn)["messages"] == []
 
 
+def run_env(*args, env, json_out=False, expect=0):
+    """lqs without --endpoint: the endpoint (or database) comes from `env`."""
+    cmd = [LQS] + (["--json"] if json_out else []) + [str(a) for a in args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env={**CLEAN_ENV, **env})
+    assert p.returncode == expect, (
+        f"{cmd} {env} -> {p.returncode} (want {expect})\nstdout:\n{p.stdout}\n"
+        f"stderr:\n{p.stderr}")
+    return json.loads(p.stdout) if json_out else p
+
+
+def aws_endpoint_conventions(tmp):
+    """The endpoint as the AWS CLI finds it: --endpoint, AWS_ENDPOINT_URL_SQS,
+    AWS_ENDPOINT_URL, LQS_ENDPOINT; a database given with -d or LQS_DATA wins
+    over the AWS_ variables."""
+    with start_lqsd(os.path.join(tmp, "a")) as a, start_lqsd(os.path.join(tmp, "b")) as b:
+        all_three = {"AWS_ENDPOINT_URL_SQS": a.url, "AWS_ENDPOINT_URL": b.url,
+                     "LQS_ENDPOINT": b.url}
+        run_env("queue", "create", "by-sqs-variable", env=all_three)
+        run_env("queue", "create", "by-endpoint-url",
+                env={"AWS_ENDPOINT_URL": a.url, "LQS_ENDPOINT": b.url})
+        run_env("queue", "create", "by-lqs-endpoint", env={"LQS_ENDPOINT": a.url})
+        run_env("--endpoint", b.url, "queue", "create", "by-flag", env=all_three)
+        assert run(a.url, "queue", "list", json_out=True)["queues"] == [
+            "by-endpoint-url", "by-lqs-endpoint", "by-sqs-variable"]
+        assert run(b.url, "queue", "list", json_out=True)["queues"] == ["by-flag"]
+
+        # An explicit database wins over the AWS_ variables.
+        local = os.path.join(tmp, "local")
+        aws_only = {"AWS_ENDPOINT_URL_SQS": a.url, "AWS_ENDPOINT_URL": b.url}
+        run_env("-d", local, "queue", "create", "by-data", env=aws_only)
+        assert run_env("queue", "list", json_out=True,
+                       env={**aws_only, "LQS_DATA": local})["queues"] == ["by-data"]
+        assert "by-data" not in run(a.url, "queue", "list", json_out=True)["queues"]
+        # LQS_DATA with LQS_ENDPOINT stays ambiguous: refused.
+        p = run_env("queue", "list", expect=1, env={"LQS_DATA": local, "LQS_ENDPOINT": a.url})
+        assert "not both" in p.stderr, p.stderr
+
+
+def aws_profile_conventions(tmp):
+    """Credentials from ~/.aws/credentials at --profile or AWS_PROFILE, and
+    the region from --region, AWS_REGION, AWS_DEFAULT_REGION, checked by an
+    lqsd with --auth-file that knows only the "ci" profile's key."""
+    home = os.path.join(tmp, "home")
+    os.makedirs(os.path.join(home, ".aws"))
+    with open(os.path.join(home, ".aws", "credentials"), "w") as f:
+        f.write("[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = S1\n\n"
+                "[ci]\naws_access_key_id = AKIDCI\naws_secret_access_key = SECRETCI\n")
+    keys = os.path.join(tmp, "profile-keys")
+    with open(keys, "w") as f:
+        f.write("AKIDCI SECRETCI\n")
+    with start_lqsd(os.path.join(tmp, "profiledb"), "--auth-file", keys) as server:
+        base = {"HOME": home, "AWS_ENDPOINT_URL_SQS": server.url}
+        # [default] is read, and its key is not lqsd's.
+        p = run_env("queue", "list", expect=2, env=base)
+        assert "InvalidClientTokenId" in p.stderr, p.stderr
+        ci = {**base, "AWS_PROFILE": "ci"}
+        created = run_env("queue", "create", "jobs", json_out=True, env=ci)["url"]
+        assert "/queue/" not in created, created  # us-east-1, lqsd's default region
+        assert run_env("--profile", "ci", "queue", "list", json_out=True,
+                       env=base)["queues"] == ["jobs"]
+        # --profile wins over AWS_PROFILE.
+        p = run_env("--profile", "default", "queue", "list", expect=2, env=ci)
+        assert "InvalidClientTokenId" in p.stderr, p.stderr
+        # The environment's key wins over the file.
+        run_env("queue", "list", env={**ci, "AWS_ACCESS_KEY_ID": "AKIDCI",
+                                      "AWS_SECRET_ACCESS_KEY": "SECRETCI"})
+        p = run_env("queue", "list", expect=1, env={**base, "AWS_PROFILE": "missing"})
+        assert 'profile "missing" is not in' in p.stderr, p.stderr
+
+        # The region: AWS_DEFAULT_REGION, overridden by AWS_REGION, then by --region.
+        eu = {**ci, "AWS_DEFAULT_REGION": "eu-west-1"}
+        run_env("queue", "create", "regional", env=eu)
+        assert run_env("queue", "get", "regional", "QueueArn", json_out=True, env=eu)[
+            "attributes"] == {"QueueArn": "arn:aws:sqs:eu-west-1:123456789012:regional"}
+        both = {**eu, "AWS_REGION": "ap-south-1"}
+        assert run_env("queue", "list", json_out=True, env=both)["queues"] == []
+        assert run_env("--region", "eu-west-1", "queue", "list", json_out=True,
+                       env=both)["queues"] == ["regional"]
+
+
 def main():
     if not LQSD or not os.path.exists(LQSD):
         return missing_client.script_exit(
             "lqsd is not built (LQSD=%r); build the `lqsd` target to test the CLI's remote "
             "mode" % LQSD)
     with tempfile.TemporaryDirectory() as tmp:
+        # The CLI reads ~/.aws/credentials: the runner's own must not sign.
+        CLEAN_ENV["HOME"] = os.path.join(tmp, "empty-home")
         data = os.path.join(tmp, "db")
         with start_lqsd(data) as server:
             url = server.url
@@ -156,6 +238,8 @@ def main():
                            text=True, env=CLEAN_ENV)
         assert p.returncode == 3, p.stderr
         signed_scenario(tmp)
+        aws_endpoint_conventions(tmp)
+        aws_profile_conventions(tmp)
     print("cli_remote: ok")
     return 0
 
