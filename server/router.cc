@@ -9,6 +9,8 @@
 #include <optional>
 #include <vector>
 
+#include "server/action_outputs.h"
+#include "server/peek_endpoint.h"
 #include "server/sqs_json.h"
 #include "server/sqs_query.h"
 #include "server/text_util.h"
@@ -483,6 +485,39 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
   return r;
 }
 
+void Router::ServePeek(const HttpRequest& request, Call& call,
+                       std::optional<std::string> verified_region) {
+  auto fail = [&](const SqsError& error) {
+    Reply(call, EncodeError(call.protocol, call.rendering, error, call.request_id));
+  };
+  const peek::PeekRequest peek_request = peek::ParsePeekRequest(request);
+  QueueRef ref;
+  if (peek_request.path_form) {
+    if (peek_request.account_id == config_.account_id &&
+        lqs::wire::IsRegionName(peek_request.region) && !peek_request.queue_name.empty()) {
+      ref = {peek_request.queue_name, peek_request.region};
+    }
+  } else if (!peek_request.queue_url.empty()) {
+    ref = QueueFromUrl(peek_request.queue_url);
+  }
+  if (ref.name.empty()) return fail(NonExistentQueue());
+  ActionRequest action;
+  if (auto error =
+          ChooseRegion(request, std::move(ref.region), std::move(verified_region), &action)) {
+    return fail(*error);
+  }
+  lqs::StatusOr<std::shared_ptr<lqs::Queue>> queue = action.broker->GetQueue(ref.name);
+  if (!queue.ok()) return fail(ErrorFromStatus(queue.status()));
+  lqs::StatusOr<lqs::ReceiveMessageResult> peeked =
+      peek::Peek(**queue, peek_request.show_invisible, peek_request.show_delayed);
+  if (!peeked.ok()) return fail(ErrorFromStatus(peeked.status()));
+  const Json output = ReceiveMessageOutput(*peeked);
+  Reply(call,
+        call.protocol == Protocol::kJson
+            ? sqs_json::EncodeResult(output, call.request_id)
+            : sqs_query::EncodeResult("ReceiveMessage", output, call.request_id, call.rendering));
+}
+
 std::optional<SqsError> Router::ChooseRegion(const HttpRequest& request, std::string region,
                                              std::optional<std::string> verified_region,
                                              ActionRequest* action) const {
@@ -532,6 +567,7 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
     }
     verified_region = std::move(signed_region);
   }
+  if (peek::IsPeekRequest(request)) return ServePeek(request, *call, std::move(verified_region));
 
   ActionRequest action;
   action.protocol = protocol;

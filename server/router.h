@@ -50,7 +50,11 @@
 // request would get, counted in the metrics as action "unknown");
 // HandleOps() (lqsd's --metrics-listen listener) serves them without
 // authentication and nothing else.
-// Every SQS request is counted in the metrics when its response is sent.
+// LocalStack's developer endpoint, GET /_aws/sqs/messages (peek_endpoint.h),
+// is routed after the signature check, like an SQS request, and only there:
+// it shows message bodies, so the unauthenticated HandleOps() never serves it.
+// Every SQS request (and peek, as action "unknown") is counted in the metrics
+// when its response is sent.
 //
 // Thread safety: Handle() may be called concurrently from any thread.
 
@@ -179,6 +183,10 @@ class Router {
   std::optional<SqsError> ChooseRegion(const HttpRequest& request, std::string region,
                                        std::optional<std::string> verified_region,
                                        ActionRequest* action) const;
+  // Answers a request peek::IsPeekRequest accepted, once its signature (if
+  // any is needed) was verified (peek_endpoint.h).
+  void ServePeek(const HttpRequest& request, Call& call,
+                 std::optional<std::string> verified_region);
   // "/metrics", "/health" or "/bridges".
   static bool IsOpsPath(std::string_view path);
   // GET on an ops path (see above).

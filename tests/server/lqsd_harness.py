@@ -12,6 +12,7 @@ a missing client is reported) and the AWS SDK: boto3, botocore, Config and
 ClientError, each None when boto3 is not installed for this interpreter.
 """
 
+import http.client
 import os
 import re
 import select
@@ -118,6 +119,17 @@ class Lqsd:
         code = self.stop()
         if exc[0] is None and code != 0:
             raise RuntimeError("lqsd exited with %d" % code)
+
+
+def http_request(host, port, method, target, body=None, headers=None):
+    """One raw HTTP exchange: (status, headers with lower-case names, body text)."""
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    try:
+        conn.request(method, target, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read().decode()
+    finally:
+        conn.close()
 
 
 def signed_for(region):

@@ -19,7 +19,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lqsd_harness import Config, Lqsd, boto3, lqsd_binary, missing_client  # noqa: E402
+from lqsd_harness import (  # noqa: E402
+    Config, Lqsd, boto3, http_request, lqsd_binary, missing_client)
 
 if boto3 is None:  # pragma: no cover
     missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
@@ -104,16 +105,6 @@ def sqs(server):
         aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "lqsdtest"),
         aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "lqsdtest"),
         config=Config(retries={"max_attempts": 1, "mode": "standard"}))
-
-
-def http_request(host, port, method, target, body=None, headers=None):
-    conn = http.client.HTTPConnection(host, port, timeout=30)
-    try:
-        conn.request(method, target, body=body, headers=headers or {})
-        r = conn.getresponse()
-        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read().decode()
-    finally:
-        conn.close()
 
 
 def http_get(server, target, headers=None):
