@@ -83,24 +83,6 @@ std::string PercentDecode(std::string_view text, bool plus_is_space) {
   return out;
 }
 
-std::string UriEncode(std::string_view text, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '_' || c == '.' || c == '~' || (c == '/' && keep_slash)) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::vector<std::pair<std::string, std::string>> ParseFormPairs(std::string_view text,
                                                                 bool plus_is_space) {
   std::vector<std::pair<std::string, std::string>> out;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "wire/base64.h"
+#include "wire/sigv4.h"
 
 namespace lqsd {
 
@@ -31,9 +32,8 @@ using lqs::wire::Base64Encode;
 // strings). A '%' not followed by two hex digits is kept literally.
 std::string PercentDecode(std::string_view text, bool plus_is_space);
 
-// RFC 3986 encoding: everything except A-Z a-z 0-9 - _ . ~ becomes %XX
-// (upper-case hex); '/' too unless keep_slash.
-std::string UriEncode(std::string_view text, bool keep_slash);
+// SigV4's RFC 3986 encoding (wire/sigv4.h), shared with the CLI's signer.
+using lqs::wire::UriEncode;
 
 // Splits "a=1&b=2" into decoded (name, value) pairs, in order. Empty pieces
 // are skipped; a piece without '=' has an empty value. `plus_is_space`: as in

@@ -32,6 +32,15 @@ int RunExport(Env& env, const TransferFlags& f) {
   int rc = 0;
   Backend* b = env.Open(false, &rc);
   if (!b) return rc;
+  // A peek over --endpoint does not say when a delayed or in-flight message
+  // becomes visible (visible_at_ms), which an export records.
+  if (b->IsRemote()) {
+    return env.out->Error(Status(lqs::ErrorCode::kUnsupportedOperation,
+                                 "export is not available over --endpoint: the server's answers "
+                                 "do not say when a delayed message becomes visible. Stop lqsd "
+                                 "and run lqs with --data DIR on its database."),
+                          "export");
+  }
   std::vector<std::string> names = f.queues;
   if (names.empty()) {
     auto all = ListAllQueues(*b, f.prefix);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -163,9 +164,50 @@ class RemoteBackend final : public Backend {
     s.stats.delayed = num("ApproximateNumberOfMessagesDelayed");
     return s;
   }
-  Status ScanMessages(const std::string&,
-                      const std::function<bool(const lqs::StoredMessage&)>&) override {
-    return Unsupported("looking at messages without receiving them (peek, export)");
+  // GET /_aws/sqs/messages (LocalStack's developer endpoint, which lqsd
+  // serves: server/peek_endpoint.h) with every state shown, as a JSON-protocol
+  // ReceiveMessage answer. The state comes from IsVisible and IsDelayed;
+  // visible_at_ms is unknown (0).
+  Status ScanMessages(const std::string& queue,
+                      const std::function<bool(const lqs::StoredMessage&)>& fn) override {
+    auto url = Url(queue);
+    if (!url.ok()) return url.status();
+    StatusOr<lqs::wire::SqsHttpReply> reply = client_.Get(
+        kPeekPath, {{"QueueUrl", *url}, {"ShowInvisible", "true"}, {"ShowDelayed", "true"}},
+        {{"content-type", "application/x-amz-json-1.0"}});
+    if (!reply.ok()) {
+      return Status(reply.status().code(), reply.status().message() + " (is lqsd running?)");
+    }
+    if (reply->status != 200) {
+      Status error =
+          codec::DecodeError(reply->status, reply->query_error, reply->body, kServerErrorCode);
+      // The endpoint's own answers: no such queue, or the signature refused.
+      if (error.code() == ErrorCode::kQueueDoesNotExist || reply->status == 403) return error;
+      return NoPeekEndpoint("it answered HTTP " + std::to_string(reply->status));
+    }
+    Json j = Json::parse(reply->body, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) return NoPeekEndpoint("its answer is not JSON");
+    StatusOr<lqs::ReceiveMessageResult> result = codec::DecodeReceiveMessage(j);
+    if (!result.ok()) return NoPeekEndpoint("its answer is not ReceiveMessage's");
+    for (lqs::ReceivedMessage& m : result->messages) {
+      lqs::StoredMessage s;
+      s.message_id = std::move(m.message_id);
+      s.body = std::move(m.body);
+      s.message_attributes = std::move(m.message_attributes);
+      s.attributes = std::move(m.attributes);
+      const auto flag = [&s](const char* name) {
+        auto it = s.attributes.find(name);
+        if (it == s.attributes.end()) return std::string();
+        std::string value = std::move(it->second);
+        s.attributes.erase(it);
+        return value;
+      };
+      const std::string visible = flag("IsVisible");
+      const std::string delayed = flag("IsDelayed");
+      s.state = delayed == "true" ? "delayed" : visible == "false" ? "in_flight" : "visible";
+      if (!fn(s)) break;
+    }
+    return Status::OK();
   }
 
   StatusOr<std::string> StartMessageMoveTask(
@@ -196,6 +238,16 @@ class RemoteBackend final : public Backend {
   }
 
  private:
+  static constexpr std::string_view kPeekPath = "/_aws/sqs/messages";
+
+  Status NoPeekEndpoint(const std::string& why) const {
+    return Status(ErrorCode::kUnsupportedOperation,
+                  "peek is not available from " + options_.endpoint +
+                      ": it does not serve GET /_aws/sqs/messages (the developer endpoint of "
+                      "lqsd and LocalStack; " +
+                      why + "). Real SQS has no way to look at messages without receiving them.");
+  }
+
   static Status Unsupported(const std::string& what) {
     return Status(ErrorCode::kUnsupportedOperation,
                   what +

@@ -49,10 +49,44 @@ std::string FormatAmzDate(int64_t unix_seconds) {
   return std::string(buf, n);
 }
 
+std::string UriEncode(std::string_view text, bool keep_slash) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '_' || c == '.' || c == '~' || (c == '/' && keep_slash)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string CanonicalQuery(std::vector<std::pair<std::string, std::string>> params) {
+  for (auto& [name, value] : params) {
+    name = UriEncode(name, /*keep_slash=*/false);
+    value = UriEncode(value, /*keep_slash=*/false);
+  }
+  std::sort(params.begin(), params.end());
+  std::string out;
+  for (const auto& [name, value] : params) {
+    if (!out.empty()) out += '&';
+    out += name;
+    out += '=';
+    out += value;
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> SignRequest(
     const SigningCredentials& credentials, std::string_view method, std::string_view path,
     std::vector<std::pair<std::string, std::string>> headers, std::string_view body,
-    int64_t now_unix) {
+    int64_t now_unix, std::string_view canonical_query) {
   const std::string amz_date = FormatAmzDate(now_unix);
   std::vector<std::pair<std::string, std::string>> added = {{"x-amz-date", amz_date}};
   if (!credentials.session_token.empty()) {
@@ -61,13 +95,15 @@ std::vector<std::pair<std::string, std::string>> SignRequest(
   headers.insert(headers.end(), added.begin(), added.end());
   std::sort(headers.begin(), headers.end());
 
-  // Canonical request: method, path, (empty) query, headers, signed names,
-  // payload hash. Values are signed as given (the caller's have no runs of
-  // spaces to collapse).
+  // Canonical request: method, path, query, headers, signed names, payload
+  // hash. Values are signed as given (the caller's have no runs of spaces to
+  // collapse).
   std::string canonical(method);
   canonical += '\n';
   canonical += path;
-  canonical += "\n\n";
+  canonical += '\n';
+  canonical += canonical_query;
+  canonical += '\n';
   std::string signed_headers;
   for (const auto& [name, value] : headers) {
     canonical += name;

@@ -46,16 +46,27 @@ struct SigningCredentials {
   std::string service = "sqs";
 };
 
-// Signs a request without a query string. `path` must already be in
-// canonical form (unreserved characters and '/' only, e.g. "/"); `headers`
-// are the fields to sign, names in lower case, each name once (host
-// included). Returns the fields to add to the request, in this order:
-// x-amz-date, x-amz-security-token (only with a session token) and
+// RFC 3986 encoding as SigV4 wants it: everything except A-Z a-z 0-9 - _ .
+// ~ becomes %XX (upper-case hex); '/' too unless keep_slash.
+std::string UriEncode(std::string_view text, bool keep_slash);
+
+// SigV4's canonical query string of decoded (name, value) pairs: each name
+// and value UriEncode'd (no '/' kept), the pairs sorted by encoded name, then
+// value, joined as "n1=v1&n2=v2". It is also a valid query string to send:
+// a server that decodes it and canonicalises it again gets the same text.
+std::string CanonicalQuery(std::vector<std::pair<std::string, std::string>> params);
+
+// Signs a request. `path` must already be in canonical form (unreserved
+// characters and '/' only, e.g. "/"); `canonical_query` is the request's
+// query string exactly as sent, which must be CanonicalQuery's form (empty:
+// none); `headers` are the fields to sign, names in lower case, each name
+// once (host included). Returns the fields to add to the request, in this
+// order: x-amz-date, x-amz-security-token (only with a session token) and
 // authorization (every given header, and those two, signed).
 std::vector<std::pair<std::string, std::string>> SignRequest(
     const SigningCredentials& credentials, std::string_view method, std::string_view path,
     std::vector<std::pair<std::string, std::string>> headers, std::string_view body,
-    int64_t now_unix);
+    int64_t now_unix, std::string_view canonical_query = {});
 
 }  // namespace lqs::wire
 

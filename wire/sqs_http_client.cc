@@ -146,16 +146,21 @@ void SqsHttpClient::Run(Connection* c) {
 StatusOr<SqsHttpReply> SqsHttpClient::Call(std::string_view action, const std::string& payload,
                                            int extra_seconds) {
   const std::string target = "AmazonSQS." + std::string(action);
-  return Exchange(action, "/", payload,
+  return Exchange(action, "/", {}, payload,
                   {{"content-type", std::string(kContentType)}, {"x-amz-target", target}},
                   extra_seconds);
 }
 
-StatusOr<SqsHttpReply> SqsHttpClient::Get(std::string_view path) {
-  return Exchange("GET " + std::string(path), path, std::nullopt, {}, 0);
+StatusOr<SqsHttpReply> SqsHttpClient::Get(
+    std::string_view path, std::vector<std::pair<std::string, std::string>> query,
+    std::vector<std::pair<std::string, std::string>> headers) {
+  const std::string canonical_query = CanonicalQuery(std::move(query));
+  return Exchange("GET " + std::string(path), path, canonical_query, std::nullopt,
+                  std::move(headers), 0);
 }
 
 StatusOr<SqsHttpReply> SqsHttpClient::Exchange(std::string_view what, std::string_view path,
+                                               std::string_view query,
                                                const std::optional<std::string>& payload,
                                                std::vector<Header> headers, int extra_seconds) {
   const auto timeout = std::chrono::seconds(options_.timeout_seconds + extra_seconds);
@@ -215,8 +220,9 @@ StatusOr<SqsHttpReply> SqsHttpClient::Exchange(std::string_view what, std::strin
     }
 
     const bool post = payload.has_value();
-    http::request<http::string_body> req{post ? http::verb::post : http::verb::get,
-                                         std::string(path), 11};
+    std::string target(path);
+    if (!query.empty()) target.append("?").append(query);
+    http::request<http::string_body> req{post ? http::verb::post : http::verb::get, target, 11};
     req.set(http::field::host, endpoint_.host_header);
     for (const auto& [name, value] : headers) req.set(name, value);
     if (post) req.set("x-amzn-query-mode", "true");
@@ -234,7 +240,7 @@ StatusOr<SqsHttpReply> SqsHttpClient::Exchange(std::string_view what, std::strin
       signed_headers.emplace_back("host", endpoint_.host_header);
       for (auto& [name, value] :
            SignRequest(*options_.signing, post ? "POST" : "GET", path, std::move(signed_headers),
-                       post ? std::string_view(*payload) : std::string_view(), now)) {
+                       post ? std::string_view(*payload) : std::string_view(), now, query)) {
         req.set(name, value);
       }
     }

@@ -76,9 +76,14 @@ class SqsHttpClient {
   StatusOr<SqsHttpReply> Call(std::string_view action, const std::string& payload,
                               int extra_seconds = 0);
 
-  // GETs `path` (one of lqsd's operational paths, such as /bridges),
-  // signed like a Call, and reads the answer.
-  StatusOr<SqsHttpReply> Get(std::string_view path);
+  // GETs `path` (canonical form: unreserved characters and '/' only; one of
+  // lqsd's operational paths such as /bridges, or /_aws/sqs/messages) with
+  // the query string of the decoded pairs `query` (none when empty; sent in
+  // SigV4's canonical form, CanonicalQuery) and the extra fields `headers`
+  // (lower-case names), all signed like a Call, and reads the answer.
+  StatusOr<SqsHttpReply> Get(std::string_view path,
+                             std::vector<std::pair<std::string, std::string>> query = {},
+                             std::vector<std::pair<std::string, std::string>> headers = {});
 
   // Closes the connection (the next Call opens a new one).
   void Close();
@@ -94,9 +99,10 @@ class SqsHttpClient {
   struct Connection;
   using Header = std::pair<std::string, std::string>;
   // One request: a POST of `payload` when it has one, else a GET. `what`
-  // names it in errors; `headers` are sent and signed.
+  // names it in errors; `query` is the canonical query string (empty: none);
+  // `headers` are sent and signed.
   StatusOr<SqsHttpReply> Exchange(std::string_view what, std::string_view path,
-                                  const std::optional<std::string>& payload,
+                                  std::string_view query, const std::optional<std::string>& payload,
                                   std::vector<Header> headers, int extra_seconds);
   // Runs `c`'s operations to completion (or to Abort()).
   void Run(Connection* c);

@@ -6,11 +6,13 @@ skipped (under CI, CI=true, it fails instead: tests/missing_client.py):
     LQS_CLI=build/tools/lqs LQSD=build/server/lqsd /usr/bin/python3 tests/cli/test_cli_remote.py
 """
 
+import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, TESTS)
@@ -89,10 +91,41 @@ def scenario(url, local_db):
     out = run(url, "import", stdin=dump, json_out=True)
     assert out["queues"] == {"imported": {"imported": 1, "failed": 0}}
 
+    # peek reads lqsd's GET /_aws/sqs/messages: every state, nothing changed.
+    run(url, "queue", "create", "peeked")
+    run(url, "send", "peeked", "taken")
+    taken = run(url, "receive", "peeked", "--visibility", "60", json_out=True)["messages"]
+    assert [m["Body"] for m in taken] == ["taken"]
+    run(url, "send", "peeked", "waiting", "-a", "k:String=v")
+    run(url, "send", "peeked", "later", "--delay", "60")
+    before = {r["queue"]: r for r in run(url, "stats", json_out=True)["queues"]}["peeked"]
+    for _ in range(2):
+        peeked = run(url, "peek", "peeked", json_out=True)["messages"]
+        states = {m["Body"]: m["state"] for m in peeked}
+        assert states == {"taken": "in_flight", "waiting": "visible", "later": "delayed"}, peeked
+        counts = {m["Body"]: m["Attributes"]["ApproximateReceiveCount"] for m in peeked}
+        assert counts == {"taken": "1", "waiting": "0", "later": "0"}, peeked
+        assert all("IsVisible" not in m["Attributes"] for m in peeked)
+        waiting = [m for m in peeked if m["Body"] == "waiting"][0]
+        assert waiting["MessageAttributes"]["k"] == {"DataType": "String", "StringValue": "v"}
+    after = {r["queue"]: r for r in run(url, "stats", json_out=True)["queues"]}["peeked"]
+    assert (after["visible"], after["in_flight"], after["delayed"]) == (1, 1, 1), after
+    assert after == before
+    delayed = run(url, "peek", "peeked", "--state", "delayed", json_out=True)["messages"]
+    assert [m["Body"] for m in delayed] == ["later"]
+    table = run(url, "peek", "peeked").stdout
+    assert "in_flight" in table and "waiting" in table, table
+    # The next receive gets the one visible message, received for the first time.
+    got = run(url, "receive", "peeked", "-n", "10", json_out=True)["messages"]
+    assert [(m["Body"], m["Attributes"]["ApproximateReceiveCount"]) for m in got] == [
+        ("waiting", "1")], got
+    p = run(url, "peek", "nope", expect=2)
+    assert "QueueDoesNotExist" in p.stderr, p.stderr
+    run(url, "queue", "delete", "peeked")
+
     # What the SQS protocol cannot do: a clear error, exit 2.
-    p = run(url, "peek", "jobs", expect=2)
+    p = run(url, "export", expect=2)
     assert "UnsupportedOperation" in p.stderr and "--data" in p.stderr
-    run(url, "export", expect=2)
     run(url, "verify", expect=2)
 
     # Errors from the server keep their SQS code.
@@ -139,6 +172,53 @@ def signed_scenario(tmp):
         assert run(url, "--region", "us-east-1", "receive", "jobs", json_out=True,
                    env=arn)["messages"][0]["Body"] == "from us-east-1"
         assert run(url, "receive", "jobs", json_out=True, env=arn)["messages"] == []
+        # peek's GET is signed too, its query string included.
+        run(url, "send", "jobs", "peek me", env=creds)
+        peeked = run(url, "peek", "jobs", json_out=True, env=creds)["messages"]
+        assert sorted((m["Body"], m["state"]) for m in peeked) == [
+            ("from us-east-1", "in_flight"), ("peek me", "visible")], peeked
+        p = run(url, "peek", "jobs", expect=2, env={**creds, "AWS_SECRET_ACCESS_KEY": "nope"})
+        assert "SignatureDoesNotMatch" in p.stderr, p.stderr
+
+
+class NotLqsd(http.server.BaseHTTPRequestHandler):
+    """An SQS endpoint without the developer endpoint: GetQueueUrl answers,
+    any GET gets 404 (as from a server that has no such path)."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        body = json.dumps({"QueueUrl": "http://%s/123456789012/jobs" % self.headers["Host"]})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-amz-json-1.0")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def do_GET(self):
+        body = b"<html>not found</html>"
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def not_lqsd_scenario():
+    """peek against an endpoint that does not serve /_aws/sqs/messages."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotLqsd)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = "http://127.0.0.1:%d" % server.server_address[1]
+        p = run(url, "peek", "jobs", expect=2)
+        assert "UnsupportedOperation" in p.stderr and "/_aws/sqs/messages" in p.stderr, p.stderr
+        assert "HTTP 404" in p.stderr, p.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def run_env(*args, env, json_out=False, expect=0):
@@ -240,6 +320,7 @@ def main():
         signed_scenario(tmp)
         aws_endpoint_conventions(tmp)
         aws_profile_conventions(tmp)
+    not_lqsd_scenario()
     print("cli_remote: ok")
     return 0
 
