@@ -30,6 +30,36 @@ target_link_libraries(lqs_c PUBLIC lqs PRIVATE lqs_bridge lqs_wire)
 target_compile_options(lqs_c PRIVATE ${LQS_WARNINGS})
 install(TARGETS lqs_c EXPORT lqsTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
+# The same C API as a shared library, liblqs_c.so.0, for C programs and
+# other languages' FFIs (pkg-config lqs; the .deb ships it). It exports only
+# the lqs_* functions (lqs_c.map); the C++ code inside stays private.
+# RocksDB comes from librocksdb.so: Debian's librocksdb.a is not built for
+# shared objects (initial-exec TLS), so the shared library is linked first
+# and the archive that lqs brings along then contributes nothing.
+if(TARGET RocksDB::rocksdb-shared AND NOT LQS_SANITIZE)
+  add_library(lqs_c_shared SHARED ${_lqs_c_sources} lib/c_bridge.cc)
+  add_library(lqs::lqs_c_shared ALIAS lqs_c_shared)
+  set_target_properties(lqs_c_shared PROPERTIES
+    OUTPUT_NAME lqs_c VERSION ${PROJECT_VERSION} SOVERSION 0
+    LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/lqs_c.map)
+  target_include_directories(lqs_c_shared
+    PUBLIC
+      $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+      $<INSTALL_INTERFACE:include>
+    PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(lqs_c_shared PRIVATE RocksDB::rocksdb-shared lqs lqs_bridge lqs_wire)
+  target_link_options(lqs_c_shared PRIVATE
+    LINKER:--version-script=${PROJECT_SOURCE_DIR}/cmake/lqs_c.map LINKER:--no-undefined
+    LINKER:--no-as-needed)
+  target_compile_options(lqs_c_shared PRIVATE ${LQS_WARNINGS})
+  install(TARGETS lqs_c_shared EXPORT lqsTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Unspecified)
+  # Relocatable: the prefix is found from the .pc file's own directory.
+  file(RELATIVE_PATH LQS_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+  configure_file(cmake/lqs.pc.in ${PROJECT_BINARY_DIR}/lqs.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/lqs.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+
 if(LQS_BUILD_TESTS)
   set(_lqs_c_test_flags -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes)
   if(LQS_WERROR)
