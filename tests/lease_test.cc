@@ -231,6 +231,28 @@ TEST_F(LeaseTest, InFlightLimit) {
   EXPECT_EQ(Receive(*q, 10).size(), 3u);  // the expired leases, again
 }
 
+TEST_F(LeaseTest, InFlightLimitFifoAnswersNoMessages) {
+  durability_ = Durability::kNone;
+  max_inflight_per_queue_ = 2;
+  Reopen();
+  auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"}, {"ContentBasedDeduplication", "true"}});
+  for (int i = 0; i < 4; ++i) {
+    SendMessageRequest s;
+    s.body = "m" + std::to_string(i);
+    s.message_group_id = "g" + std::to_string(i);
+    ASSERT_OK(q->SendMessage(s));
+  }
+  EXPECT_EQ(Receive(*q, 10).size(), 2u);
+  // SQS: a FIFO queue at the limit returns no error, only no messages.
+  ReceiveMessageRequest r;
+  r.wait_time_seconds = 0;
+  auto got = q->ReceiveMessage(r);
+  ASSERT_OK(got);
+  EXPECT_TRUE(got->messages.empty());
+  clock_->AdvanceSeconds(31);
+  EXPECT_EQ(Receive(*q, 10).size(), 2u);
+}
+
 TEST_F(LeaseTest, ReceiveValidation) {
   auto q = MakeQueue("q");
   ReceiveMessageRequest r;

@@ -277,9 +277,10 @@ Status QueueImpl::StartReceiveLocked(const ReceiveMessageRequest& request, int64
   const int64_t room = core_->options().max_inflight_per_queue - in_flight;
   if (room <= 0) {
     ctx->want = 0;
-    // A long poll waits, and at its deadline ends with no messages
-    // (docs/sqs-reference.md §7.5).
-    if (long_poll) return Status::OK();
+    // A long poll waits, and at its deadline ends with no messages; a FIFO
+    // queue answers no messages instead of OverLimit (docs/sqs-reference.md
+    // §7.5).
+    if (long_poll || fifo_) return Status::OK();
     return Status(ErrorCode::kOverLimit,
                   "The maximum number of in flight messages (" +
                       std::to_string(core_->options().max_inflight_per_queue) +
