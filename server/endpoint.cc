@@ -52,6 +52,8 @@ struct Endpoint::State {
   std::vector<std::thread> threads;
   std::string host_port;
   std::string metrics_host_port;
+  // The clock GET/POST /_lqs/clock read and move; null: none.
+  std::shared_ptr<lqs::ManualClock> manual_clock;
   int busy_poll_us = 0;
   std::mutex shutdown_mu;
   bool shut_down = false;
@@ -97,6 +99,8 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   router_config.auth = config.auth;
   router_config.regions = &s->regions;
   router_config.bridge_stats = config.bridge_stats;
+  s->manual_clock = config.manual_clock;
+  router_config.manual_clock = s->manual_clock.get();
 
   HttpServer::Limits limits;
   limits.max_body_bytes = config.max_body_bytes;

@@ -24,6 +24,7 @@
 
 #include "lqs/bridge.h"
 #include "lqs/broker.h"
+#include "lqs/clock.h"
 #include "lqs/options.h"
 #include "lqs/status.h"
 
@@ -64,6 +65,10 @@ struct EndpointConfig {
   std::function<void(const std::string& region, const std::string& path)> on_region_open;
   // The bridges' counters for /metrics (bridges.h); unset: none.
   std::function<std::vector<lqs::BridgeStats>()> bridge_stats;
+  // lqsd --manual-clock: the clock the Broker (and so every region's) runs
+  // on, read and moved through GET /_lqs/clock and POST /_lqs/clock/advance
+  // (clock_endpoint.h). nullptr: those paths answer 404.
+  std::shared_ptr<lqs::ManualClock> manual_clock;
 };
 
 // The number of I/O threads when none is given: max(1, cores / 2). A

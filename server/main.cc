@@ -71,6 +71,7 @@ struct Flags {
   int max_regions = 32;
   bool no_purge_interval = false;
   bool no_queue_reuse_delay = false;
+  bool manual_clock = false;
   // Bridges (bridges.h, docs/bridge.md).
   std::vector<std::string> forward;
   std::vector<std::string> pull;
@@ -156,6 +157,11 @@ int main(int argc, char** argv) {
                "Allow PurgeQueue more than once per 60 s");
   app.add_flag("--no-queue-reuse-delay", flags.no_queue_reuse_delay,
                "Allow re-creating a deleted queue name at once");
+  app.add_flag("--manual-clock", flags.manual_clock,
+               "Run on a manual clock for tests: it starts at the current time and moves only "
+               "through POST /_lqs/clock/advance {\"seconds\": N} (GET /_lqs/clock reads it), "
+               "which expires visibility timeouts, delays and retention and ends long polls "
+               "without waiting (docs/cli.md)");
   app.add_option("--init", flags.init_file,
                  "A JSON file of queues to create at startup, with their attributes, "
                  "dead-letter queues and tags, in the default region (docs/cli.md). Idempotent; "
@@ -339,6 +345,11 @@ int main(int argc, char** argv) {
   options.deferred_commits = true;
   options.enforce_purge_interval = !flags.no_purge_interval;
   options.enforce_queue_name_reuse_delay = !flags.no_queue_reuse_delay;
+  std::shared_ptr<lqs::ManualClock> manual_clock;
+  if (flags.manual_clock) {
+    manual_clock = std::make_shared<lqs::ManualClock>(lqs::SystemClock::Default()->NowMillis());
+    options.clock = manual_clock;  // the other regions' Brokers copy these options
+  }
 
   auto remove_temp = [&] {
     if (temp_dir.empty()) return;
@@ -405,6 +416,7 @@ int main(int argc, char** argv) {
   endpoint_config.max_body_bytes = flags.max_body_bytes;
   endpoint_config.single_region = flags.single_region;
   endpoint_config.max_regions = static_cast<size_t>(flags.max_regions);
+  endpoint_config.manual_clock = manual_clock;
   if (!bridges.empty()) endpoint_config.bridge_stats = [&bridges] { return bridges.Stats(); };
   // Clients signed for another region than --region used to share --data's
   // queues: say where theirs are now, and how to share them again.
@@ -475,6 +487,7 @@ int main(int argc, char** argv) {
             : "") +
        ", default region " + flags.region + (flags.single_region ? " (serves every region)" : "") +
        ", profile " + flags.profile +
+       (manual_clock != nullptr ? ", manual clock (POST /_lqs/clock/advance moves it)" : "") +
        (flags.max_disk_bytes > 0
             ? ", storage budget " + std::to_string(flags.max_disk_bytes) + " bytes per database"
             : "") +

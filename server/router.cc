@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "server/action_outputs.h"
+#include "server/clock_endpoint.h"
 #include "server/peek_endpoint.h"
 #include "server/sqs_json.h"
 #include "server/sqs_query.h"
@@ -568,6 +569,11 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
     verified_region = std::move(signed_region);
   }
   if (peek::IsPeekRequest(request)) return ServePeek(request, *call, std::move(verified_region));
+  if (clock_endpoint::IsClockRequest(request)) {
+    return Reply(*call, config_.manual_clock != nullptr
+                            ? clock_endpoint::Serve(request, *config_.manual_clock)
+                            : sqs_query::EncodeUnknownOperation(request_id));
+  }
 
   ActionRequest action;
   action.protocol = protocol;

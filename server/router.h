@@ -53,6 +53,10 @@
 // LocalStack's developer endpoint, GET /_aws/sqs/messages (peek_endpoint.h),
 // is routed after the signature check, like an SQS request, and only there:
 // it shows message bodies, so the unauthenticated HandleOps() never serves it.
+// The manual clock's GET /_lqs/clock and POST /_lqs/clock/advance
+// (clock_endpoint.h) are routed the same way: after the signature check,
+// never by HandleOps(); without a manual clock they get the 404 a GET of an
+// unknown path gets.
 // Every SQS request (and peek, as action "unknown") is counted in the metrics
 // when its response is sent.
 //
@@ -76,6 +80,8 @@
 #include "server/sigv4.h"
 #include "server/url_style.h"
 
+#include "lqs/clock.h"
+
 namespace lqsd {
 
 struct RouterConfig {
@@ -97,6 +103,9 @@ struct RouterConfig {
   Regions* regions = nullptr;
   // The bridges' counters for /metrics (lqs_bridge_*); unset: none.
   std::function<std::vector<lqs::BridgeStats>()> bridge_stats;
+  // The clock of GET /_lqs/clock and POST /_lqs/clock/advance
+  // (clock_endpoint.h; borrowed); nullptr: they answer 404.
+  lqs::ManualClock* manual_clock = nullptr;
 };
 
 class Router {

@@ -49,6 +49,7 @@ import json
 import re
 import shutil
 import tempfile
+import time
 from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
                     Tuple, TypeVar, Union)
 
@@ -729,6 +730,14 @@ class Server(_ClosesOnExit):
     ``single_region=True`` serves every region from ``broker``. At most
     ``max_regions`` regions, ``broker``'s included, are served; a request for
     one more gets 403 OverLimit.
+    ``manual_clock=True``: as lqsd's ``--manual-clock``, every region runs on one
+    :class:`ManualClock` starting at the current time (or on ``clock=``, when given);
+    ``clock`` is that clock (else None). ``advance_clock(seconds)`` moves it, as does
+    ``POST <url>/_lqs/clock/advance`` with ``{"seconds": N}`` from any client;
+    ``GET <url>/_lqs/clock`` reads it. A ``clock=`` alone also serves those paths.
+    The clock expires visibility timeouts, delays and retention and ends long polls
+    only when moved: a long poll on an empty queue waits until it is advanced past
+    its WaitTimeSeconds.
     ``close()`` stops the broker's workers (lqs.Worker), stops accepting
     connections, lets requests in progress finish (waiting long polls are answered
     with no messages) and closes the database.
@@ -737,9 +746,13 @@ class Server(_ClosesOnExit):
     def __init__(self, path: Optional[str] = None, *, host: str = "127.0.0.1", port: int = 0,
                  threads: int = 0, single_region: bool = False, max_regions: int = 32,
                  busy_poll_us: Optional[int] = None, metrics_listen: Optional[str] = None,
-                 url_style: str = "path", **options: Any) -> None:
+                 url_style: str = "path", manual_clock: bool = False,
+                 **options: Any) -> None:
         self._temp: Optional[str] = None
         self._rep: Any = None
+        if manual_clock and options.get("clock") is None:
+            options["clock"] = ManualClock(int(time.time() * 1000))
+        self.clock: Optional[ManualClock] = options.get("clock")
         if path is None:
             self._temp = tempfile.mkdtemp(prefix="lqs-server-")
             path = self._temp
@@ -752,7 +765,7 @@ class Server(_ClosesOnExit):
                 self._rep = _lqs.Endpoint.start(self.broker._rep, host, port,
                                                 self.broker.account_id, threads,
                                                 single_region, max_regions, busy_poll_us,
-                                                metrics_listen, url_style)
+                                                metrics_listen, url_style, self.clock)
             except BaseException:
                 self.broker.close()
                 raise
@@ -762,6 +775,16 @@ class Server(_ClosesOnExit):
         self.url = "http://" + self._rep.host_port
         metrics = self._rep.metrics_host_port
         self.metrics_url: Optional[str] = "http://" + metrics if metrics else None
+
+    def advance_clock(self, seconds: float) -> int:
+        """Moves the manual clock forward by ``seconds`` (>= 0; a fraction for
+        milliseconds), waking long polls whose wait has passed; returns the new time
+        in milliseconds since the epoch. Raises ValueError without a manual clock or
+        for a negative step."""
+        if self.clock is None:
+            raise ValueError("this Server has no manual clock: start it with manual_clock=True")
+        self.clock.advance_seconds(seconds)
+        return self.clock.now_millis()
 
     def close(self) -> None:
         """Stops the endpoint and closes its database (idempotent)."""

@@ -30,7 +30,7 @@ PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16
                          const std::string& account_id, int threads, bool single_region,
                          int max_regions, std::optional<int> busy_poll_us,
                          const std::optional<std::string>& metrics_listen,
-                         const std::string& url_style) {
+                         const std::string& url_style, const py::object& manual_clock) {
   if (broker.closed) Check(lqs::Status(lqs::ErrorCode::kClosed, "the database is closed"));
   lqsd::EndpointConfig config;
   config.host = host;
@@ -56,6 +56,10 @@ PyEndpoint StartEndpoint(const PyBroker& broker, const std::string& host, uint16
     throw py::value_error("url_style must be \"path\" or \"host\", not '" + url_style + "'");
   }
   config.url_style = *style;
+  if (!manual_clock.is_none()) {
+    // The broker's own clock (lqs.Server passes the one it opened it with).
+    config.manual_clock = py::cast<std::shared_ptr<lqs::ManualClock>>(manual_clock);
+  }
   std::string error;
   PyEndpoint out{broker.rep, broker.workers, nullptr};
   out.rep = Unlocked([&] { return lqsd::Endpoint::Start(broker.rep.get(), config, &error); });
@@ -70,7 +74,7 @@ void BindEndpoint(py::module_& m) {
       .def_static("start", &StartEndpoint, py::arg("broker"), py::arg("host"), py::arg("port"),
                   py::arg("account_id"), py::arg("threads"), py::arg("single_region"),
                   py::arg("max_regions"), py::arg("busy_poll_us"), py::arg("metrics_listen"),
-                  py::arg("url_style"))
+                  py::arg("url_style"), py::arg("manual_clock"))
       .def_property_readonly("host_port", [](const PyEndpoint& e) { return e.rep->host_port(); })
       .def_property_readonly("metrics_host_port",
                              [](const PyEndpoint& e) { return e.rep->metrics_host_port(); })

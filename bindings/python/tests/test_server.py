@@ -198,6 +198,50 @@ def test_host_style_queue_urls(tmp_path):
         assert "url_style" in str(e)
 
 
+def test_manual_clock_moves_only_when_advanced_in_process_or_over_http():
+    with lqs.Server() as plain:
+        assert plain.clock is None
+        try:
+            plain.advance_clock(1)
+            raise AssertionError("expected ValueError")
+        except ValueError as e:
+            assert "manual_clock" in str(e)
+        try:
+            urllib.request.urlopen(plain.url + "/_lqs/clock")
+            raise AssertionError("expected 404")
+        except urllib.error.HTTPError as e:
+            assert e.code == 404
+    with lqs.Server(manual_clock=True) as server, sqs_client(server.url) as sqs:
+        start = server.clock.now_millis()
+        assert abs(start - time.time() * 1000) < 3600 * 1000  # starts at the real time
+        url = sqs.create_queue(QueueName="clocked")["QueueUrl"]
+        sqs.send_message(QueueUrl=url, MessageBody="m", DelaySeconds=900)
+        assert "Messages" not in sqs.receive_message(QueueUrl=url)
+        assert server.advance_clock(899.5) == start + 899500
+        assert "Messages" not in sqs.receive_message(QueueUrl=url)
+        # The same clock over HTTP.
+        with urllib.request.urlopen(urllib.request.Request(
+                server.url + "/_lqs/clock/advance?seconds=0.5", method="POST")) as r:
+            assert r.status == 200
+        assert server.clock.now_millis() == start + 900000
+        got = sqs.receive_message(QueueUrl=url, VisibilityTimeout=10)["Messages"]
+        assert [m["Body"] for m in got] == ["m"]
+        # A long poll ends when the clock passes its wait, not before.
+        answer = {}
+        t = threading.Thread(target=lambda: answer.update(
+            sqs.receive_message(QueueUrl=url, WaitTimeSeconds=5)))
+        t.start()
+        t.join(0.3)
+        assert t.is_alive()
+        server.advance_clock(5)
+        t.join(30)
+        assert not t.is_alive() and "Messages" not in answer
+        # Advanced 5 s of the 10 s lease: still leased; 5 more: back.
+        assert "Messages" not in sqs.receive_message(QueueUrl=url)
+        server.advance_clock(5)
+        assert len(sqs.receive_message(QueueUrl=url)["Messages"]) == 1
+
+
 def test_port_in_use_is_a_clear_error():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
