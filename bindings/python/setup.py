@@ -46,6 +46,11 @@ setup(
     package_data={"lqs": ["*.so", "*.pyi", "py.typed"]},
     python_requires=">=3.9",
     cmdclass={"build_py": BuildFromCMake},
+    # The pytest plugin (lqs/pytest.py): its fixtures in every pytest run. Named as
+    # its module, so that `pytest -p lqs.pytest` (the way without installing) still
+    # works once installed: pytest skips an entry point whose name is registered,
+    # and would refuse the module registered a second time under another name.
+    entry_points={"pytest11": ["lqs.pytest = lqs.pytest"]},
     distclass=BinaryDistribution,
     zip_safe=False,
 )

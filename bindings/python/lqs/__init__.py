@@ -83,7 +83,7 @@ __all__ = [
     "InvalidBatchEntryId", "BatchRequestTooLong", "OverLimit", "ResourceNotFound",
     "UnsupportedOperation", "MessageNotInflight", "StorageIOError", "Corruption",
     "DatabaseLocked", "Closed", "InternalError", "OverStorageBudget", "Worker", "WorkerMessage",
-    "NonRetryableError", "Bridge",
+    "NonRetryableError", "Bridge", "mock_sqs",
 ]
 
 class _ClosesOnExit:
@@ -876,3 +876,4 @@ class Bridge:
 
 from ._client import client  # noqa: E402  (needs the names above)
 from ._worker import NonRetryableError, Worker, WorkerMessage  # noqa: E402
+from ._mock import mock_sqs  # noqa: E402
