@@ -75,7 +75,7 @@ std::pair<std::optional<int64_t>, std::optional<HttpResponse>> ReadStep(
     return {ms, std::nullopt};
   }
   const size_t first = request.body.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && request.body[first] == '{') {
+  if (first != std::string::npos && (request.body[first] == '{' || request.body[first] == '[')) {
     // JSON, whatever the Content-Type says (curl -d sends a form type).
     const Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
     if (!body.is_object()) {
