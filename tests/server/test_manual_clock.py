@@ -139,6 +139,22 @@ def test_advance_expires_visibility_and_delay(server):
     assert [m["Body"] for m in sqs.receive_message(QueueUrl=url)["Messages"]] == ["later"]
 
 
+def test_every_region_runs_on_the_clock(server):
+    sqs = boto3.client(
+        "sqs", endpoint_url=server.url, region_name="eu-west-1",
+        aws_access_key_id="lqsdtest", aws_secret_access_key="lqsdtest",
+        config=Config(retries={"max_attempts": 1, "mode": "standard"}))
+    url = sqs.create_queue(QueueName="elsewhere")["QueueUrl"]
+    assert "/queue/eu-west-1/" in url  # another region's database
+    before = json.loads(clock(server)[2])["now_millis"]
+    sqs.send_message(QueueUrl=url, MessageBody="m", DelaySeconds=120)
+    got = sqs.receive_message(QueueUrl=url, AttributeNames=["SentTimestamp"])
+    assert "Messages" not in got
+    advance(server, 120)
+    [m] = sqs.receive_message(QueueUrl=url, AttributeNames=["SentTimestamp"])["Messages"]
+    assert int(m["Attributes"]["SentTimestamp"]) == before  # the manual clock's time
+
+
 def test_advance_wakes_a_long_poll(server):
     sqs = client(server)
     url = sqs.create_queue(QueueName="poll")["QueueUrl"]
