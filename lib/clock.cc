@@ -40,16 +40,32 @@ std::shared_ptr<Clock> SystemClock::Default() {
   return clock;
 }
 
-ManualClock::ManualClock(int64_t start_ms) : now_ms_(start_ms) {}
+ManualClock::ManualClock(int64_t start_ms) : ManualClock(start_ms, /*running=*/false) {}
+
+ManualClock::ManualClock(int64_t start_ms, bool running)
+    : running_(running), now_ms_(start_ms), base_(std::chrono::steady_clock::now()) {}
+
+std::shared_ptr<ManualClock> ManualClock::Running(int64_t start_ms) {
+  return std::shared_ptr<ManualClock>(new ManualClock(start_ms, /*running=*/true));
+}
+
+int64_t ManualClock::ElapsedLocked() const {
+  if (!running_) return 0;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               base_)
+      .count();
+}
 
 int64_t ManualClock::NowMillis() {
   std::lock_guard<std::mutex> lock(mu_);
-  return now_ms_;
+  return now_ms_ + ElapsedLocked();
 }
 
 std::chrono::milliseconds ManualClock::RealTimeUntil(int64_t deadline_ms) {
-  // Time moves only in AdvanceMillis/SetMillis, which notify listeners;
-  // waiters re-check at least this often anyway.
+  // A running clock reaches the deadline in real time, like SystemClock;
+  // a frozen one only in AdvanceMillis/SetMillis, which notify listeners
+  // (waiters re-check at least this often anyway).
+  if (running_) return Clock::RealTimeUntil(deadline_ms);
   return NowMillis() >= deadline_ms ? std::chrono::milliseconds(0)
                                     : std::chrono::milliseconds(1000);
 }
@@ -66,6 +82,7 @@ void ManualClock::SetMillis(int64_t ms) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     now_ms_ = ms;
+    base_ = std::chrono::steady_clock::now();
   }
   NotifyListeners();
 }

@@ -34,7 +34,7 @@ HttpResponse Error(int status, std::string_view code, const std::string& message
 
 Json Now(lqs::ManualClock& clock) {
   const int64_t now = clock.NowMillis();
-  return Json{{"now_millis", now}, {"now", Iso8601(now)}};
+  return Json{{"now_millis", now}, {"now", Iso8601(now)}, {"running", clock.running()}};
 }
 
 std::string Quoted(std::string_view text) {

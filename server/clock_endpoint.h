@@ -4,7 +4,8 @@
 //
 // With a manual clock every region's Broker reads its time from one
 // lqs::ManualClock (lqs/clock.h), which starts at the real time lqsd started
-// at and then moves only when told to. Requests:
+// at and then moves only when told to (--manual-clock, frozen) or also with
+// real time (--manual-clock=running). Requests:
 //   GET  /_lqs/clock                      the current time;
 //   POST /_lqs/clock/advance              moves it forward by `seconds`:
 //        a JSON body {"seconds": N}, a form body seconds=N, or a query
@@ -12,7 +13,8 @@
 //        seconds >= 0, with a fraction for milliseconds (0.25; rounded to
 //        the nearest millisecond), at most kMaxAdvanceSeconds.
 // Both answer 200, application/json:
-//   {"now_millis": 1767225600000, "now": "2026-01-01T00:00:00.000Z"}
+//   {"now_millis": 1767225600000, "now": "2026-01-01T00:00:00.000Z",
+//    "running": false}
 // (the advance also "advanced_millis": the step). Advancing wakes parked long
 // polls (the Brokers listen to the clock), so a long poll whose
 // WaitTimeSeconds has passed ends empty, and visibility timeouts, delays and

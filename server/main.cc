@@ -71,7 +71,7 @@ struct Flags {
   int max_regions = 32;
   bool no_purge_interval = false;
   bool no_queue_reuse_delay = false;
-  bool manual_clock = false;
+  std::string manual_clock;  // "", "frozen" or "running"
   // Bridges (bridges.h, docs/bridge.md).
   std::vector<std::string> forward;
   std::vector<std::string> pull;
@@ -157,11 +157,13 @@ int main(int argc, char** argv) {
                "Allow PurgeQueue more than once per 60 s");
   app.add_flag("--no-queue-reuse-delay", flags.no_queue_reuse_delay,
                "Allow re-creating a deleted queue name at once");
-  app.add_flag("--manual-clock", flags.manual_clock,
-               "Run on a manual clock for tests: it starts at the current time and moves only "
-               "through POST /_lqs/clock/advance {\"seconds\": N} (GET /_lqs/clock reads it), "
-               "which expires visibility timeouts, delays and retention and ends long polls "
-               "without waiting (docs/cli.md)");
+  app.add_flag("--manual-clock{frozen}", flags.manual_clock,
+               "Run on a manual clock for tests, starting at the current time: POST "
+               "/_lqs/clock/advance {\"seconds\": N} moves it forward (GET /_lqs/clock reads "
+               "it), expiring visibility timeouts, delays and retention and ending long polls "
+               "without waiting. --manual-clock (frozen): time moves only then; "
+               "--manual-clock=running: time also runs as usual (docs/cli.md)")
+      ->check(CLI::IsMember({"frozen", "running"}));
   app.add_option("--init", flags.init_file,
                  "A JSON file of queues to create at startup, with their attributes, "
                  "dead-letter queues and tags, in the default region (docs/cli.md). Idempotent; "
@@ -346,8 +348,10 @@ int main(int argc, char** argv) {
   options.enforce_purge_interval = !flags.no_purge_interval;
   options.enforce_queue_name_reuse_delay = !flags.no_queue_reuse_delay;
   std::shared_ptr<lqs::ManualClock> manual_clock;
-  if (flags.manual_clock) {
-    manual_clock = std::make_shared<lqs::ManualClock>(lqs::SystemClock::Default()->NowMillis());
+  if (!flags.manual_clock.empty()) {
+    const int64_t now = lqs::SystemClock::Default()->NowMillis();
+    manual_clock = flags.manual_clock == "running" ? lqs::ManualClock::Running(now)
+                                                   : std::make_shared<lqs::ManualClock>(now);
     options.clock = manual_clock;  // the other regions' Brokers copy these options
   }
 
@@ -487,7 +491,9 @@ int main(int argc, char** argv) {
             : "") +
        ", default region " + flags.region + (flags.single_region ? " (serves every region)" : "") +
        ", profile " + flags.profile +
-       (manual_clock != nullptr ? ", manual clock (POST /_lqs/clock/advance moves it)" : "") +
+       (manual_clock != nullptr
+            ? ", " + flags.manual_clock + " manual clock (POST /_lqs/clock/advance moves it)"
+            : "") +
        (flags.max_disk_bytes > 0
             ? ", storage budget " + std::to_string(flags.max_disk_bytes) + " bytes per database"
             : "") +

@@ -9,6 +9,32 @@ namespace {
 
 class TimeRulesTest : public BrokerTest {};
 
+TEST(ManualClockTest, FrozenMovesOnlyWhenTold) {
+  ManualClock clock(1000);
+  EXPECT_FALSE(clock.running());
+  EXPECT_EQ(clock.NowMillis(), 1000);
+  EXPECT_EQ(clock.RealTimeUntil(61000), std::chrono::milliseconds(1000));  // re-check cap
+  clock.AdvanceMillis(60000);
+  EXPECT_EQ(clock.NowMillis(), 61000);
+  EXPECT_EQ(clock.RealTimeUntil(61000), std::chrono::milliseconds(0));
+}
+
+TEST(ManualClockTest, RunningFollowsRealTimeAndJumps) {
+  auto clock = ManualClock::Running(1000);
+  EXPECT_TRUE(clock->running());
+  const int64_t t0 = clock->NowMillis();
+  EXPECT_GE(t0, 1000);
+  // A deadline 60 s ahead is reached in real time, not at a re-check cap.
+  EXPECT_GT(clock->RealTimeUntil(t0 + 60000), std::chrono::milliseconds(50000));
+  clock->AdvanceSeconds(3600);
+  const int64_t t1 = clock->NowMillis();
+  EXPECT_GE(t1, t0 + 3600 * 1000);
+  EXPECT_EQ(clock->RealTimeUntil(t0 + 60000), std::chrono::milliseconds(0));
+  clock->SetMillis(5000);
+  EXPECT_GE(clock->NowMillis(), 5000);
+  EXPECT_LT(clock->NowMillis(), t1);
+}
+
 TEST_F(TimeRulesTest, PerMessageDelay) {
   auto q = MakeQueue("q");
   ASSERT_OK(SendDelayed(*q, "later", 5));

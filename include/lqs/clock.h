@@ -59,22 +59,41 @@ class SystemClock final : public Clock {
   static std::shared_ptr<Clock> Default();
 };
 
-// A clock that moves only when told to. Starts at `start_ms` (default: a
-// fixed date, 2026-01-01T00:00:00Z, so tests are reproducible).
+// A clock that moves when told to. Starts at `start_ms` (default: a fixed
+// date, 2026-01-01T00:00:00Z, so tests are reproducible).
+//
+// Frozen (the default), it moves only in AdvanceMillis/SetMillis: nothing
+// times out on its own, and a long poll on an empty queue waits until the
+// clock is moved past its deadline. Running (`Running()`), it also moves
+// with real time (a monotonic clock) from `start_ms`, and AdvanceMillis
+// jumps it forward: a suite that waits for some deadlines (a long poll ends
+// after its real wait, as on SQS) and skips others (a 12-hour visibility
+// timeout) in one test.
 class ManualClock final : public Clock {
  public:
   explicit ManualClock(int64_t start_ms = 1767225600000);
+  // A running clock that starts at `start_ms`.
+  static std::shared_ptr<ManualClock> Running(int64_t start_ms);
+
   int64_t NowMillis() override;
   std::chrono::milliseconds RealTimeUntil(int64_t deadline_ms) override;
   // Moves the clock forward by `ms` (>= 0) and wakes waiters.
   void AdvanceMillis(int64_t ms);
   void AdvanceSeconds(int64_t s) { AdvanceMillis(s * 1000); }
-  // Sets the clock; lqs clamps any backwards step to the last value it saw.
+  // Sets the clock (a running clock runs on from there); lqs clamps any
+  // backwards step to the last value it saw.
   void SetMillis(int64_t ms);
+  bool running() const { return running_; }
 
  private:
+  ManualClock(int64_t start_ms, bool running);
+  // Real milliseconds since `base_` (0 for a frozen clock). Needs mu_.
+  int64_t ElapsedLocked() const;
+
+  const bool running_;
   std::mutex mu_;
-  int64_t now_ms_;
+  int64_t now_ms_;  // the clock's value at base_
+  std::chrono::steady_clock::time_point base_;
 };
 
 }  // namespace lqs

@@ -10,6 +10,7 @@ paths need a signature; the --metrics-listen listener never serves them.
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -19,7 +20,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lqsd_harness import Config, Lqsd, boto3, http_request, missing_client  # noqa: E402
+from lqsd_harness import (Config, Lqsd, boto3, http_request, lqsd_binary,  # noqa: E402
+                          missing_client)
 
 if boto3 is None:  # pragma: no cover
     missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
@@ -70,8 +72,29 @@ def test_clock_starts_at_real_time_and_stands_still(server):
     first = json.loads(text)
     assert abs(first["now_millis"] - time.time() * 1000) < 3600 * 1000
     assert first["now"].endswith("Z") and first["now"][:4] == time.strftime("%Y", time.gmtime())
+    assert first["running"] is False
     time.sleep(0.05)  # real time passes; the manual clock does not
     assert json.loads(clock(server)[2])["now_millis"] == first["now_millis"]
+
+
+def test_a_running_clock_runs_and_jumps():
+    """--manual-clock=running: real time runs (an empty long poll ends after its
+    wait, as on SQS) and an advance jumps ahead (a visibility timeout expires)."""
+    with Lqsd("--manual-clock=running") as s:
+        first = json.loads(clock(s)[2])
+        assert first["running"] is True
+        sqs = client(s)
+        url = sqs.create_queue(QueueName="running")["QueueUrl"]
+        assert "Messages" not in sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1)
+        assert json.loads(clock(s)[2])["now_millis"] >= first["now_millis"] + 1000
+        sqs.send_message(QueueUrl=url, MessageBody="leased")
+        assert sqs.receive_message(QueueUrl=url, VisibilityTimeout=3600)["Messages"]
+        assert "Messages" not in sqs.receive_message(QueueUrl=url)
+        advance(s, 3600)
+        assert [m["Body"] for m in sqs.receive_message(QueueUrl=url)["Messages"]] == ["leased"]
+    bad = subprocess.run([lqsd_binary(), "--manual-clock=sometimes"], capture_output=True, text=True,
+                         timeout=30)
+    assert bad.returncode == 2 and "frozen,running" in bad.stderr, bad.stderr
 
 
 def test_advance_forms_and_fractions(server):

@@ -730,14 +730,16 @@ class Server(_ClosesOnExit):
     ``single_region=True`` serves every region from ``broker``. At most
     ``max_regions`` regions, ``broker``'s included, are served; a request for
     one more gets 403 OverLimit.
-    ``manual_clock=True``: as lqsd's ``--manual-clock``, every region runs on one
-    :class:`ManualClock` starting at the current time (or on ``clock=``, when given);
-    ``clock`` is that clock (else None). ``advance_clock(seconds)`` moves it, as does
-    ``POST <url>/_lqs/clock/advance`` with ``{"seconds": N}`` from any client;
-    ``GET <url>/_lqs/clock`` reads it. A ``clock=`` alone also serves those paths.
-    The clock expires visibility timeouts, delays and retention and ends long polls
-    only when moved: a long poll on an empty queue waits until it is advanced past
-    its WaitTimeSeconds.
+    ``manual_clock=True`` (or ``"frozen"``): as lqsd's ``--manual-clock``, every region
+    runs on one :class:`ManualClock` starting at the current time (or on ``clock=``,
+    when given); ``clock`` is that clock (else None). ``advance_clock(seconds)`` moves
+    it, as does ``POST <url>/_lqs/clock/advance`` with ``{"seconds": N}`` from any
+    client; ``GET <url>/_lqs/clock`` reads it. A ``clock=`` alone also serves those
+    paths. A frozen clock expires visibility timeouts, delays and retention and ends
+    long polls only when moved: a long poll on an empty queue waits until it is
+    advanced past its WaitTimeSeconds. ``manual_clock="running"`` (lqsd's
+    ``--manual-clock=running``): the clock also runs with real time, so a long poll
+    ends after its real wait, as on SQS, and advancing skips ahead.
     ``close()`` stops the broker's workers (lqs.Worker), stops accepting
     connections, lets requests in progress finish (waiting long polls are answered
     with no messages) and closes the database.
@@ -746,12 +748,16 @@ class Server(_ClosesOnExit):
     def __init__(self, path: Optional[str] = None, *, host: str = "127.0.0.1", port: int = 0,
                  threads: int = 0, single_region: bool = False, max_regions: int = 32,
                  busy_poll_us: Optional[int] = None, metrics_listen: Optional[str] = None,
-                 url_style: str = "path", manual_clock: bool = False,
+                 url_style: str = "path", manual_clock: Union[bool, str] = False,
                  **options: Any) -> None:
         self._temp: Optional[str] = None
         self._rep: Any = None
+        if manual_clock not in (False, True, "frozen", "running"):
+            raise ValueError("manual_clock must be False, True, \"frozen\" or \"running\", not "
+                             + repr(manual_clock))
         if manual_clock and options.get("clock") is None:
-            options["clock"] = ManualClock(int(time.time() * 1000))
+            options["clock"] = ManualClock(int(time.time() * 1000),
+                                           running=manual_clock == "running")
         self.clock: Optional[ManualClock] = options.get("clock")
         if path is None:
             self._temp = tempfile.mkdtemp(prefix="lqs-server-")

@@ -17,7 +17,7 @@ import contextlib
 import copy
 import inspect
 import os
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 __all__ = ["mock_sqs", "DUMMY_ACCESS_KEY_ID", "DUMMY_SECRET_ACCESS_KEY"]
 
@@ -83,8 +83,9 @@ class mock_sqs(contextlib.ContextDecorator):
             ...
 
     On entry it starts :class:`lqs.Server` over a temporary database
-    (``**server_options`` are its keywords; ``manual_clock=True`` gives it a manual
-    clock, ``clock`` is then that clock) and sets ``AWS_ENDPOINT_URL_SQS`` to its URL,
+    (``**server_options`` are its keywords; ``manual_clock=True``, ``"frozen"`` or
+    ``"running"`` gives it a manual clock, as :class:`lqs.Server`; ``clock`` is then that
+    clock) and sets ``AWS_ENDPOINT_URL_SQS`` to its URL,
     ``AWS_ACCESS_KEY_ID`` and ``AWS_SECRET_ACCESS_KEY`` to dummy values, and
     ``AWS_DEFAULT_REGION`` to ``region`` when neither it nor ``AWS_REGION`` is set.
     With botocore older than 1.31, which does not read ``AWS_ENDPOINT_URL_SQS``, it also
@@ -96,7 +97,7 @@ class mock_sqs(contextlib.ContextDecorator):
     Attributes while active: ``server`` (the :class:`lqs.Server`), ``url`` (its
     endpoint), ``clock`` (its :class:`lqs.ManualClock`, or None)."""
 
-    def __init__(self, *, region: str = "us-east-1", manual_clock: bool = False,
+    def __init__(self, *, region: str = "us-east-1", manual_clock: Union[bool, str] = False,
                  **server_options: Any) -> None:
         self.region = region
         self._server_options: Dict[str, Any] = dict(server_options, manual_clock=manual_clock)

@@ -6,7 +6,10 @@ in a conftest.py). Fixtures:
 
 ``lqs_server``
     An :class:`lqs.Server` over a temporary database, with a manual clock, started once
-    per test session (skips the test under ``--sqs-endpoint``).
+    per test session (skips the test under ``--sqs-endpoint``). The clock runs with real
+    time and ``lqs_clock.advance`` jumps it forward (lqsd's ``--manual-clock=running``), so
+    a step short of a deadline needs a margin, as against SQS; ``--lqs-clock frozen``
+    stops it between advances instead, for exact steps.
 ``sqs_client``
     A boto3 SQS client bound to the endpoint, with dummy credentials and region ``us-east-1``
     in process (whichever botocore is installed: the query protocol of botocore < 1.31 and
@@ -17,8 +20,10 @@ in a conftest.py). Fixtures:
 ``lqs_clock``
     The endpoint's manual clock: ``lqs_clock.advance(seconds)`` expires visibility
     timeouts, delays and retention and ends long polls whose wait has passed, without
-    sleeping; ``lqs_clock.now_millis()`` reads it. Nothing expires by itself: a long poll
-    on an empty queue waits until the clock is moved past its ``WaitTimeSeconds``.
+    sleeping; ``lqs_clock.now_millis()`` reads it. On the running clock (the default) a
+    long poll on an empty queue also ends after its real ``WaitTimeSeconds``, as on SQS;
+    under ``--lqs-clock frozen`` nothing expires by itself, and such a long poll waits
+    until the clock is moved past its ``WaitTimeSeconds``.
 ``sqs_endpoint_url``
     The endpoint the fixtures use.
 
@@ -78,6 +83,15 @@ class LqsClock:
         if server is not None:
             return int(server.clock.now_millis())
         return int(self._target.clock_request("GET", "/_lqs/clock")["now_millis"])
+
+    @property
+    def running(self) -> bool:
+        """True when the clock also runs with real time (``--manual-clock=running``, the
+        in-process default), False when it moves only in :meth:`advance`."""
+        server = self._target.server
+        if server is not None:
+            return bool(server.clock.running)
+        return bool(self._target.clock_request("GET", "/_lqs/clock").get("running", False))
 
     def __repr__(self) -> str:
         return f"<LqsClock of {self._target.url}>"
@@ -153,6 +167,10 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption("--sqs-region", metavar="REGION", default=None,
                     help="region of --sqs-endpoint's client (default: AWS_REGION, "
                          "AWS_DEFAULT_REGION, else us-east-1)")
+    group.addoption("--lqs-clock", choices=("running", "frozen"), default="running",
+                    help="lqs_server's manual clock: running (real time runs, lqs_clock.advance "
+                         "jumps ahead; the default) or frozen (time moves only in "
+                         "lqs_clock.advance)")
 
 
 def pytest_configure(config: Any) -> None:
@@ -174,7 +192,7 @@ def lqs_server(request: Any) -> Iterator[Any]:
         pytest.skip("lqs_server is the in-process lqsd; --sqs-endpoint points the "
                     "fixtures elsewhere")
     from . import Server
-    server = Server(manual_clock=True)
+    server = Server(manual_clock=request.config.getoption("--lqs-clock"))
     try:
         yield server
     finally:

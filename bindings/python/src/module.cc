@@ -102,7 +102,12 @@ PYBIND11_MODULE(_lqs, m) {
         "[(code, name, shape, query_code, http_status, sender_fault)] for every ErrorCode.");
 
   py::class_<lqs::ManualClock, std::shared_ptr<lqs::ManualClock>>(m, "ManualClock")
-      .def(py::init<int64_t>(), py::arg("start_ms") = int64_t{1767225600000})
+      .def(py::init([](int64_t start_ms, bool running) {
+             return running ? lqs::ManualClock::Running(start_ms)
+                            : std::make_shared<lqs::ManualClock>(start_ms);
+           }),
+           py::arg("start_ms") = int64_t{1767225600000}, py::kw_only(), py::arg("running") = false)
+      .def_property_readonly("running", &lqs::ManualClock::running)
       .def("now_millis", &lqs::ManualClock::NowMillis)
       .def(
           "advance_millis",
