@@ -12,11 +12,14 @@ PACKAGES=(
   libcli11-dev libboost-dev libjemalloc-dev
   python3-dev pybind11-dev python3-pytest python3-boto3 python3-setuptools
   awscli nginx openssl
+  chromium chromium-driver python3-selenium
   clang libclang-rt-14-dev clang-format clang-tidy
 )
 # The clients lqsd's tests drive (under CI a missing one fails the run,
 # tests/missing_client.py): aws-cli and Debian's boto3 above, nginx and
-# openssl (tests/bridge/tls_front.py: HTTPS in front of an lqsd); Node.js and npm
+# openssl (tests/bridge/tls_front.py: HTTPS in front of an lqsd); Chromium,
+# chromedriver and Selenium (tests/server/test_console_browser.py: the web
+# console in a headless browser); Node.js and npm
 # for tests/server/node, from Debian unless a node is installed already (a
 # NodeSource node brings its own npm, which Debian's npm would conflict with).
 if ! command -v node > /dev/null || ! command -v npm > /dev/null; then

@@ -13,8 +13,10 @@
 #include <boost/asio/io_context.hpp>
 
 #include "server/actions.h"
+#include "server/console.h"
 #include "server/http_server.h"
 #include "server/io_loop.h"
+#include "server/queue_history.h"
 #include "server/regions.h"
 #include "server/router.h"
 
@@ -46,6 +48,10 @@ struct Endpoint::State {
   // Built once the port is bound (port 0); no request arrives before the
   // threads run.
   std::unique_ptr<Router> router;
+  // The web console and its history; null when it is off.
+  std::unique_ptr<QueueHistory> history;
+  std::unique_ptr<HistorySampler> sampler;
+  std::unique_ptr<Console> console;
   // Parked long polls have no pending I/O: keep run() from returning while
   // they wait (Shutdown releases it).
   std::vector<WorkGuard> work;
@@ -101,6 +107,18 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
   router_config.bridge_stats = config.bridge_stats;
   s->manual_clock = config.manual_clock;
   router_config.manual_clock = s->manual_clock.get();
+  if (config.console) {
+    s->history = std::make_unique<QueueHistory>(config.clock);
+    s->sampler = std::make_unique<HistorySampler>(
+        s->history.get(), broker,
+        std::chrono::milliseconds(std::max<int64_t>(config.console_sample_ms, 100)));
+    ConsoleConfig console_config;
+    console_config.auth = config.auth;
+    console_config.clock = config.clock;
+    console_config.history = s->history.get();
+    s->console = std::make_unique<Console>(std::move(console_config));
+    router_config.console = s->console.get();
+  }
 
   HttpServer::Limits limits;
   limits.max_body_bytes = config.max_body_bytes;
@@ -163,6 +181,7 @@ std::unique_ptr<Endpoint> Endpoint::Start(lqs::Broker* broker, const EndpointCon
       s->regions.EndDeferralOnThisThread();
     });
   }
+  if (s->sampler) s->sampler->Start();
   return std::unique_ptr<Endpoint>(new Endpoint(std::move(state)));
 }
 
@@ -186,6 +205,7 @@ lqs::Status Endpoint::Shutdown() {
   while (s->router->active_calls() > 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  if (s->sampler) s->sampler->Stop();  // it reads the Broker
   // Wakes parked long polls (they answer with no messages) and flushes.
   lqs::Status closed = s->regions.default_broker()->Close();
   lqs::Status others = s->regions.CloseAll();

@@ -69,6 +69,13 @@ struct EndpointConfig {
   // on, read and moved through GET /_lqs/clock and POST /_lqs/clock/advance
   // (clock_endpoint.h). nullptr: those paths answer 404.
   std::shared_ptr<lqs::ManualClock> manual_clock;
+  // The web console on /console (console.h, docs/console.md), protected by
+  // `auth` when set. Its history (queue_history.h) samples the default
+  // region's queues every console_sample_ms on a thread of its own, stamped
+  // by `clock`.
+  bool console = true;
+  int64_t console_sample_ms = 10000;
+  std::shared_ptr<lqs::Clock> clock = lqs::SystemClock::Default();
 };
 
 // The number of I/O threads when none is given: max(1, cores / 2). A

@@ -82,7 +82,14 @@ struct Flags {
   int bridge_timeout = 30;
   std::string profile = "default";
   int64_t max_disk_bytes = 0;
+  std::string console = "on";
+  int console_sample_seconds = 10;
 };
+
+// 127.0.0.0/8, ::1 or localhost: only this machine reaches the listener.
+bool IsLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
 
 void RaiseFileLimit() {
   rlimit limit{};
@@ -131,6 +138,16 @@ int main(int argc, char** argv) {
   app.add_option("--auth-file", flags.auth_file,
                  "Verify SigV4 signatures with the \"ACCESS_KEY_ID SECRET\" lines of this file "
                  "(default: no authentication)");
+  app.add_option("--console", flags.console,
+                 "on: serve the web console on /console (docs/console.md; with --auth-file it "
+                 "asks for a key id and secret); off: do not")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  app.add_option("--console-sample-seconds", flags.console_sample_seconds,
+                 "How often the web console's history samples every queue's depth and "
+                 "oldest age (360 samples are kept per queue)")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
   app.add_option("--durability", flags.durability,
                  "none, process or fsync (default: process; none for a temporary database)")
       ->check(CLI::IsMember({"none", "process", "fsync"}));
@@ -421,6 +438,9 @@ int main(int argc, char** argv) {
   endpoint_config.single_region = flags.single_region;
   endpoint_config.max_regions = static_cast<size_t>(flags.max_regions);
   endpoint_config.manual_clock = manual_clock;
+  endpoint_config.console = flags.console == "on";
+  endpoint_config.console_sample_ms = int64_t{flags.console_sample_seconds} * 1000;
+  endpoint_config.clock = options.clock;
   if (!bridges.empty()) endpoint_config.bridge_stats = [&bridges] { return bridges.Stats(); };
   // Clients signed for another region than --region used to share --data's
   // queues: say where theirs are now, and how to share them again.
@@ -497,7 +517,19 @@ int main(int argc, char** argv) {
        (flags.max_disk_bytes > 0
             ? ", storage budget " + std::to_string(flags.max_disk_bytes) + " bytes per database"
             : "") +
-       ", " + metrics_where);
+       ", " + metrics_where +
+       (endpoint_config.console
+            ? std::string(", web console on /console") +
+                  (verifier.has_value() ? " (login with a key of --auth-file)" : "")
+            : std::string(", web console off")));
+  if (level >= LogLevel::kWarn && endpoint_config.console && !verifier.has_value() &&
+      !IsLoopbackHost(host)) {
+    std::fprintf(stderr,
+                 "lqsd: warning: listening on %s without --auth-file: anyone who reaches it can "
+                 "use the SQS API and the web console (http://%s/console: message bodies, "
+                 "purge, redrive); give --auth-file, or --console off\n",
+                 endpoint->host_port().c_str(), endpoint->host_port().c_str());
+  }
   std::printf("lqsd listening on http://%s\n", endpoint->host_port().c_str());
   if (!endpoint->metrics_host_port().empty()) {
     std::printf("lqsd metrics on http://%s/metrics\n", endpoint->metrics_host_port().c_str());

@@ -347,6 +347,11 @@ void Router::Handle(const HttpRequest& request, Poster post, Responder respond,
     // With a key file, the ops paths (/metrics, /health, /bridges) need a signature like any
     // request.
     std::optional<SqsError> ops_refused;
+    if (IsConsoleRequest(request)) {
+      Answer(*call, ServeConsole(request));
+      active_calls_.fetch_sub(1);
+      return;
+    }
     if (IsOpsRequest(request)) {
       if (config_.auth != nullptr) {
         ops_refused = config_.auth->Verify(request, static_cast<int64_t>(std::time(nullptr)));
@@ -486,6 +491,26 @@ HttpResponse Router::ServeOps(const HttpRequest& request) {
   return r;
 }
 
+bool Router::IsConsoleRequest(const HttpRequest& request) const {
+  return config_.console != nullptr && Console::IsConsolePath(request.RawPath()) &&
+         request.Header("x-amz-target") == nullptr &&
+         (request.method == "GET" || request.method == "POST");
+}
+
+HttpResponse Router::ServeConsole(const HttpRequest& request) {
+  if (stopping_.load()) {
+    HttpResponse r;
+    r.status = 503;
+    r.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+    r.body = "shutting down\n";
+    r.close = true;
+    return r;
+  }
+  Regions& regions = *config_.regions;
+  return config_.console->Serve(request, regions.default_broker(),
+                                QueueUrlPrefix(request, regions.default_region(), true));
+}
+
 void Router::ServePeek(const HttpRequest& request, Call& call,
                        std::optional<std::string> verified_region) {
   auto fail = [&](const SqsError& error) {
@@ -560,7 +585,9 @@ void Router::Dispatch(const HttpRequest& request, const std::shared_ptr<Call>& c
   };
 
   std::optional<std::string> verified_region;  // the credential scope's, once verified
-  if (config_.auth != nullptr) {
+  const bool from_console =
+      config_.console != nullptr && config_.console->AuthorizesApiCall(request);
+  if (config_.auth != nullptr && !from_console) {
     std::string signed_region;
     if (auto error = config_.auth->Verify(request, static_cast<int64_t>(std::time(nullptr)),
                                           &signed_region)) {

@@ -59,6 +59,12 @@
 // unknown path gets.
 // Every SQS request (and peek, as action "unknown") is counted in the metrics
 // when its response is sent.
+// The web console (console.h), when configured: GET and POST on /console and
+// below, without an X-Amz-Target header, are the console's, matched first
+// and protected by its login (not counted in the metrics); with a key file,
+// an SQS request the console sends (Console::AuthorizesApiCall) is accepted
+// in place of a signature, and served in the default region unless its queue
+// URL names another.
 //
 // Thread safety: Handle() may be called concurrently from any thread.
 
@@ -73,6 +79,7 @@
 #include <vector>
 
 #include "server/actions.h"
+#include "server/console.h"
 #include "server/error_map.h"
 #include "server/http_types.h"
 #include "server/metrics.h"
@@ -106,6 +113,8 @@ struct RouterConfig {
   // The clock of GET /_lqs/clock and POST /_lqs/clock/advance
   // (clock_endpoint.h; borrowed); nullptr: they answer 404.
   lqs::ManualClock* manual_clock = nullptr;
+  // The web console (console.h), borrowed; nullptr: /console is not served.
+  Console* console = nullptr;
 };
 
 class Router {
@@ -201,6 +210,9 @@ class Router {
   // GET on an ops path (see above).
   bool IsOpsRequest(const HttpRequest& request) const;
   HttpResponse ServeOps(const HttpRequest& request);
+  // A request on a console path (see above).
+  bool IsConsoleRequest(const HttpRequest& request) const;
+  HttpResponse ServeConsole(const HttpRequest& request);
 
   Actions* actions_;
   RouterConfig config_;

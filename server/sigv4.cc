@@ -381,4 +381,11 @@ std::optional<SqsError> SigV4Verifier::Verify(const HttpRequest& request, int64_
   return SignatureDoesNotMatch(std::string(kMismatchText));
 }
 
+bool SigV4Verifier::SecretMatches(std::string_view key_id, std::string_view secret) const {
+  const auto found = secrets_.find(std::string(key_id));
+  if (found == secrets_.end()) return false;
+  return found->second.size() == secret.size() &&
+         CRYPTO_memcmp(found->second.data(), secret.data(), secret.size()) == 0;
+}
+
 }  // namespace lqsd

@@ -48,6 +48,10 @@ class SigV4Verifier {
 
   size_t key_count() const { return secrets_.size(); }
 
+  // True when `secret` is the secret of access key `key_id` (for the web
+  // console's login form, console_session.h); compared in constant time.
+  bool SecretMatches(std::string_view key_id, std::string_view secret) const;
+
  private:
   std::map<std::string, std::string> secrets_;  // access key id -> secret
 };
