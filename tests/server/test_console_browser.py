@@ -16,7 +16,8 @@ Exit codes: 0 passed, 1 failed, 77 skipped (selenium, chromium, chromedriver,
 boto3 or lqsd missing; under CI those fail: tests/missing_client.py).
 
 It also checks lqsd's startup warning: listening beyond loopback without --auth-file
-(and with the console on), lqsd names the console in a warning.
+(and with the console on), lqsd names the console in a warning; and that --console off
+leaves /console unserved.
 """
 
 import os
@@ -27,7 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lqsd_harness import Config, Lqsd, boto3, lqsd_binary, missing_client  # noqa: E402
+from lqsd_harness import (Config, Lqsd, boto3, http_request, lqsd_binary,  # noqa: E402
+                          missing_client)
 
 KEY, SECRET = "AKIDCONSOLE", "console-secret-123"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -75,9 +77,14 @@ def check_off_loopback_warning():
             for listen, off_loopback in (("0.0.0.0:0", True), ("127.0.0.1:0", False)):
                 with tempfile.TemporaryFile() as err:
                     server = Lqsd(*args, listen=listen, stderr=err)
+                    status, _, body = http_request("127.0.0.1", server.port, "GET", "/console")
                     assert server.stop() == 0
                     err.seek(0)
                     text = err.read().decode()
+                if "off" in args:  # no console: /console is an SQS request like any other
+                    assert status == 404 and "lqs console" not in body, (status, body)
+                else:  # a console page, or the login form's redirect
+                    assert status in (200, 303), (status, body)
                 expected = warned and off_loopback
                 assert ("warning" in text and "/console" in text) == expected, (args, listen, text)
     finally:
