@@ -157,12 +157,19 @@ HttpResponse Console::ServeLogin(const HttpRequest& request) {
       secret = std::move(value);
     }
   }
-  std::optional<std::string> token = sessions_.Login(key_id, secret);
-  if (!token.has_value()) {
+  const ConsoleSessions::LoginResult login = sessions_.Login(key_id, secret, request.remote);
+  if (login.throttled) {
+    HttpResponse r = LoginPage(429, "Too many failed logins from this address: try again in " +
+                                        std::to_string(login.retry_after_seconds) + " s.");
+    r.headers.emplace_back("Retry-After", std::to_string(login.retry_after_seconds));
+    return r;
+  }
+  if (!login.token.has_value()) {
     return LoginPage(401, "The access key id or the secret is wrong.");
   }
+  const std::string& token = *login.token;
   HttpResponse r = Redirect("/console/");
-  r.headers.emplace_back("Set-Cookie", std::string(ConsoleSessions::kCookieName) + "=" + *token +
+  r.headers.emplace_back("Set-Cookie", std::string(ConsoleSessions::kCookieName) + "=" + token +
                                            "; Path=/; HttpOnly; SameSite=Strict; Max-Age=" +
                                            std::to_string(sessions_.ttl_ms() / 1000));
   return r;

@@ -11,12 +11,20 @@
 // At most kMaxSessions live at once: a login beyond that drops the one that
 // expires first.
 //
+// Guessing is slowed per client address: after kMaxFailures failed logins
+// from one address within kFailureWindowMs, further logins from it (right or
+// wrong) are refused as throttled until the oldest of those failures leaves
+// the window. The failures of at most kMaxTrackedClients addresses are kept
+// (beyond that, the table is cleared of addresses with no recent failure,
+// then of all).
+//
 // Thread safety: every method may be called concurrently.
 
 #ifndef LQS_SERVER_CONSOLE_SESSION_H_
 #define LQS_SERVER_CONSOLE_SESSION_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,13 +44,23 @@ class ConsoleSessions {
   static constexpr std::string_view kCookieName = "lqs_console";
   static constexpr int64_t kDefaultTtlMs = 12LL * 3600 * 1000;
   static constexpr size_t kMaxSessions = 1000;
+  static constexpr size_t kMaxFailures = 10;
+  static constexpr int64_t kFailureWindowMs = 60 * 1000;
+  static constexpr size_t kMaxTrackedClients = 10000;
+
+  struct LoginResult {
+    std::optional<std::string> token;  // set when the login succeeded
+    bool throttled = false;            // refused without checking: too many failures
+    int64_t retry_after_seconds = 0;   // when throttled
+  };
 
   // `keys` is borrowed and must outlive this.
   ConsoleSessions(const SigV4Verifier* keys, std::shared_ptr<lqs::Clock> clock,
                   int64_t ttl_ms = kDefaultTtlMs);
 
-  // A new session's token when `secret` is `key_id`'s; nullopt otherwise.
-  std::optional<std::string> Login(std::string_view key_id, std::string_view secret);
+  // A new session's token when `secret` is `key_id`'s and `client` (the
+  // client's address, "ip:port" or "ip") is not throttled.
+  LoginResult Login(std::string_view key_id, std::string_view secret, std::string_view client);
   // True while `token` names a live session.
   bool Valid(std::string_view token);
   void Logout(std::string_view token);
@@ -60,6 +78,8 @@ class ConsoleSessions {
   const int64_t ttl_ms_;
   std::mutex mu_;
   std::map<std::string, int64_t, std::less<>> expiry_;  // token -> expiry (ms)
+  // client address (no port) -> times of its recent failed logins, oldest first
+  std::map<std::string, std::deque<int64_t>, std::less<>> failures_;
 };
 
 }  // namespace lqsd

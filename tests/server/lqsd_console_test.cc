@@ -314,6 +314,26 @@ TEST_F(ConsoleHttpTest, WithAKeyFileTheConsoleNeedsALogin) {
       403);
 }
 
+TEST_F(ConsoleHttpTest, RepeatedFailuresFromOneAddressAreThrottled) {
+  Start(true);
+  for (size_t i = 0; i < ConsoleSessions::kMaxFailures; ++i) {
+    clock_->AdvanceSeconds(1);
+    ASSERT_EQ(Login("console-key", "guess" + std::to_string(i)).status, 401) << i;
+  }
+  // Now even the right secret is refused, without being checked, for the window.
+  Reply throttled = Login("console-key", "s3cret");
+  EXPECT_EQ(throttled.status, 429);
+  EXPECT_EQ(throttled.Header("set-cookie"), "");
+  EXPECT_EQ(throttled.Header("retry-after"), "51");  // the first failure leaves the window then
+  EXPECT_NE(throttled.body.find("Too many failed logins"), std::string::npos);
+  clock_->AdvanceSeconds(50);
+  EXPECT_EQ(Login("console-key", "s3cret").status, 429);
+  clock_->AdvanceSeconds(1);
+  const Reply login = Login("console-key", "s3cret");
+  EXPECT_EQ(login.status, 303);
+  EXPECT_EQ(Api("queues", CookieOf(login)).status, 200);
+}
+
 TEST_F(ConsoleHttpTest, LogoutEndsTheSession) {
   Start(true);
   const std::string cookie = CookieOf(Login("console-key", "s3cret"));
