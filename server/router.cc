@@ -348,7 +348,13 @@ void Router::Handle(const HttpRequest& request, Poster post, Responder respond,
     // request.
     std::optional<SqsError> ops_refused;
     if (IsConsoleRequest(request)) {
-      Answer(*call, ServeConsole(request));
+      HttpResponse r = ServeConsole(request);
+      if (config_.log_requests) {
+        std::fprintf(stderr, "lqsd: %s %s %s (console) -> %d\n", request.remote.c_str(),
+                     request.method.c_str(), SanitizeUtf8(request.RawPath().substr(0, 200)).c_str(),
+                     r.status);
+      }
+      Answer(*call, std::move(r));
       active_calls_.fetch_sub(1);
       return;
     }

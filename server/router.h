@@ -61,7 +61,8 @@
 // when its response is sent.
 // The web console (console.h), when configured: GET and POST on /console and
 // below, without an X-Amz-Target header, are the console's, matched first
-// and protected by its login (not counted in the metrics); with a key file,
+// and protected by its login (not counted in the metrics; logged with
+// log_requests, without the query string); with a key file,
 // an SQS request the console sends (Console::AuthorizesApiCall) is accepted
 // in place of a signature, and served in the default region unless its queue
 // URL names another.
