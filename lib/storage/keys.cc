@@ -1,33 +1,23 @@
 #include "lib/storage/keys.h"
 
 #include <cstddef>
+#include <iterator>
 
 namespace lqs::storage {
 
+namespace {
+
+// The column families' names on disk, indexed by Cf: never change one.
+constexpr const char* kCfNames[] = {"default",  "messages", "visible", "inflight", "expiry",
+                                    "counters", "grouped",  "dedup",   "inbox"};
+static_assert(std::size(kCfNames) == static_cast<size_t>(Cf::kCount),
+              "one name for each column family");
+
+}  // namespace
+
 const char* CfName(Cf cf) {
-  switch (cf) {
-    case Cf::kCatalog:
-      return "default";
-    case Cf::kMessages:
-      return "messages";
-    case Cf::kVisible:
-      return "visible";
-    case Cf::kInflight:
-      return "inflight";
-    case Cf::kExpiry:
-      return "expiry";
-    case Cf::kCounters:
-      return "counters";
-    case Cf::kGrouped:
-      return "grouped";
-    case Cf::kDedup:
-      return "dedup";
-    case Cf::kInbox:
-      return "inbox";
-    case Cf::kCount:
-      break;
-  }
-  return "?";
+  const auto i = static_cast<size_t>(cf);
+  return i < std::size(kCfNames) ? kCfNames[i] : "?";
 }
 
 void PutBE64(std::string* out, uint64_t v) {
