@@ -84,12 +84,25 @@ function(lqs_check_test_registration)
 endfunction()
 cmake_language(DEFER CALL lqs_check_test_registration)
 
+# lqs_add_test_library(<target> SOURCES <file>... LIBS <link item>...)
+# builds the static library <target> of test support code that tests link:
+# LQS_WARNINGS, the source root on its (public) include path, and LIBS as
+# given to target_link_libraries (PUBLIC / PRIVATE keywords allowed).
+function(lqs_add_test_library target)
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "" "SOURCES;LIBS")
+  if(L_UNPARSED_ARGUMENTS OR NOT L_SOURCES OR NOT L_LIBS)
+    message(FATAL_ERROR "lqs_add_test_library(${target}): bad arguments ${L_UNPARSED_ARGUMENTS}")
+  endif()
+  add_library(${target} STATIC ${L_SOURCES})
+  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${target} ${L_LIBS})
+  target_compile_options(${target} PRIVATE ${LQS_WARNINGS})
+endfunction()
+
 # The helpers every C++ test shares (tests/testutil.h): BrokerTest and
 # DeathTestDir. The Status matchers and TempDir are header-only.
-add_library(lqs_testutil STATIC tests/testutil.cc)
-target_include_directories(lqs_testutil PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(lqs_testutil PUBLIC lqs GTest::gtest PRIVATE RocksDB::rocksdb)
-target_compile_options(lqs_testutil PRIVATE ${LQS_WARNINGS})
+lqs_add_test_library(lqs_testutil SOURCES tests/testutil.cc
+                     LIBS PUBLIC lqs GTest::gtest PRIVATE RocksDB::rocksdb)
 
 lqs_add_test(lqs_api_test
   SOURCES lib/api/md5_test.cc
@@ -103,16 +116,12 @@ lqs_add_test(lqs_api_test
 # The SIGKILL crash tests' shared plumbing: the test process's side
 # (crash_harness: spawn, "ready", kill, oracle files; uses gtest) and the
 # child's (crash_child_support: oracle log, Die, the queues; no gtest).
-add_library(lqs_crash_child_support STATIC tests/crash_child_support.cc)
-target_include_directories(lqs_crash_child_support PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(lqs_crash_child_support PUBLIC lqs)
-target_compile_options(lqs_crash_child_support PRIVATE ${LQS_WARNINGS})
+lqs_add_test_library(lqs_crash_child_support SOURCES tests/crash_child_support.cc
+                     LIBS PUBLIC lqs)
 # crash_check: the check of a crashed database against its oracle, shared by
 # the kill -9 and the power-loss tests.
-add_library(lqs_crash_harness STATIC tests/crash_harness.cc tests/crash_check.cc)
-target_include_directories(lqs_crash_harness PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(lqs_crash_harness PUBLIC lqs GTest::gtest lqs_crash_child_support)
-target_compile_options(lqs_crash_harness PRIVATE ${LQS_WARNINGS})
+lqs_add_test_library(lqs_crash_harness SOURCES tests/crash_harness.cc tests/crash_check.cc
+                     LIBS PUBLIC lqs GTest::gtest lqs_crash_child_support)
 
 lqs_add_test(lqs_engine_test
   SOURCES lib/engine/ids_test.cc
@@ -141,10 +150,8 @@ lqs_add_test(lqs_engine_test
 
 # Fault injection under RocksDB (tests/fault_fs.h): the power-loss journal
 # and its power cut (tests/power_cut.h), and full or failing disks.
-add_library(lqs_fault_fs STATIC tests/fault_fs.cc tests/power_cut.cc)
-target_include_directories(lqs_fault_fs PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(lqs_fault_fs PUBLIC RocksDB::rocksdb)
-target_compile_options(lqs_fault_fs PRIVATE ${LQS_WARNINGS})
+lqs_add_test_library(lqs_fault_fs SOURCES tests/fault_fs.cc tests/power_cut.cc
+                     LIBS PUBLIC RocksDB::rocksdb)
 
 # The child process that durability_test kills with SIGKILL (and
 # lqs_power_loss, over the journaling file system).
