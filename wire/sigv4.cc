@@ -4,11 +4,26 @@
 
 #include <algorithm>
 #include <ctime>
+#include <initializer_list>
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
 namespace lqs::wire {
+namespace {
+
+// `lines` joined by '\n': the layout of SigV4's canonical request and string
+// to sign.
+std::string JoinLines(std::initializer_list<std::string_view> lines) {
+  std::string out;
+  for (const std::string_view* line = lines.begin(); line != lines.end(); ++line) {
+    if (line != lines.begin()) out += '\n';
+    out += *line;
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string HmacSha256(std::string_view key, std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
@@ -30,14 +45,7 @@ std::string SignatureFor(std::string_view secret, std::string_view date, std::st
 
 std::string StringToSign(std::string_view amz_date, std::string_view scope,
                          std::string_view canonical_request) {
-  std::string out(kSigV4Algorithm);
-  out += '\n';
-  out += amz_date;
-  out += '\n';
-  out += scope;
-  out += '\n';
-  out += Sha256Hex(canonical_request);
-  return out;
+  return JoinLines({kSigV4Algorithm, amz_date, scope, Sha256Hex(canonical_request)});
 }
 
 std::string FormatAmzDate(int64_t unix_seconds) {
@@ -98,25 +106,18 @@ std::vector<std::pair<std::string, std::string>> SignRequest(
   // Canonical request: method, path, query, headers, signed names, payload
   // hash. Values are signed as given (the caller's have no runs of spaces to
   // collapse).
-  std::string canonical(method);
-  canonical += '\n';
-  canonical += path;
-  canonical += '\n';
-  canonical += canonical_query;
-  canonical += '\n';
+  std::string canonical_headers;  // "name:value\n" each
   std::string signed_headers;
   for (const auto& [name, value] : headers) {
-    canonical += name;
-    canonical += ':';
-    canonical += value;
-    canonical += '\n';
+    canonical_headers += name;
+    canonical_headers += ':';
+    canonical_headers += value;
+    canonical_headers += '\n';
     if (!signed_headers.empty()) signed_headers += ';';
     signed_headers += name;
   }
-  canonical += '\n';
-  canonical += signed_headers;
-  canonical += '\n';
-  canonical += Sha256Hex(body);
+  const std::string canonical = JoinLines(
+      {method, path, canonical_query, canonical_headers, signed_headers, Sha256Hex(body)});
 
   const std::string date = amz_date.substr(0, 8);
   const std::string scope =
