@@ -336,12 +336,7 @@ int RunPurge(Env& env, const MessageFlags& f) {
   if (!b) return rc;
   Status s = b->PurgeQueue(f.queue);
   if (!s.ok()) return env.out->Error(s, f.queue);
-  if (env.out->json()) {
-    env.out->PrintJson(Json{{"purged", f.queue}});
-  } else {
-    env.out->Info("purged " + f.queue);
-  }
-  return kExitOk;
+  return env.out->Done(Json{{"purged", f.queue}}, "purged " + f.queue);
 }
 
 }  // namespace

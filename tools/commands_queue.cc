@@ -34,14 +34,9 @@ int RunCreate(Env& env, const QueueFlags& f) {
   if (!b) return rc;
   auto r = b->CreateQueue(f.name, attrs, tags);
   if (!r.ok()) return env.out->Error(r.status(), "create " + f.name);
-  if (env.out->json()) {
-    Json j{{"queue", f.name}};
-    if (b->IsRemote()) j["url"] = *r;
-    env.out->PrintJson(j);
-  } else {
-    env.out->Line(*r);
-  }
-  return kExitOk;
+  Json j{{"queue", f.name}};
+  if (b->IsRemote()) j["url"] = *r;
+  return env.out->Result(j, {*r});
 }
 
 int RunList(Env& env, const QueueFlags& f) {
@@ -50,14 +45,7 @@ int RunList(Env& env, const QueueFlags& f) {
   if (!b) return rc;
   auto names = ListAllQueues(*b, f.prefix);
   if (!names.ok()) return env.out->Error(names.status(), "list");
-  if (!f.long_format) {
-    if (env.out->json()) {
-      env.out->PrintJson(Json{{"queues", *names}});
-    } else {
-      for (const auto& n : *names) env.out->Line(n);
-    }
-    return kExitOk;
-  }
+  if (!f.long_format) return env.out->Result(Json{{"queues", *names}}, *names);
   Table t({"QUEUE", "MESSAGES", "IN_FLIGHT", "DELAYED", "VISIBILITY", "RETENTION", "DLQ"});
   Json arr = Json::array();
   for (const auto& n : *names) {
@@ -95,12 +83,7 @@ int RunDelete(Env& env, const QueueFlags& f) {
   if (!b) return rc;
   Status s = b->DeleteQueue(f.name);
   if (!s.ok()) return env.out->Error(s, "delete " + f.name);
-  if (env.out->json()) {
-    env.out->PrintJson(Json{{"deleted", f.name}});
-  } else {
-    env.out->Info("deleted queue " + f.name);
-  }
-  return kExitOk;
+  return env.out->Done(Json{{"deleted", f.name}}, "deleted queue " + f.name);
 }
 
 int PrintMap(Env& env, const std::map<std::string, std::string>& m, const char* key_header,
@@ -137,14 +120,8 @@ int RunSet(Env& env, const QueueFlags& f) {
   if (!b) return rc;
   Status s = b->SetAttributes(f.name, attrs);
   if (!s.ok()) return env.out->Error(s, f.name);
-  if (env.out->json()) {
-    Json j = Json::object();
-    for (const auto& [k, v] : attrs) j[k] = v;
-    env.out->PrintJson(Json{{"queue", f.name}, {"set", j}});
-  } else {
-    env.out->Info("set " + std::to_string(attrs.size()) + " attribute(s) of " + f.name);
-  }
-  return kExitOk;
+  return env.out->Done(Json{{"queue", f.name}, {"set", attrs}},
+                       "set " + std::to_string(attrs.size()) + " attribute(s) of " + f.name);
 }
 
 int RunTag(Env& env, const QueueFlags& f) {
@@ -193,12 +170,7 @@ int RunDlqSources(Env& env, const QueueFlags& f) {
     if (page->next_token.empty()) break;
     req.next_token = page->next_token;
   }
-  if (env.out->json()) {
-    env.out->PrintJson(Json{{"queue", f.name}, {"sources", names}});
-  } else {
-    for (const auto& n : names) env.out->Line(n);
-  }
-  return kExitOk;
+  return env.out->Result(Json{{"queue", f.name}, {"sources", names}}, names);
 }
 
 }  // namespace

@@ -131,12 +131,8 @@ int RunCancel(Env& env, const RedriveFlags& f) {
   if (!b) return rc;
   auto moved = b->CancelMessageMoveTask(f.handle);
   if (!moved.ok()) return env.out->Error(moved.status(), "cancel");
-  if (env.out->json()) {
-    env.out->PrintJson(Json{{"cancelled", true}, {"ApproximateNumberOfMessagesMoved", *moved}});
-  } else {
-    env.out->Line("cancelled; " + std::to_string(*moved) + " message(s) moved so far");
-  }
-  return kExitOk;
+  return env.out->Result(Json{{"cancelled", true}, {"ApproximateNumberOfMessagesMoved", *moved}},
+                         {"cancelled; " + std::to_string(*moved) + " message(s) moved so far"});
 }
 
 }  // namespace

@@ -256,12 +256,8 @@ int RunCompact(Env& env) {
   double secs = 0;
   Status s = Timed([b] { return b->CompactAll(); }, &secs);
   if (!s.ok()) return env.out->Error(s, "compact");
-  if (env.out->json()) {
-    env.out->PrintJson(Json{{"compacted", true}, {"seconds", secs}});
-  } else {
-    env.out->Info("compacted in " + std::to_string(secs) + " s");
-  }
-  return kExitOk;
+  return env.out->Done(Json{{"compacted", true}, {"seconds", secs}},
+                       "compacted in " + std::to_string(secs) + " s");
 }
 
 }  // namespace

@@ -40,6 +40,24 @@ void Output::Info(const std::string& text) const {
   if (!options_.quiet) std::cerr << text << "\n";
 }
 
+int Output::Result(const Json& j, const std::vector<std::string>& lines) const {
+  if (json()) {
+    PrintJson(j);
+  } else {
+    for (const auto& line : lines) Line(line);
+  }
+  return kExitOk;
+}
+
+int Output::Done(const Json& j, const std::string& info) const {
+  if (json()) {
+    PrintJson(j);
+  } else {
+    Info(info);
+  }
+  return kExitOk;
+}
+
 int Output::Error(const lqs::Status& status, const std::string& context) const {
   const int code = ExitCodeFor(status);
   std::string name(lqs::ErrorCodeName(status.code()));

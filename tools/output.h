@@ -63,6 +63,13 @@ class Output {
   // An informational line on stderr, unless quiet.
   void Info(const std::string& text) const;
 
+  // A command's output: `j` with --json, otherwise each of `lines` on stdout.
+  // Returns kExitOk.
+  int Result(const Json& j, const std::vector<std::string>& lines) const;
+  // A command's acknowledgement: `j` with --json, otherwise `info` on stderr
+  // (unless quiet). Returns kExitOk.
+  int Done(const Json& j, const std::string& info) const;
+
   // Prints the error ("lqs: error: QueueDoesNotExist: ...") and returns its
   // exit code. With --json also {"error": {"code", "message", "exit"}} on stdout.
   int Error(const lqs::Status& status, const std::string& context = "") const;
