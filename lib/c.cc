@@ -24,12 +24,6 @@
 
 using lqs::ErrorCode;
 using lqs::Status;
-using lqs::c_internal::Guard;
-using lqs::c_internal::NewOrNull;
-using lqs::c_internal::OptStr;
-using lqs::c_internal::OrElse;
-using lqs::c_internal::SaveError;
-using lqs::c_internal::Str;
 
 struct lqs_clock_t {
   std::shared_ptr<lqs::ManualClock> rep;

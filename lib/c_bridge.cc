@@ -17,15 +17,6 @@
 #include "lqs/bridge.h"
 #include "lqs/c.h"
 
-using lqs::c_internal::AssignOrClear;
-using lqs::c_internal::CopyString;
-using lqs::c_internal::Guard;
-using lqs::c_internal::IgnoreErrors;
-using lqs::c_internal::NewOrNull;
-using lqs::c_internal::OrElse;
-using lqs::c_internal::SaveError;
-using lqs::c_internal::Str;
-
 struct lqs_bridge_options_t {
   lqs::BridgeOptions rep;
   int direction = LQS_BRIDGE_FORWARD;

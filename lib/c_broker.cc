@@ -16,15 +16,6 @@
 #include "lqs/c.h"
 #include "lqs/lqs.h"
 
-using lqs::c_internal::CopyString;
-using lqs::c_internal::Guard;
-using lqs::c_internal::MakeMap;
-using lqs::c_internal::OptStr;
-using lqs::c_internal::OrElse;
-using lqs::c_internal::SaveError;
-using lqs::c_internal::SaveResult;
-using lqs::c_internal::Str;
-
 struct lqs_move_tasks_t {
   std::vector<lqs::MessageMoveTask> rep;
 };

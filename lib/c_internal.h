@@ -163,6 +163,24 @@ AttributeIndex IndexAttributes(const MessageAttributeMap& attributes);
 
 }  // namespace lqs::c_internal
 
+// Every C API implementation file calls the helpers above unqualified. The
+// using-declarations stand here once, instead of a copy of the list atop each
+// file; only lib/c*.cc include this header.
+using lqs::c_internal::AssignOrClear;
+using lqs::c_internal::CopyString;
+using lqs::c_internal::Guard;
+using lqs::c_internal::IgnoreErrors;
+using lqs::c_internal::MakeList;
+using lqs::c_internal::MakeMap;
+using lqs::c_internal::NewMap;
+using lqs::c_internal::NewOrNull;
+using lqs::c_internal::OptStr;
+using lqs::c_internal::OrElse;
+using lqs::c_internal::SaveError;
+using lqs::c_internal::SaveResult;
+using lqs::c_internal::SetOptional;
+using lqs::c_internal::Str;
+
 // Inside a Guard: fails the call with LQS_INVALID_PARAMETER_VALUE and `what`
 // unless `cond` holds. Needs `errptr` in scope.
 #define LQS_REQUIRE(cond, what)                                                             \

@@ -17,15 +17,6 @@
 #include "lqs/c.h"
 #include "lqs/lqs.h"
 
-using lqs::c_internal::Guard;
-using lqs::c_internal::NewOrNull;
-using lqs::c_internal::OptStr;
-using lqs::c_internal::OrElse;
-using lqs::c_internal::SaveError;
-using lqs::c_internal::SaveResult;
-using lqs::c_internal::SetOptional;
-using lqs::c_internal::Str;
-
 struct lqs_send_request_t {
   lqs::SendMessageRequest rep;
 };

@@ -17,14 +17,6 @@
 #include "lqs/c.h"
 #include "lqs/lqs.h"
 
-using lqs::c_internal::Guard;
-using lqs::c_internal::MakeList;
-using lqs::c_internal::MakeMap;
-using lqs::c_internal::NewMap;
-using lqs::c_internal::SaveError;
-using lqs::c_internal::SaveResult;
-using lqs::c_internal::Str;
-
 namespace {
 
 lqs_batch_result_t* NewBatchResult(const lqs::BatchResult& r) {

@@ -18,15 +18,6 @@
 #include "lqs/c.h"
 #include "lqs/lqs.h"
 
-using lqs::c_internal::AssignOrClear;
-using lqs::c_internal::Guard;
-using lqs::c_internal::IgnoreErrors;
-using lqs::c_internal::NewOrNull;
-using lqs::c_internal::OptStr;
-using lqs::c_internal::OrElse;
-using lqs::c_internal::SaveError;
-using lqs::c_internal::Str;
-
 struct lqs_worker_options_t {
   lqs::WorkerOptions rep;
 };
