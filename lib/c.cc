@@ -171,9 +171,7 @@ void lqs_clock_destroy(lqs_clock_t* clock) { delete clock; }
 
 lqs_options_t* lqs_options_create(void) { return NewOrNull<lqs_options_t>(); }
 void lqs_options_destroy(lqs_options_t* o) { delete o; }
-void lqs_options_set_create_if_missing(lqs_options_t* o, int v) {
-  o->rep.create_if_missing = v != 0;
-}
+LQS_C_FLAG_SETTER(lqs_options, create_if_missing)
 void lqs_options_set_durability(lqs_options_t* o, int durability) { o->durability = durability; }
 void lqs_options_set_clock(lqs_options_t* o, lqs_clock_t* clock) {
   if (clock == nullptr) {
@@ -185,28 +183,14 @@ void lqs_options_set_clock(lqs_options_t* o, lqs_clock_t* clock) {
 void lqs_options_set_region(lqs_options_t* o, const char* region) { o->rep.region = Str(region); }
 void lqs_options_set_account_id(lqs_options_t* o, const char* id) { o->rep.account_id = Str(id); }
 void lqs_options_set_sender_id(lqs_options_t* o, const char* id) { o->rep.sender_id = Str(id); }
-void lqs_options_set_enforce_queue_name_reuse_delay(lqs_options_t* o, int v) {
-  o->rep.enforce_queue_name_reuse_delay = v != 0;
-}
-void lqs_options_set_enforce_purge_interval(lqs_options_t* o, int v) {
-  o->rep.enforce_purge_interval = v != 0;
-}
-void lqs_options_set_max_inflight_per_queue(lqs_options_t* o, int64_t n) {
-  o->rep.max_inflight_per_queue = n;
-}
-void lqs_options_set_background_maintenance(lqs_options_t* o, int v) {
-  o->rep.background_maintenance = v != 0;
-}
-void lqs_options_set_maintenance_interval_ms(lqs_options_t* o, int64_t ms) {
-  o->rep.maintenance_interval_ms = ms;
-}
-void lqs_options_set_block_cache_bytes(lqs_options_t* o, int64_t n) {
-  o->rep.block_cache_bytes = n;
-}
-void lqs_options_set_write_buffer_bytes(lqs_options_t* o, int64_t n) {
-  o->rep.write_buffer_bytes = n;
-}
-void lqs_options_set_max_disk_bytes(lqs_options_t* o, int64_t n) { o->rep.max_disk_bytes = n; }
+LQS_C_FLAG_SETTER(lqs_options, enforce_queue_name_reuse_delay)
+LQS_C_FLAG_SETTER(lqs_options, enforce_purge_interval)
+LQS_C_SETTER(lqs_options, max_inflight_per_queue, int64_t)
+LQS_C_FLAG_SETTER(lqs_options, background_maintenance)
+LQS_C_SETTER(lqs_options, maintenance_interval_ms, int64_t)
+LQS_C_SETTER(lqs_options, block_cache_bytes, int64_t)
+LQS_C_SETTER(lqs_options, write_buffer_bytes, int64_t)
+LQS_C_SETTER(lqs_options, max_disk_bytes, int64_t)
 void lqs_options_use_small_device(lqs_options_t* o) {
   const lqs::Options small = lqs::Options::SmallDevice();
   o->rep.block_cache_bytes = small.block_cache_bytes;

@@ -70,15 +70,9 @@ void lqs_bridge_options_set_direction(lqs_bridge_options_t* o, int direction) {
 }
 // The string setters have no errptr: out of memory stores "", which start
 // then rejects (or, for the optional ones, treats as unset).
-void lqs_bridge_options_set_local_queue(lqs_bridge_options_t* o, const char* name) {
-  AssignOrClear(&o->rep.local_queue, name);
-}
-void lqs_bridge_options_set_remote_queue_url(lqs_bridge_options_t* o, const char* url) {
-  AssignOrClear(&o->rep.remote_queue_url, url);
-}
-void lqs_bridge_options_set_region(lqs_bridge_options_t* o, const char* region) {
-  AssignOrClear(&o->rep.region, region);
-}
+LQS_C_STRING_SETTER(lqs_bridge_options, local_queue)
+LQS_C_STRING_SETTER(lqs_bridge_options, remote_queue_url)
+LQS_C_STRING_SETTER(lqs_bridge_options, region)
 void lqs_bridge_options_set_credentials(lqs_bridge_options_t* o, const char* access_key_id,
                                         const char* secret_access_key, const char* session_token) {
   if (access_key_id == nullptr) {
@@ -91,40 +85,18 @@ void lqs_bridge_options_set_credentials(lqs_bridge_options_t* o, const char* acc
                                "lqs_bridge_options_set_credentials"};
   });
 }
-void lqs_bridge_options_set_profile(lqs_bridge_options_t* o, const char* profile) {
-  AssignOrClear(&o->rep.profile, profile);
-}
-void lqs_bridge_options_set_ca_file(lqs_bridge_options_t* o, const char* path) {
-  AssignOrClear(&o->rep.ca_file, path);
-}
-void lqs_bridge_options_set_request_timeout_seconds(lqs_bridge_options_t* o, int s) {
-  o->rep.request_timeout_seconds = s;
-}
-void lqs_bridge_options_set_backoff_base_ms(lqs_bridge_options_t* o, int64_t ms) {
-  o->rep.backoff_base_ms = ms;
-}
-void lqs_bridge_options_set_backoff_max_ms(lqs_bridge_options_t* o, int64_t ms) {
-  o->rep.backoff_max_ms = ms;
-}
-void lqs_bridge_options_set_backoff_jitter(lqs_bridge_options_t* o, double jitter) {
-  o->rep.backoff_jitter = jitter;
-}
-void lqs_bridge_options_set_max_batches_in_flight(lqs_bridge_options_t* o, int n) {
-  o->rep.max_batches_in_flight = n;
-}
-void lqs_bridge_options_set_lease_seconds(lqs_bridge_options_t* o, int s) {
-  o->rep.lease_seconds = s;
-}
-void lqs_bridge_options_set_wait_time_seconds(lqs_bridge_options_t* o, int s) {
-  o->rep.wait_time_seconds = s;
-}
-void lqs_bridge_options_set_dedup_window_seconds(lqs_bridge_options_t* o, int64_t s) {
-  o->rep.dedup_window_seconds = s;
-}
-void lqs_bridge_options_set_once(lqs_bridge_options_t* o, int v) { o->rep.once = v != 0; }
-void lqs_bridge_options_set_once_attempts(lqs_bridge_options_t* o, int n) {
-  o->rep.once_attempts = n;
-}
+LQS_C_STRING_SETTER(lqs_bridge_options, profile)
+LQS_C_STRING_SETTER(lqs_bridge_options, ca_file)
+LQS_C_SETTER(lqs_bridge_options, request_timeout_seconds, int)
+LQS_C_SETTER(lqs_bridge_options, backoff_base_ms, int64_t)
+LQS_C_SETTER(lqs_bridge_options, backoff_max_ms, int64_t)
+LQS_C_SETTER(lqs_bridge_options, backoff_jitter, double)
+LQS_C_SETTER(lqs_bridge_options, max_batches_in_flight, int)
+LQS_C_SETTER(lqs_bridge_options, lease_seconds, int)
+LQS_C_SETTER(lqs_bridge_options, wait_time_seconds, int)
+LQS_C_SETTER(lqs_bridge_options, dedup_window_seconds, int64_t)
+LQS_C_FLAG_SETTER(lqs_bridge_options, once)
+LQS_C_SETTER(lqs_bridge_options, once_attempts, int)
 void lqs_bridge_options_set_logger(lqs_bridge_options_t* o, lqs_bridge_logger_t logger,
                                    void* user) {
   if (logger == nullptr) {

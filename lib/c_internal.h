@@ -188,4 +188,22 @@ using lqs::c_internal::Str;
     if (!(cond)) return ::lqs::c_internal::Fail(LQS_INVALID_PARAMETER_VALUE, what, errptr); \
   } while (0)
 
+// The plain setters of the handles that wrap a request or options struct in
+// `rep`: each defines the C API function <type>_set_<field>, declared in
+// lqs/c.h or lqs/c_bridge.h, that stores its argument in o->rep.<field>:
+// - LQS_C_SETTER: as given (T, the declared parameter type);
+// - LQS_C_FLAG_SETTER: an int, nonzero meaning true, into a bool;
+// - LQS_C_STRING_SETTER: a copy of a C string (NULL: ""; out of memory: "",
+//   see AssignOrClear);
+// - LQS_C_OPTIONAL_SETTER: a copy of a C string, NULL unsetting it (see
+//   SetOptional).
+#define LQS_C_SETTER(type, field, T) \
+  void type##_set_##field(type##_t* o, T v) { o->rep.field = v; }
+#define LQS_C_FLAG_SETTER(type, field) \
+  void type##_set_##field(type##_t* o, int v) { o->rep.field = v != 0; }
+#define LQS_C_STRING_SETTER(type, field) \
+  void type##_set_##field(type##_t* o, const char* s) { AssignOrClear(&o->rep.field, s); }
+#define LQS_C_OPTIONAL_SETTER(type, field) \
+  void type##_set_##field(type##_t* o, const char* s) { SetOptional(&o->rep.field, s); }
+
 #endif  // LQS_LIB_C_INTERNAL_H_

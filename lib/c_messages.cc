@@ -52,9 +52,7 @@ lqs_send_request_t* lqs_send_request_create(const char* body, size_t body_len) {
   });
 }
 void lqs_send_request_destroy(lqs_send_request_t* send) { delete send; }
-void lqs_send_request_set_delay_seconds(lqs_send_request_t* send, int seconds) {
-  send->rep.delay_seconds = seconds;
-}
+LQS_C_SETTER(lqs_send_request, delay_seconds, int)
 void lqs_send_request_add_string_attribute(lqs_send_request_t* send, const char* name,
                                            const char* data_type, const char* value) {
   lqs::MessageAttributeValue v;
@@ -76,12 +74,8 @@ void lqs_send_request_add_system_attribute(lqs_send_request_t* send, const char*
   v.string_value = Str(value);
   send->rep.message_system_attributes[Str(name)] = std::move(v);
 }
-void lqs_send_request_set_message_group_id(lqs_send_request_t* send, const char* id) {
-  SetOptional(&send->rep.message_group_id, id);
-}
-void lqs_send_request_set_message_deduplication_id(lqs_send_request_t* send, const char* id) {
-  SetOptional(&send->rep.message_deduplication_id, id);
-}
+LQS_C_OPTIONAL_SETTER(lqs_send_request, message_group_id)
+LQS_C_OPTIONAL_SETTER(lqs_send_request, message_deduplication_id)
 
 int lqs_queue_send_message(lqs_queue_t* queue, const lqs_send_request_t* send,
                            lqs_send_result_t** result, char** errptr) {
@@ -174,24 +168,16 @@ lqs_receive_request_t* lqs_receive_request_create(void) {
   return NewOrNull<lqs_receive_request_t>();
 }
 void lqs_receive_request_destroy(lqs_receive_request_t* r) { delete r; }
-void lqs_receive_request_set_max_number_of_messages(lqs_receive_request_t* r, int n) {
-  r->rep.max_number_of_messages = n;
-}
-void lqs_receive_request_set_visibility_timeout(lqs_receive_request_t* r, int seconds) {
-  r->rep.visibility_timeout = seconds;
-}
-void lqs_receive_request_set_wait_time_seconds(lqs_receive_request_t* r, int seconds) {
-  r->rep.wait_time_seconds = seconds;
-}
+LQS_C_SETTER(lqs_receive_request, max_number_of_messages, int)
+LQS_C_SETTER(lqs_receive_request, visibility_timeout, int)
+LQS_C_SETTER(lqs_receive_request, wait_time_seconds, int)
 void lqs_receive_request_add_system_attribute_name(lqs_receive_request_t* r, const char* name) {
   r->rep.message_system_attribute_names.push_back(Str(name));
 }
 void lqs_receive_request_add_message_attribute_name(lqs_receive_request_t* r, const char* name) {
   r->rep.message_attribute_names.push_back(Str(name));
 }
-void lqs_receive_request_set_receive_request_attempt_id(lqs_receive_request_t* r, const char* id) {
-  SetOptional(&r->rep.receive_request_attempt_id, id);
-}
+LQS_C_OPTIONAL_SETTER(lqs_receive_request, receive_request_attempt_id)
 
 int lqs_queue_receive_message(lqs_queue_t* queue, const lqs_receive_request_t* request,
                               lqs_messages_t** messages, char** errptr) {

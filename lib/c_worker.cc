@@ -139,45 +139,25 @@ extern "C" {
 
 lqs_worker_options_t* lqs_worker_options_create(void) { return NewOrNull<lqs_worker_options_t>(); }
 void lqs_worker_options_destroy(lqs_worker_options_t* o) { delete o; }
-void lqs_worker_options_set_max_messages_per_receive(lqs_worker_options_t* o, int n) {
-  o->rep.max_messages_per_receive = n;
-}
-void lqs_worker_options_set_wait_time_seconds(lqs_worker_options_t* o, int s) {
-  o->rep.wait_time_seconds = s;
-}
-void lqs_worker_options_set_visibility_timeout_seconds(lqs_worker_options_t* o, int s) {
-  o->rep.visibility_timeout_seconds = s;
-}
-void lqs_worker_options_set_concurrency(lqs_worker_options_t* o, int n) { o->rep.concurrency = n; }
-void lqs_worker_options_set_max_in_progress(lqs_worker_options_t* o, int n) {
-  o->rep.max_in_progress = n;
-}
-void lqs_worker_options_set_rate_limit_per_second(lqs_worker_options_t* o, double rate) {
-  o->rep.rate_limit_per_second = rate;
-}
-void lqs_worker_options_set_rate_limit_per_group_per_second(lqs_worker_options_t* o, double rate) {
-  o->rep.rate_limit_per_group_per_second = rate;
-}
-void lqs_worker_options_set_backoff_base_seconds(lqs_worker_options_t* o, int s) {
-  o->rep.backoff_base_seconds = s;
-}
-void lqs_worker_options_set_backoff_max_seconds(lqs_worker_options_t* o, int s) {
-  o->rep.backoff_max_seconds = s;
-}
-void lqs_worker_options_set_backoff_jitter(lqs_worker_options_t* o, double jitter) {
-  o->rep.backoff_jitter = jitter;
-}
+LQS_C_SETTER(lqs_worker_options, max_messages_per_receive, int)
+LQS_C_SETTER(lqs_worker_options, wait_time_seconds, int)
+LQS_C_SETTER(lqs_worker_options, visibility_timeout_seconds, int)
+LQS_C_SETTER(lqs_worker_options, concurrency, int)
+LQS_C_SETTER(lqs_worker_options, max_in_progress, int)
+LQS_C_SETTER(lqs_worker_options, rate_limit_per_second, double)
+LQS_C_SETTER(lqs_worker_options, rate_limit_per_group_per_second, double)
+LQS_C_SETTER(lqs_worker_options, backoff_base_seconds, int)
+LQS_C_SETTER(lqs_worker_options, backoff_max_seconds, int)
+LQS_C_SETTER(lqs_worker_options, backoff_jitter, double)
 void lqs_worker_options_set_error_attribute(lqs_worker_options_t* o, const char* name) {
   o->rep.error_attribute = name != nullptr ? name : lqs::WorkerOptions().error_attribute;
 }
-void lqs_worker_options_set_inbox(lqs_worker_options_t* o, int v) { o->rep.inbox = v != 0; }
+LQS_C_FLAG_SETTER(lqs_worker_options, inbox)
 void lqs_worker_options_set_idempotency_attribute(lqs_worker_options_t* o, const char* name) {
   o->rep.idempotency_attribute =
       name != nullptr ? name : lqs::WorkerOptions().idempotency_attribute;
 }
-void lqs_worker_options_set_inbox_ttl_seconds(lqs_worker_options_t* o, int64_t s) {
-  o->rep.inbox_ttl_seconds = s;
-}
+LQS_C_SETTER(lqs_worker_options, inbox_ttl_seconds, int64_t)
 void lqs_worker_options_set_logger(lqs_worker_options_t* o, lqs_worker_logger_t logger,
                                    void* user) {
   if (logger == nullptr) {
