@@ -90,6 +90,14 @@ int SaveResult(Result&& result, Out* out, char** errptr, Make&& make) {
   return LQS_OK;
 }
 
+// h->rep, or the rep of a default-constructed Handle when h is NULL (the C
+// API's optional request handles).
+template <typename Handle>
+const auto& RepOrDefault(const Handle* h) {
+  static const Handle kDefault;
+  return h != nullptr ? h->rep : kDefault.rep;
+}
+
 inline std::string Str(const char* s) { return s == nullptr ? std::string() : std::string(s); }
 
 // For the entry points with no errptr to report to: returns what `fn` returns,
@@ -176,6 +184,7 @@ using lqs::c_internal::NewMap;
 using lqs::c_internal::NewOrNull;
 using lqs::c_internal::OptStr;
 using lqs::c_internal::OrElse;
+using lqs::c_internal::RepOrDefault;
 using lqs::c_internal::SaveError;
 using lqs::c_internal::SaveResult;
 using lqs::c_internal::SetOptional;
@@ -205,5 +214,29 @@ using lqs::c_internal::Str;
   void type##_set_##field(type##_t* o, const char* s) { AssignOrClear(&o->rep.field, s); }
 #define LQS_C_OPTIONAL_SETTER(type, field) \
   void type##_set_##field(type##_t* o, const char* s) { SetOptional(&o->rep.field, s); }
+
+// The index-based accessors of a message's user attributes (in name order),
+// for a handle `<type>_t` with an AttributeIndex `attrs`: defines the C API
+// functions <type>_attribute_count, _name, _data_type, _is_binary,
+// _string_value and _binary_value (lqs_message_*, lqs_worker_message_*).
+#define LQS_C_ATTRIBUTE_ACCESSORS(type)                                                 \
+  size_t type##_attribute_count(const type##_t* m) { return m->attrs.size(); }          \
+  const char* type##_attribute_name(const type##_t* m, size_t i) {                      \
+    return m->attrs[i]->first.c_str();                                                  \
+  }                                                                                     \
+  const char* type##_attribute_data_type(const type##_t* m, size_t i) {                 \
+    return m->attrs[i]->second.data_type.c_str();                                       \
+  }                                                                                     \
+  int type##_attribute_is_binary(const type##_t* m, size_t i) {                         \
+    return m->attrs[i]->second.IsBinary() ? 1 : 0;                                      \
+  }                                                                                     \
+  const char* type##_attribute_string_value(const type##_t* m, size_t i) {              \
+    return m->attrs[i]->second.string_value.c_str();                                    \
+  }                                                                                     \
+  const void* type##_attribute_binary_value(const type##_t* m, size_t i, size_t* len) { \
+    const std::string& v = m->attrs[i]->second.binary_value;                            \
+    if (len != nullptr) *len = v.size();                                                \
+    return v.data();                                                                    \
+  }
 
 #endif  // LQS_LIB_C_INTERNAL_H_

@@ -39,6 +39,18 @@ struct lqs_messages_t {
   std::vector<lqs_message_t> rep;
 };
 
+namespace {
+
+// A String (or String.<label>, Number) attribute value.
+lqs::MessageAttributeValue StringValue(const char* data_type, const char* value) {
+  lqs::MessageAttributeValue v;
+  v.data_type = Str(data_type);
+  v.string_value = Str(value);
+  return v;
+}
+
+}  // namespace
+
 extern "C" {
 
 // ---- Sending
@@ -55,10 +67,7 @@ void lqs_send_request_destroy(lqs_send_request_t* send) { delete send; }
 LQS_C_SETTER(lqs_send_request, delay_seconds, int)
 void lqs_send_request_add_string_attribute(lqs_send_request_t* send, const char* name,
                                            const char* data_type, const char* value) {
-  lqs::MessageAttributeValue v;
-  v.data_type = Str(data_type);
-  v.string_value = Str(value);
-  send->rep.message_attributes[Str(name)] = std::move(v);
+  send->rep.message_attributes[Str(name)] = StringValue(data_type, value);
 }
 void lqs_send_request_add_binary_attribute(lqs_send_request_t* send, const char* name,
                                            const char* data_type, const void* value, size_t len) {
@@ -69,10 +78,7 @@ void lqs_send_request_add_binary_attribute(lqs_send_request_t* send, const char*
 }
 void lqs_send_request_add_system_attribute(lqs_send_request_t* send, const char* name,
                                            const char* data_type, const char* value) {
-  lqs::MessageAttributeValue v;
-  v.data_type = Str(data_type);
-  v.string_value = Str(value);
-  send->rep.message_system_attributes[Str(name)] = std::move(v);
+  send->rep.message_system_attributes[Str(name)] = StringValue(data_type, value);
 }
 LQS_C_OPTIONAL_SETTER(lqs_send_request, message_group_id)
 LQS_C_OPTIONAL_SETTER(lqs_send_request, message_deduplication_id)
@@ -118,8 +124,7 @@ void lqs_send_batch_request_destroy(lqs_send_batch_request_t* batch) { delete ba
 int lqs_queue_send_message_batch(lqs_queue_t* queue, const lqs_send_batch_request_t* batch,
                                  lqs_batch_result_t** result, char** errptr) {
   return Guard(errptr, [&]() -> int {
-    static const lqs_send_batch_request_t kEmpty;
-    auto sent = queue->rep->SendMessageBatch(batch != nullptr ? batch->rep : kEmpty.rep);
+    auto sent = queue->rep->SendMessageBatch(RepOrDefault(batch));
     return SaveResult(std::move(sent), result, errptr, [](lqs::SendMessageBatchResult done) {
       auto out = std::make_unique<lqs_batch_result_t>();
       for (auto& entry : done.successful) {
@@ -182,8 +187,7 @@ LQS_C_OPTIONAL_SETTER(lqs_receive_request, receive_request_attempt_id)
 int lqs_queue_receive_message(lqs_queue_t* queue, const lqs_receive_request_t* request,
                               lqs_messages_t** messages, char** errptr) {
   return Guard(errptr, [&]() -> int {
-    static const lqs_receive_request_t kDefault;
-    auto got = queue->rep->ReceiveMessage(request != nullptr ? request->rep : kDefault.rep);
+    auto got = queue->rep->ReceiveMessage(RepOrDefault(request));
     return SaveResult(std::move(got), messages, errptr, [](lqs::ReceiveMessageResult received) {
       auto out = std::make_unique<lqs_messages_t>();
       out->rep.resize(received.messages.size());
@@ -217,23 +221,6 @@ const lqs_strmap_t* lqs_message_attributes(const lqs_message_t* m) { return &m->
 const char* lqs_message_md5_of_message_attributes(const lqs_message_t* m) {
   return OptStr(m->rep.md5_of_message_attributes);
 }
-size_t lqs_message_attribute_count(const lqs_message_t* m) { return m->attrs.size(); }
-const char* lqs_message_attribute_name(const lqs_message_t* m, size_t i) {
-  return m->attrs[i]->first.c_str();
-}
-const char* lqs_message_attribute_data_type(const lqs_message_t* m, size_t i) {
-  return m->attrs[i]->second.data_type.c_str();
-}
-int lqs_message_attribute_is_binary(const lqs_message_t* m, size_t i) {
-  return m->attrs[i]->second.IsBinary() ? 1 : 0;
-}
-const char* lqs_message_attribute_string_value(const lqs_message_t* m, size_t i) {
-  return m->attrs[i]->second.string_value.c_str();
-}
-const void* lqs_message_attribute_binary_value(const lqs_message_t* m, size_t i, size_t* len) {
-  const std::string& v = m->attrs[i]->second.binary_value;
-  if (len != nullptr) *len = v.size();
-  return v.data();
-}
+LQS_C_ATTRIBUTE_ACCESSORS(lqs_message)
 
 }  // extern "C"

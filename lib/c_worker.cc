@@ -123,7 +123,7 @@ int Create(lqs_queue_t* queue, const lqs_worker_options_t* options, Handler hand
   LQS_REQUIRE(queue != nullptr, "queue must not be NULL");
   LQS_REQUIRE(handler, "handler must not be NULL");
   LQS_REQUIRE(worker != nullptr, "worker must not be NULL");
-  lqs::WorkerOptions o = options != nullptr ? options->rep : lqs::WorkerOptions();
+  lqs::WorkerOptions o = RepOrDefault(options);
   o.clock = queue->broker->options().clock;  // the broker's clock, always
   auto created = lqs::Worker::Create(queue->rep, std::move(o), std::move(handler));
   if (!created.ok()) return SaveError(created.status(), errptr);
@@ -263,25 +263,7 @@ const char* lqs_worker_message_idempotency_key(const lqs_worker_message_t* m, si
 const lqs_strmap_t* lqs_worker_message_attributes(const lqs_worker_message_t* m) {
   return &m->attributes;
 }
-size_t lqs_worker_message_attribute_count(const lqs_worker_message_t* m) { return m->attrs.size(); }
-const char* lqs_worker_message_attribute_name(const lqs_worker_message_t* m, size_t i) {
-  return m->attrs[i]->first.c_str();
-}
-const char* lqs_worker_message_attribute_data_type(const lqs_worker_message_t* m, size_t i) {
-  return m->attrs[i]->second.data_type.c_str();
-}
-int lqs_worker_message_attribute_is_binary(const lqs_worker_message_t* m, size_t i) {
-  return m->attrs[i]->second.IsBinary() ? 1 : 0;
-}
-const char* lqs_worker_message_attribute_string_value(const lqs_worker_message_t* m, size_t i) {
-  return m->attrs[i]->second.string_value.c_str();
-}
-const void* lqs_worker_message_attribute_binary_value(const lqs_worker_message_t* m, size_t i,
-                                                      size_t* len) {
-  const std::string& v = m->attrs[i]->second.binary_value;
-  if (len != nullptr) *len = v.size();
-  return v.data();
-}
+LQS_C_ATTRIBUTE_ACCESSORS(lqs_worker_message)
 
 void lqs_worker_result_set_error(lqs_worker_result_t* r, const char* error) {
   AssignOrClear(&r->error, error);  // out of memory: the default reason is used
