@@ -324,26 +324,34 @@ static void test_options_and_start_errors(lqs_broker_t* broker, const lqsd_t* re
   lqs_bridge_options_destroy(o);
 }
 
-/* Sends kMessages to `outbox`; every third has a String, a Number and a
- * Binary attribute (with NUL bytes). */
-static void send_messages(lqs_broker_t* broker, const char* queue) {
+/* Sends `m` to `queue`, then destroys it. */
+static void send_to(lqs_broker_t* broker, const char* queue, lqs_send_request_t* m) {
   lqs_queue_t* q = NULL;
   CHECK_OK(lqs_get_queue(broker, queue, &q, &err_));
-  for (int i = 0; i < kMessages && q != NULL; ++i) {
-    char body[128];
-    body_of(i, body, sizeof body);
-    lqs_send_request_t* m = lqs_send_request_create(body, strlen(body));
-    if (i % 3 == 0) {
-      char n[16];
-      snprintf(n, sizeof n, "%d", i);
-      lqs_send_request_add_string_attribute(m, "color", "String", "blue \xc3\xa9");
-      lqs_send_request_add_string_attribute(m, "index", "Number.int", n);
-      lqs_send_request_add_binary_attribute(m, "blob", "Binary", kBinary, sizeof kBinary);
-    }
-    CHECK_OK(lqs_queue_send_message(q, m, NULL, &err_));
-    lqs_send_request_destroy(m);
-  }
+  if (q != NULL) CHECK_OK(lqs_queue_send_message(q, m, NULL, &err_));
+  lqs_send_request_destroy(m);
   lqs_queue_destroy(q);
+}
+
+/* Message i of send_messages: every third has a String, a Number and a
+ * Binary attribute (with NUL bytes). */
+static lqs_send_request_t* message_request(int i) {
+  char body[128];
+  body_of(i, body, sizeof body);
+  lqs_send_request_t* m = lqs_send_request_create(body, strlen(body));
+  if (i % 3 == 0) {
+    char n[16];
+    snprintf(n, sizeof n, "%d", i);
+    lqs_send_request_add_string_attribute(m, "color", "String", "blue \xc3\xa9");
+    lqs_send_request_add_string_attribute(m, "index", "Number.int", n);
+    lqs_send_request_add_binary_attribute(m, "blob", "Binary", kBinary, sizeof kBinary);
+  }
+  return m;
+}
+
+/* Sends kMessages (message_request) to `queue`. */
+static void send_messages(lqs_broker_t* broker, const char* queue) {
+  for (int i = 0; i < kMessages; ++i) send_to(broker, queue, message_request(i));
 }
 
 /* Receives everything in `queue` and checks it is exactly what
@@ -479,12 +487,7 @@ static void test_unreachable_remote(lqs_broker_t* broker) {
   CHECK(port > 0);
   char url[128];
   snprintf(url, sizeof url, "http://127.0.0.1:%d/123456789012/remote", port);
-  lqs_queue_t* q = NULL;
-  CHECK_OK(lqs_get_queue(broker, "offline", &q, &err_));
-  lqs_send_request_t* m = lqs_send_request_create("kept", 4);
-  CHECK_OK(lqs_queue_send_message(q, m, NULL, &err_));
-  lqs_send_request_destroy(m);
-  lqs_queue_destroy(q);
+  send_to(broker, "offline", lqs_send_request_create("kept", 4));
 
   lqs_bridge_options_t* o = options_for(LQS_BRIDGE_FORWARD, "offline", url);
   lqs_bridge_options_set_once(o, 1);
@@ -532,12 +535,7 @@ static void test_unreachable_remote(lqs_broker_t* broker) {
 static void test_destroy_while_running(lqs_broker_t* broker, const lqsd_t* remote) {
   char url[512];
   url_of(remote, "remote", url, sizeof url);
-  lqs_queue_t* q = NULL;
-  CHECK_OK(lqs_get_queue(broker, "outbox", &q, &err_));
-  lqs_send_request_t* m = lqs_send_request_create("one more", 8);
-  CHECK_OK(lqs_queue_send_message(q, m, NULL, &err_));
-  lqs_send_request_destroy(m);
-  lqs_queue_destroy(q);
+  send_to(broker, "outbox", lqs_send_request_create("one more", 8));
 
   /* Forward (not once): it runs until stopped. */
   lqs_bridge_options_t* o = options_for(LQS_BRIDGE_FORWARD, "outbox", url);
