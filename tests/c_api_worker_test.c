@@ -206,12 +206,15 @@ static int count_and_succeed(const lqs_worker_message_t* m, void* user, lqs_work
   return LQS_WORKER_SUCCESS;
 }
 
-static int calls_of(struct counter* c) {
-  pthread_mutex_lock(&c->mu);
-  const int n = c->calls;
-  pthread_mutex_unlock(&c->mu);
-  return n;
+/* *value, read holding *mu (the handlers' counters and flags). */
+static int read_locked(pthread_mutex_t* mu, const int* value) {
+  pthread_mutex_lock(mu);
+  const int v = *value;
+  pthread_mutex_unlock(mu);
+  return v;
 }
+
+static int calls_of(struct counter* c) { return read_locked(&c->mu, &c->calls); }
 
 struct blocker {
   struct gate gate;
@@ -241,12 +244,7 @@ static void blocker_destroy(struct blocker* b) {
   pthread_mutex_destroy(&b->mu);
 }
 
-static int entered_of(struct blocker* b) {
-  pthread_mutex_lock(&b->mu);
-  const int n = b->entered;
-  pthread_mutex_unlock(&b->mu);
-  return n;
-}
+static int entered_of(struct blocker* b) { return read_locked(&b->mu, &b->entered); }
 
 /* ---- Options and lifecycle ------------------------------------------------------ */
 
@@ -894,12 +892,7 @@ static void* wait_thread(void* p) {
   return NULL;
 }
 
-static int waited(struct wait_arg* a) {
-  pthread_mutex_lock(&a->mu);
-  const int d = a->done;
-  pthread_mutex_unlock(&a->mu);
-  return d;
-}
+static int waited(struct wait_arg* a) { return read_locked(&a->mu, &a->done); }
 
 static void test_signal_handlers(lqs_broker_t* broker) {
   clear_log();
