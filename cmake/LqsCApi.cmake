@@ -18,14 +18,18 @@
 
 set(_lqs_c_sources lib/c.cc lib/c_broker.cc lib/c_messages.cc lib/c_queue.cc lib/c_worker.cc)
 set(_lqs_c_tests c_api_test c_api_worker_test)
-
-add_library(lqs_c STATIC ${_lqs_c_sources} lib/c_bridge.cc)
-add_library(lqs::lqs_c ALIAS lqs_c)
-target_include_directories(lqs_c
+# The include path of both builds of the C API (lqs_c, lqs_c_shared): the
+# public headers for their users, from the source tree or the installed
+# prefix, and the source root for lib/c_internal.h.
+set(_lqs_c_includes
   PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<INSTALL_INTERFACE:include>
   PRIVATE ${PROJECT_SOURCE_DIR})
+
+add_library(lqs_c STATIC ${_lqs_c_sources} lib/c_bridge.cc)
+add_library(lqs::lqs_c ALIAS lqs_c)
+target_include_directories(lqs_c ${_lqs_c_includes})
 target_link_libraries(lqs_c PUBLIC lqs PRIVATE lqs_bridge lqs_wire)
 target_compile_options(lqs_c PRIVATE ${LQS_WARNINGS})
 install(TARGETS lqs_c EXPORT lqsTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -42,11 +46,7 @@ if(TARGET RocksDB::rocksdb-shared AND NOT LQS_SANITIZE)
   set_target_properties(lqs_c_shared PROPERTIES
     OUTPUT_NAME lqs_c VERSION ${PROJECT_VERSION} SOVERSION 0
     LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/lqs_c.map)
-  target_include_directories(lqs_c_shared
-    PUBLIC
-      $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-      $<INSTALL_INTERFACE:include>
-    PRIVATE ${PROJECT_SOURCE_DIR})
+  target_include_directories(lqs_c_shared ${_lqs_c_includes})
   target_link_libraries(lqs_c_shared PRIVATE RocksDB::rocksdb-shared lqs lqs_bridge lqs_wire)
   target_link_options(lqs_c_shared PRIVATE
     LINKER:--version-script=${PROJECT_SOURCE_DIR}/cmake/lqs_c.map LINKER:--no-undefined
