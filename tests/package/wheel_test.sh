@@ -3,7 +3,8 @@
 # scripts/build-wheel.sh from a build tree, installs it into a fresh virtual
 # environment of Debian's python3 (with the system's site packages, for
 # Debian's pytest and boto3: nothing comes from PyPI), then imports lqs from
-# the environment and uses it.
+# the environment and uses it, and runs the pytest plugin's example tests with
+# the plugin loaded from the wheel's entry point.
 #
 #   bash tests/package/wheel_test.sh [BUILD_DIR]     (default: build)
 set -euo pipefail
@@ -31,6 +32,19 @@ with lqs.open(sys.argv[1] + "/db") as db:
         assert msg is not None and msg.body == "from the wheel", msg
 print("wheel_test: lqs", lqs.__version__, "from", lqs.__file__)
 PY
+# The pytest plugin, loaded from the wheel's pytest11 entry point (no -p), runs the
+# plugin's example tests (tests/pytest_plugin/sqs_example.py) with Debian's pytest
+# and boto3 (the query protocol).
+mkdir "$WORK/app"
+cp "$ROOT/tests/pytest_plugin/sqs_example.py" "$WORK/app/test_sqs_example.py"
+(cd "$WORK/app" && env -u PYTHONPATH -u AWS_ENDPOINT_URL_SQS -u AWS_ENDPOINT_URL \
+   -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_PROFILE \
+   AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null \
+   LQS_EXPECT_PROTOCOL=query LQS_EXPECT_ENDPOINT=in-process PYTHONDONTWRITEBYTECODE=1 \
+   "$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider --noconftest -c /dev/null \
+   --rootdir "$WORK/app" test_sqs_example.py > "$WORK/pytest.log" 2>&1) \
+  || { cat "$WORK/pytest.log"; fail "the pytest plugin's example failed in the venv"; }
+tail -1 "$WORK/pytest.log"
 "$WORK/venv/bin/python" -m pip uninstall --quiet --yes lqs
 env -u PYTHONPATH "$WORK/venv/bin/python" - "$WORK/venv" <<'PY' || fail "lqs left in the environment"
 import sys
