@@ -81,6 +81,10 @@ constexpr Row kRows[] = {
     {ErrorCode::kOverStorageBudget,
      "OverStorageBudget",
      {"ServiceUnavailable", "ServiceUnavailable", false}},
+    // Never on the wire (lqsd has no transactions); spelled for completeness.
+    {ErrorCode::kTransactionConflict,
+     "TransactionConflict",
+     {"TransactionConflict", "TransactionConflict", false}},
 };
 
 const Row& RowFor(ErrorCode code) {

@@ -100,6 +100,8 @@ int HttpStatusFor(lqs::ErrorCode code) {
     case ErrorCode::kClosed:
     case ErrorCode::kOverStorageBudget:
       return 503;
+    case ErrorCode::kTransactionConflict:
+      return 409;
     case ErrorCode::kCorruption:
     case ErrorCode::kInternal:
       return 500;

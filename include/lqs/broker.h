@@ -19,12 +19,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lqs/options.h"
 #include "lqs/queue.h"
 #include "lqs/status.h"
+#include "lqs/transaction.h"
 #include "lqs/types.h"
 
 namespace lqs {
@@ -122,6 +125,19 @@ class Broker {
   // state; counters agree with the data; every record verifies). Returns a
   // list of problems (empty = consistent). Slow: reads everything.
   virtual StatusOr<std::vector<std::string>> Verify() = 0;
+
+  // ---- Tables and transactions (lqs/transaction.h) -------------------------------
+
+  // A new transaction on this database (see lqs/transaction.h).
+  virtual std::unique_ptr<Transaction> BeginTransaction() = 0;
+  // The committed value of `key` in `table`, or nullopt. Errors:
+  // kInvalidParameterValue (a bad table name or key), kClosed, kIOError.
+  virtual StatusOr<std::optional<std::string>> Get(std::string_view table,
+                                                   std::string_view key) = 0;
+  // The committed records of `table` whose key starts with `prefix`, in key
+  // byte order, read from one consistent view. Errors: as Get.
+  virtual StatusOr<std::vector<TableEntry>> Scan(std::string_view table,
+                                                 std::string_view prefix) = 0;
 
   // ---- Group commit (Options::deferred_commits) ---------------------------------------
 

@@ -137,12 +137,13 @@ enum {
   LQS_MESSAGE_NOT_INFLIGHT = 19,
 
   /* Engine errors (server faults). */
-  LQS_IO_ERROR = 100,           /* the disk refused (ENOSPC, EIO); retry later */
-  LQS_CORRUPTION = 101,         /* a stored record failed verification */
-  LQS_DATABASE_LOCKED = 102,    /* another process holds the database */
-  LQS_CLOSED = 103,             /* the broker was closed */
-  LQS_INTERNAL = 104,           /* a bug (or out of memory); please report it */
-  LQS_OVER_STORAGE_BUDGET = 105 /* the database is at max_disk_bytes; retry later */
+  LQS_IO_ERROR = 100,            /* the disk refused (ENOSPC, EIO); retry later */
+  LQS_CORRUPTION = 101,          /* a stored record failed verification */
+  LQS_DATABASE_LOCKED = 102,     /* another process holds the database */
+  LQS_CLOSED = 103,              /* the broker was closed */
+  LQS_INTERNAL = 104,            /* a bug (or out of memory); please report it */
+  LQS_OVER_STORAGE_BUDGET = 105, /* the database is at max_disk_bytes; retry later */
+  LQS_TRANSACTION_CONFLICT = 106 /* a transaction's commit conflicted; run it again */
 };
 
 /* The enumerator's name without prefix, e.g. "QueueDoesNotExist". Static

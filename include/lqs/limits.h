@@ -149,6 +149,15 @@ inline constexpr size_t kMaxIdempotencyKeyBytes = 512;
 inline constexpr int64_t kMaxInboxTtlSeconds = kMaxRetentionSeconds;
 inline constexpr int64_t kDefaultInboxTtlSeconds = 86400;
 
+// ---- lqs's own: tables (lqs/transaction.h, docs/transactions.md) ----------------
+
+// A table's name: 1..64 characters of [A-Za-z0-9_.-].
+inline constexpr size_t kMaxTableNameLength = 64;
+// A table key: 1..1024 bytes, any bytes.
+inline constexpr size_t kMaxTableKeyBytes = 1024;
+// A table value: 0..256 KiB, any bytes.
+inline constexpr size_t kMaxTableValueBytes = 256 * 1024;
+
 }  // namespace lqs::limits
 
 #endif  // LQS_LIMITS_H_

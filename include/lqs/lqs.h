@@ -10,6 +10,7 @@
 #include "lqs/options.h"       // IWYU pragma: export
 #include "lqs/queue.h"         // IWYU pragma: export
 #include "lqs/status.h"        // IWYU pragma: export
+#include "lqs/transaction.h"   // IWYU pragma: export
 #include "lqs/types.h"         // IWYU pragma: export
 #include "lqs/version.h"       // IWYU pragma: export
 #include "lqs/worker.h"        // IWYU pragma: export

@@ -59,6 +59,11 @@ enum class ErrorCode : int {
   // The database's files reached Options::max_disk_bytes: sends are refused
   // until receives and deletes free space; retry later.
   kOverStorageBudget = 105,
+  // A transaction's commit found that a table key it read was changed by
+  // another commit, or that a lease behind one of its DeleteMessage or
+  // ChangeMessageVisibility calls was lost. Nothing was applied: run the
+  // transaction again from the start (lqs/transaction.h).
+  kTransactionConflict = 106,
 };
 
 // How SQS front ends spell an ErrorCode.

@@ -12,6 +12,8 @@
 #include "lib/engine/move_tasks.h"
 #include "lib/engine/open.h"
 #include "lib/engine/queue_impl.h"
+#include "lib/engine/tables.h"
+#include "lib/engine/transaction.h"
 #include "lib/engine/verify.h"
 #include "lib/lease/receipt_handle.h"
 #include "lib/storage/keys.h"
@@ -181,6 +183,14 @@ class BrokerImpl final : public Broker {
   StatusOr<std::vector<std::string>> Verify() override {
     if (core_->closed()) return Closed();
     return VerifyDatabase(*core_);
+  }
+
+  std::unique_ptr<Transaction> BeginTransaction() override { return NewTransaction(core_); }
+  StatusOr<std::optional<std::string>> Get(std::string_view table, std::string_view key) override {
+    return TableGet(*core_, table, key);
+  }
+  StatusOr<std::vector<TableEntry>> Scan(std::string_view table, std::string_view prefix) override {
+    return TableScan(*core_, table, prefix);
   }
 
   const Options& options() const override { return core_->options(); }

@@ -80,8 +80,11 @@ Status QueueImpl::DeleteMessageAndRecord(const std::string& receipt_handle,
 
 QueueImpl::AlsoWrite QueueImpl::InboxRecorder(const std::string& idempotency_key,
                                               int64_t ttl_seconds) {
-  return [this, &idempotency_key, ttl_seconds](rocksdb::WriteBatch* batch, int64_t now) {
-    return RecordInInbox(batch, idempotency_key, now + ttl_seconds * 1000);
+  return [this, &idempotency_key, ttl_seconds](rocksdb::WriteBatch* batch, int64_t now,
+                                               bool must_sync) {
+    Status st = RecordInInbox(batch, idempotency_key, now + ttl_seconds * 1000);
+    if (st.ok()) st = core_->db()->Write(batch, must_sync);
+    return st;
   };
 }
 

@@ -11,7 +11,10 @@
 // that catalog_mutex() is taken before any queue's locks and AllocateSeqs'
 // seq_mu_ may be taken under a queue's pending_mu_): seq_mu_ serialises
 // sequence reservations, catalog_mu_ guards the catalogue maps,
-// catalog_change_mu_ serialises catalogue changes. Errors: Status returns.
+// catalog_change_mu_ serialises catalogue changes; transaction_mu_ serialises
+// transactions' commits and is taken before any queue's locks (a commit
+// then takes queues' gates, then their mu_, each set in queue id order).
+// Errors: Status returns.
 
 #ifndef LQS_LIB_ENGINE_CORE_H_
 #define LQS_LIB_ENGINE_CORE_H_
@@ -74,6 +77,10 @@ class Core {
     return catalog_change_mu_;
   }
 
+  // Serialises transactions' commits (lib/engine/transaction.cc): their
+  // read validation and their write happen with no other commit between.
+  notify::Mutex& transaction_mutex() ABSL_LOCK_RETURNED(transaction_mu_) { return transaction_mu_; }
+
   // Parked asynchronous receives (Queue::ReceiveMessageAsync).
   notify::AsyncReceiver& async_receiver() { return *async_; }
 
@@ -100,6 +107,7 @@ class Core {
   std::map<std::string, std::shared_ptr<QueueImpl>> by_name_ ABSL_GUARDED_BY(catalog_mu_);
   std::map<uint64_t, std::shared_ptr<QueueImpl>> by_id_ ABSL_GUARDED_BY(catalog_mu_);
   notify::Mutex catalog_change_mu_ ABSL_ACQUIRED_BEFORE(catalog_mu_);
+  notify::Mutex transaction_mu_ ABSL_ACQUIRED_BEFORE(catalog_mu_);
 };
 
 // Meta keys in the catalog column family.

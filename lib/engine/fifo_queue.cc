@@ -160,8 +160,7 @@ Status QueueImpl::WriteFifoSends(const api::QueueConfig& config,
   Status st;
   if (fresh > 0) {
     batch.Merge(db->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
-    if (also) st = also(&batch, now);
-    if (st.ok()) st = db->Write(&batch, /*must_sync=*/true);
+    st = also ? also(&batch, now, /*must_sync=*/true) : db->Write(&batch, /*must_sync=*/true);
   }
   for (const Plan& p : plans) {
     if (p.duplicate || p.seq == 0) continue;

@@ -153,12 +153,9 @@ Status QueueImpl::DeleteHoldingLocked(const std::vector<DeleteMessageBatchEntry>
   Status st = PlanDeleteLocked(entries, /*claim=*/false, out, &plan);
   if (!st.ok()) return st;
   const bool extra = also && out->failed.empty();
-  if (extra) {
-    st = also(&plan.batch, plan.now);
-    if (!st.ok()) return st;
-  }
   if (!plan.gone.empty() || extra) {
-    st = core_->db()->Write(&plan.batch, /*must_sync=*/false);
+    st = extra ? also(&plan.batch, plan.now, /*must_sync=*/false)
+               : core_->db()->Write(&plan.batch, /*must_sync=*/false);
     if (!st.ok()) return st;
     for (uint64_t seq : plan.gone) ForgetLeaseLocked(seq);
     ApplyDelta(plan.delta);

@@ -16,6 +16,7 @@
 //   queue_attributes.cc   attributes, tags and permissions
 //   queue_ops.cc          GetStats and ScanMessages
 //   consumer_support.cc   the idempotency inbox, MoveToDeadLetterQueue
+//   queue_tx.cc           a queue's part of a transaction
 //
 // Every change of a message's state is one WriteBatch. In-memory state
 // (leases, cursor, counters) changes only after its batch was written, so a
@@ -32,7 +33,11 @@
 //   pending_mu_  the keys of sends not yet written, the delayed buckets and
 //          the FIFO dedup window; a leaf lock (except Core::AllocateSeqs).
 //   send_config_mu_  the copy of the config that sends use; a leaf.
-// Order: gate_ before mu_ before pending_mu_; never two queues' mu_.
+// Order: gate_ before mu_ before pending_mu_; never two queues' mu_, except
+// in a transaction's commit (queue_tx.cc, transaction.cc): serialised by the
+// Core's transaction mutex, it takes the gates of the queues it sends to,
+// then the mu_ of the queues whose leases it ends or changes, each set in
+// queue id order, and holds them all across its one write.
 // A dead-letter move holds the source's mu_ and try-locks the DLQ's gate_
 // (shared): when it cannot, a receive leaves the message where it is for the
 // next receive. MoveToDeadLetterQueue instead waits for the DLQ's gate
@@ -205,6 +210,39 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // Whether this queue's RedrivePolicy names `arn` as its DLQ.
   bool HasDeadLetterTarget(const std::string& arn) const ABSL_LOCKS_EXCLUDED(send_config_mu_);
 
+  // ---- Transactions (queue_tx.cc, transaction.cc) ----
+  // An `also` (optional) takes over a write (a send's, a delete's): it may add
+  // its own changes to the batch and then writes it, in place of
+  // Database::Write(batch, must_sync); its error fails the call with nothing
+  // written. `now` is the time the call's changes were made at.
+  using AlsoWrite = std::function<Status(rocksdb::WriteBatch*, int64_t now, bool must_sync)>;
+  // Call-time checks of a transaction's queue operations: the errors the
+  // Queue calls give, before anything is recorded.
+  Status CheckTxSend(const SendMessageRequest& request) ABSL_LOCKS_EXCLUDED(send_config_mu_);
+  Status CheckTxSendBatch(const std::vector<SendMessageBatchEntry>& entries)
+      ABSL_LOCKS_EXCLUDED(send_config_mu_);
+  // Decodes a handle of this queue; kReceiptHandleIsInvalid otherwise.
+  StatusOr<lease::ReceiptHandle> CheckTxHandle(const std::string& receipt_handle) const;
+  // One DeleteMessage (no visibility) or ChangeMessageVisibility of a
+  // transaction, checked at call time.
+  struct TxHandleOp {
+    std::string receipt_handle;
+    lease::ReceiptHandle handle;
+    std::optional<int> visibility_timeout;  // nullopt: delete
+  };
+  // At commit: stores the messages (validated at call time) and hands the
+  // send's batch to `write` (AlsoWrite), holding gate_ shared across it.
+  // `write` is not called when nothing is to be written (FIFO duplicates).
+  Status TxSend(const std::vector<const SendMessageRequest*>& requests,
+                std::vector<SendMessageResult>* results, const AlsoWrite& write)
+      ABSL_LOCKS_EXCLUDED(gate_, mu_, pending_mu_);
+  // At commit: under mu_, checks that every handle is still its message's
+  // current, unexpired lease (else kTransactionConflict), builds the deletes
+  // and visibility changes into one batch and hands it to `write`; applies
+  // them in memory once it returned OK.
+  Status TxHandleOps(const std::vector<TxHandleOp>& ops, const AlsoWrite& write)
+      ABSL_LOCKS_EXCLUDED(gate_, mu_);
+
   // ---- Test seams (tests/dead_letter_test.cc) ----
   // Takes this queue's gate exclusively, as a purge or DeleteQueue in
   // progress holds it, until the returned hold is destroyed.
@@ -234,10 +272,6 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // Replaces the Policy attribute.
   Status SetAttributesLockedPolicy(const std::string& policy) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // `also` (optional) adds its own changes to a write's batch (a send's, a
-  // delete's); it runs before the write and its error fails the call with
-  // nothing written.
-  using AlsoWrite = std::function<Status(rocksdb::WriteBatch*, int64_t now)>;
   // Adds to `batch` the inbox record of `idempotency_key`, expiring at
   // `expiry` (ms), moving a recorded key's sweep entry (consumer_support.cc).
   Status RecordInInbox(rocksdb::WriteBatch* batch, const std::string& idempotency_key,

@@ -163,8 +163,8 @@ Status QueueImpl::WriteSends(const api::QueueConfig& config,
     delta.Max(storage::kSeqCursor, 0);
   }
   batch.Merge(core_->db()->cf(Cf::kCounters), storage::CounterKey(id_), delta.Encode());
-  Status st = also ? also(&batch, now) : Status::OK();
-  if (st.ok()) st = core_->db()->Write(&batch, /*must_sync=*/true);
+  Status st =
+      also ? also(&batch, now, /*must_sync=*/true) : core_->db()->Write(&batch, /*must_sync=*/true);
   if (st.ok()) seq_slot_written_.store(true, std::memory_order_relaxed);
   {
     notify::MutexLock lock(&pending_mu_);

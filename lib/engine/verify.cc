@@ -8,6 +8,7 @@
 #include <rocksdb/iterator.h>
 
 #include "lib/engine/queue_impl.h"
+#include "lib/engine/tables.h"
 #include "lib/storage/counters.h"
 #include "lib/storage/keys.h"
 #include "lib/storage/range_iterator.h"
@@ -196,6 +197,27 @@ StatusOr<std::vector<std::string>> VerifyDatabase(Core& core) {
     }
     if (!it->status().ok()) return storage::FromRocks(it->status(), "verifying orphan data");
   }
+
+  // Tables: every key splits into a valid table name and key, and every
+  // value is within the limit.
+  rocksdb::ReadOptions tro;
+  tro.snapshot = snap;
+  std::unique_ptr<rocksdb::Iterator> tables(db->db()->NewIterator(tro, db->cf(Cf::kTables)));
+  for (tables->SeekToFirst(); tables->Valid(); tables->Next()) {
+    const std::string_view raw_key(tables->key().data(), tables->key().size());
+    std::string table, key;
+    if (!storage::DecodeTableKey(raw_key, &table, &key) || !ValidateTableName(table).ok() ||
+        !ValidateTableKey(key).ok()) {
+      problems.push_back("malformed key " + PrintableKey(raw_key) + " in tables");
+      continue;
+    }
+    if (!ValidateTableValue(std::string_view(tables->value().data(), tables->value().size()))
+             .ok()) {
+      problems.push_back("value of key " + PrintableKey(key) + " of table " + table +
+                         " is over the limit");
+    }
+  }
+  if (!tables->status().ok()) return storage::FromRocks(tables->status(), "verifying tables");
   return problems;
 }
 

@@ -105,7 +105,7 @@ rocksdb::ColumnFamilyOptions ColumnFamilyOptionsFor(Cf which, const Options& opt
   table.cache_index_and_filter_blocks = true;
   table.pin_l0_filter_and_index_blocks_in_cache = true;
   if (which == Cf::kMessages || which == Cf::kInflight || which == Cf::kCatalog ||
-      which == Cf::kCounters || which == Cf::kInbox) {
+      which == Cf::kCounters || which == Cf::kInbox || which == Cf::kTables) {
     // Point lookups by key: bloom filters make misses cheap (for the inbox,
     // a miss is the common answer of InboxContains).
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
@@ -125,7 +125,7 @@ rocksdb::ColumnFamilyOptions ColumnFamilyOptionsFor(Cf which, const Options& opt
   cf.memtable_insert_with_hint_prefix_extractor = InsertHintPrefix(which);
   // A spare memtable lets writes continue while one is being flushed.
   cf.max_write_buffer_number = std::max(2, options.max_write_buffers);
-  if (which != Cf::kCatalog && which != Cf::kCounters) {
+  if (which != Cf::kCatalog && which != Cf::kCounters && which != Cf::kTables) {
     // Queues delete what they insert: files dense with tombstones are
     // compacted early so that range scans do not wade through them.
     cf.table_properties_collector_factories.emplace_back(

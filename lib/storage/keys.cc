@@ -9,7 +9,7 @@ namespace {
 
 // The column families' names on disk, indexed by Cf: never change one.
 constexpr const char* kCfNames[] = {"default",  "messages", "visible", "inflight", "expiry",
-                                    "counters", "grouped",  "dedup",   "inbox"};
+                                    "counters", "grouped",  "dedup",   "inbox",    "tables"};
 static_assert(std::size(kCfNames) == static_cast<size_t>(Cf::kCount),
               "one name for each column family");
 
@@ -271,5 +271,32 @@ std::string QueueRecordKey(std::string_view name) { return TaggedKey(kQueueRecor
 std::string DeletedNameKey(std::string_view name) { return TaggedKey(kDeletedNameTag, name); }
 std::string TaskKey(std::string_view task_id) { return TaggedKey(kTaskTag, task_id); }
 std::string MetaKey(std::string_view name) { return TaggedKey('M', name); }
+
+std::string TableKey(std::string_view table, std::string_view key) {
+  std::string k;
+  k.reserve(1 + table.size() + key.size());
+  k.push_back(static_cast<char>(table.size()));
+  k.append(table);
+  k.append(key);
+  return k;
+}
+
+std::string TableScanEnd(std::string_view table, std::string_view prefix) {
+  std::string k = TableKey(table, prefix);
+  // The successor of the prefix: drop trailing 0xff bytes, increment the
+  // last. The length byte (at most 255, in practice at most 64) stops it.
+  while (!k.empty() && static_cast<unsigned char>(k.back()) == 0xff) k.pop_back();
+  if (!k.empty()) k.back() = static_cast<char>(static_cast<unsigned char>(k.back()) + 1);
+  return k;
+}
+
+bool DecodeTableKey(std::string_view k, std::string* table, std::string* key) {
+  if (k.empty()) return false;
+  const size_t n = static_cast<unsigned char>(k[0]);
+  if (n == 0 || k.size() < 1 + n) return false;
+  table->assign(k.substr(1, n));
+  key->assign(k.substr(1 + n));
+  return true;
+}
 
 }  // namespace lqs::storage

@@ -54,6 +54,7 @@ enum class Cf : int {
   kGrouped,
   kDedup,
   kInbox,
+  kTables,
   kCount,  // number of column families
 };
 
@@ -114,6 +115,14 @@ struct DecodedInboxKey {
   std::string key;        // the idempotency key
 };
 bool DecodeInboxKey(std::string_view k, DecodedInboxKey* out);
+
+// tables CF: len(table) (1 byte) | table | key. A table is one contiguous
+// range, its keys in byte order (the engine checks names and limits).
+std::string TableKey(std::string_view table, std::string_view key);
+// The first key after every key of `table` that starts with `prefix`.
+std::string TableScanEnd(std::string_view table, std::string_view prefix);
+// Splits a tables key; false when it is malformed.
+bool DecodeTableKey(std::string_view k, std::string* table, std::string* key);
 
 // expiry CF values: where the entry lives.
 std::string ExpiryValueVisible(int64_t visible_at_ms);

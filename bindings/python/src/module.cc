@@ -44,8 +44,8 @@ namespace {
 // boto3-shaped client answer as the endpoint would.
 py::list ErrorTable() {
   py::list out;
-  for (int c : {0,  1,  2,  3,  4,  5,  6,  7,   8,   9,   10,  11,  12,
-                13, 14, 15, 16, 17, 18, 19, 100, 101, 102, 103, 104, 105}) {
+  for (int c : {0,  1,  2,  3,  4,  5,  6,   7,   8,   9,   10,  11,  12, 13,
+                14, 15, 16, 17, 18, 19, 100, 101, 102, 103, 104, 105, 106}) {
     auto code = static_cast<lqs::ErrorCode>(c);
     const lqs::ErrorInfo& info = lqs::ErrorInfoFor(code);
     out.append(py::make_tuple(c, std::string(lqs::ErrorCodeName(code)), std::string(info.shape),
