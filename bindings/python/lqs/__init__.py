@@ -61,7 +61,7 @@ from ._errors import (BatchEntryIdsNotDistinct, BatchRequestTooLong, Closed, Cor
                       MissingParameter, OverLimit, OverStorageBudget, PurgeQueueInProgress,
                       QueueDeletedRecently, QueueDoesNotExist, QueueNameExists,
                       ReceiptHandleIsInvalid, ResourceNotFound, StorageIOError,
-                      TooManyEntriesInBatchRequest, UnsupportedOperation, error_class)
+                      TooManyEntriesInBatchRequest, TransactionConflict, UnsupportedOperation, error_class)
 from . import _lqs
 from ._lqs import ManualClock
 from ._lqs import limits  # SQS's limits and defaults (lqs/limits.h)
@@ -83,7 +83,7 @@ __all__ = [
     "InvalidBatchEntryId", "BatchRequestTooLong", "OverLimit", "ResourceNotFound",
     "UnsupportedOperation", "MessageNotInflight", "StorageIOError", "Corruption",
     "DatabaseLocked", "Closed", "InternalError", "OverStorageBudget", "Worker", "WorkerMessage",
-    "NonRetryableError", "Bridge", "mock_sqs",
+    "NonRetryableError", "Bridge", "Transaction", "TransactionConflict", "mock_sqs",
 ]
 
 class _ClosesOnExit:
@@ -664,6 +664,111 @@ class Broker(_ClosesOnExit):
     def verify(self) -> List[str]:
         """Checks every invariant; returns the problems found (empty = consistent)."""
         return list(self._rep.verify())
+
+    # tables and transactions (docs/transactions.md)
+
+    def transaction(self) -> "Transaction":
+        """A new transaction: table records and queue operations committed as one atomic
+        write. Use it as a context manager (commits at the end, rolls back on an
+        exception) or call commit() / rollback()."""
+        return Transaction(self._rep.begin_transaction())
+
+    def get(self, table: str, key: Union[str, bytes]) -> Optional[bytes]:
+        """The committed value of ``key`` in ``table``, or None."""
+        return self._rep.get(table, key)
+
+    def scan(self, table: str, prefix: Union[str, bytes] = b"") -> Iterator[Tuple[bytes, bytes]]:
+        """The committed ``(key, value)`` pairs of ``table`` whose key starts with
+        ``prefix``, in key byte order (read from one consistent view)."""
+        return iter(self._rep.scan(table, prefix))
+
+
+KeyLike = Union[str, bytes]
+
+
+def _queue_name(queue: Union[str, "Queue"]) -> str:
+    return queue.name if isinstance(queue, Queue) else queue
+
+
+class Transaction:
+    """Table records and queue operations that commit together, or not at all
+    (docs/transactions.md)::
+
+        with broker.transaction() as tx:       # commits at the end; rolls back on an exception
+            tx.put("exports", request_id, "ACCEPTED")
+            tx.send("jobs", request_id)
+
+    Keys and values are bytes or str (UTF-8); reads return bytes. Every call checks its
+    arguments at once (the errors of the Queue calls); nothing is visible to others before
+    the commit. The commit raises :class:`TransactionConflict` when a key the transaction
+    read was changed by another commit, or the lease behind one of its deletes or visibility
+    changes was lost: nothing was applied, and running the transaction again may succeed.
+    One thread at a time; not over HTTP."""
+
+    def __init__(self, rep: Any) -> None:
+        self._rep = rep
+        self.sent: List[SendResult] = []
+
+    def __enter__(self) -> "Transaction":
+        return self
+
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.rollback()
+
+    def put(self, table: str, key: KeyLike, value: KeyLike) -> None:
+        """Writes a record (table: 1..64 of [A-Za-z0-9_.-]; key 1..1024 bytes; value up to
+        256 KiB)."""
+        self._rep.put(table, key, value)
+
+    def get(self, table: str, key: KeyLike) -> Optional[bytes]:
+        """The value, or None; sees this transaction's own writes."""
+        return self._rep.get(table, key)
+
+    def delete(self, table: str, key: KeyLike) -> None:
+        """Deletes a record (an absent key is fine)."""
+        self._rep.delete(table, key)
+
+    def scan(self, table: str, prefix: KeyLike = b"") -> Iterator[Tuple[bytes, bytes]]:
+        """``(key, value)`` pairs whose key starts with ``prefix``, in key order, with this
+        transaction's own writes merged in."""
+        return iter(self._rep.scan(table, prefix))
+
+    def send(self, queue: Union[str, "Queue"], body: str, *,
+             delay_seconds: Optional[int] = None,
+             message_attributes: Optional[Mapping[str, AttributeValue]] = None,
+             message_system_attributes: Optional[Mapping[str, AttributeValue]] = None,
+             message_group_id: Optional[str] = None,
+             message_deduplication_id: Optional[str] = None) -> None:
+        """Sends a message at commit (checked now as :meth:`Queue.send` checks it); its
+        SendResult is in :attr:`sent` after the commit."""
+        self._rep.send_message(_queue_name(queue), body, delay_seconds,
+                               _attributes(message_attributes),
+                               _attributes(message_system_attributes), message_group_id,
+                               message_deduplication_id)
+
+    def delete_message(self, message: "Message") -> None:
+        """Deletes a received message at commit, if its lease is still current then
+        (else the commit raises TransactionConflict)."""
+        self._rep.delete_message(message.queue.name, message.receipt_handle)
+
+    def change_visibility(self, message: "Message", visibility_timeout: int) -> None:
+        """Changes a received message's visibility at commit, if its lease is still current
+        then (else the commit raises TransactionConflict)."""
+        self._rep.change_message_visibility(message.queue.name, message.receipt_handle,
+                                            visibility_timeout)
+
+    def commit(self) -> List[SendResult]:
+        """Applies everything as one atomic write; returns (and keeps in :attr:`sent`) the
+        results of the sends, in call order. The transaction is finished afterwards."""
+        self.sent = [SendResult(**r) for r in self._rep.commit()]
+        return self.sent
+
+    def rollback(self) -> None:
+        """Discards the transaction (nothing was written). Idempotent."""
+        self._rep.rollback()
 
 
 def open(path: str, *, create_if_missing: bool = True, durability: str = "process",

@@ -155,6 +155,12 @@ class OverStorageBudget(Error):
     receives and deletes free space; retry later."""
 
 
+class TransactionConflict(Error):
+    """A transaction's commit found a key it read changed by another commit, or a lease
+    behind one of its deletes or visibility changes lost. Nothing was applied: run the
+    transaction again (for a lost lease, after receiving the message again)."""
+
+
 # lqs::ErrorCode -> class. Filled from the C++ table by _install_table().
 _BY_CODE: Dict[int, Type[Error]] = {}
 
@@ -184,6 +190,7 @@ _CLASS_FOR_NAME: Dict[str, Type[Error]] = {
     "Closed": Closed,
     "Internal": InternalError,
     "OverStorageBudget": OverStorageBudget,
+    "TransactionConflict": TransactionConflict,
 }
 
 

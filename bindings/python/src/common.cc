@@ -68,4 +68,29 @@ py::dict FromMap(const std::map<std::string, std::string>& m) {
   return out;
 }
 
+py::dict FromSendResult(const lqs::SendMessageResult& r) {
+  py::dict d;
+  d["message_id"] = Text(r.message_id);
+  d["md5_of_message_body"] = Text(r.md5_of_message_body);
+  d["md5_of_message_attributes"] = OptText(r.md5_of_message_attributes);
+  d["md5_of_message_system_attributes"] = OptText(r.md5_of_message_system_attributes);
+  d["sequence_number"] = OptText(r.sequence_number);
+  return d;
+}
+
+lqs::SendMessageRequest MakeSend(std::string body, std::optional<int> delay_seconds,
+                                 const py::object& message_attributes,
+                                 const py::object& message_system_attributes,
+                                 std::optional<std::string> message_group_id,
+                                 std::optional<std::string> message_deduplication_id) {
+  lqs::SendMessageRequest r;
+  r.body = std::move(body);
+  r.delay_seconds = delay_seconds;
+  r.message_attributes = ToAttributes(message_attributes);
+  r.message_system_attributes = ToAttributes(message_system_attributes);
+  r.message_group_id = std::move(message_group_id);
+  r.message_deduplication_id = std::move(message_deduplication_id);
+  return r;
+}
+
 }  // namespace lqs_py

@@ -79,6 +79,14 @@ lqs::MessageAttributeMap ToAttributes(const py::object& obj);
 // MessageAttributeMap -> {name: (data_type, str | bytes)}
 py::dict FromAttributes(const lqs::MessageAttributeMap& attrs);
 py::dict FromMap(const std::map<std::string, std::string>& m);
+// SendMessageResult -> {message_id, md5_of_message_body, ...}
+py::dict FromSendResult(const lqs::SendMessageResult& r);
+// A SendMessageRequest from send_message's arguments.
+lqs::SendMessageRequest MakeSend(std::string body, std::optional<int> delay_seconds,
+                                 const py::object& message_attributes,
+                                 const py::object& message_system_attributes,
+                                 std::optional<std::string> message_group_id,
+                                 std::optional<std::string> message_deduplication_id);
 
 }  // namespace lqs_py
 

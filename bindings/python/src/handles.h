@@ -40,6 +40,9 @@ void BindWorker(py::module_& m);       // Worker
 void BindEndpoint(py::module_& m);     // Endpoint
 void BindLocalCaller(py::module_& m);  // LocalCaller
 void BindBridge(py::module_& m);       // _Bridge
+// _Transaction, and _Broker's begin_transaction, get and scan (after
+// BindBroker).
+void BindTransaction(py::module_& m);
 
 }  // namespace lqs_py
 

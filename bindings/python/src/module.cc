@@ -134,4 +134,5 @@ PYBIND11_MODULE(_lqs, m) {
   lqs_py::BindLocalCaller(m);
   lqs_py::BindBridge(m);
   lqs_py::BindBroker(m);
+  lqs_py::BindTransaction(m);
 }
