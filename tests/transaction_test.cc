@@ -256,6 +256,13 @@ TEST_F(TransactionTest, DeleteAndChangeVisibilityApplyWithTheRecords) {
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].body, "later");
   EXPECT_EQ(Receive(*out).size(), 1u);
+  // A change and then a delete of one message in one transaction: the lease
+  // the transaction found decides, not its own change to 0.
+  auto both = broker_->BeginTransaction();
+  ASSERT_OK(both->ChangeMessageVisibility("jobs", got[0].receipt_handle, 0));
+  ASSERT_OK(both->DeleteMessage("jobs", got[0].receipt_handle));
+  ASSERT_OK(both->Commit());
+  EXPECT_EQ(Counts(*q), (std::array<int64_t, 3>{0, 0, 0}));
   ExpectConsistent();
 }
 

@@ -98,10 +98,9 @@ Status QueueImpl::TxHandleOps(const std::vector<TxHandleOp>& ops, const AlsoWrit
   bool wake = false;
   for (const TxHandleOp& op : ops) {
     const uint64_t seq = op.handle.seq;
+    // The lease as the transaction found it decides whether it still holds
+    // it; an earlier change of this transaction is the base of a later one.
     const LeaseEntry* current = leases_.Find(seq);
-    for (const auto& [s, pending] : updates) {
-      if (s == seq) current = &pending;
-    }
     if (current == nullptr || current->sent_ms <= retention_cutoff) {
       return LeaseLost(op.receipt_handle, "the message was deleted, moved or expired");
     }
@@ -120,6 +119,9 @@ Status QueueImpl::TxHandleOps(const std::vector<TxHandleOp>& ops, const AlsoWrit
       continue;
     }
     LeaseEntry lease = *current;
+    for (const auto& [s, pending] : updates) {
+      if (s == seq) lease = pending;
+    }
     const int64_t timeout_ms = int64_t{*op.visibility_timeout} * 1000;
     // As ChangeMessageVisibility: the lease's run counts in whole seconds.
     const int64_t elapsed_ms = (now - lease.lease_start_ms) / 1000 * 1000;
