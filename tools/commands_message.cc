@@ -99,7 +99,8 @@ int SendLines(Env& env, Backend& b, const MessageFlags& f, const lqs::SendMessag
     auto req = j.is_discarded() ? StatusOr<lqs::SendMessageRequest>(Status(
                                       lqs::ErrorCode::kInvalidParameterValue, "not valid JSON"))
                                 : RequestFromJson(j, /*keep_delay=*/false);
-    if (j.is_object() && (j.value("type", "") == "header" || j.value("type", "") == "queue")) {
+    if (j.is_object() && (j.value("type", "") == "header" || j.value("type", "") == "queue" ||
+                          j.value("type", "") == "record")) {
       continue;  // `lqs export` lines that are not messages
     }
     if (!req.ok()) {

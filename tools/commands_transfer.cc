@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tools/commands.h"
+#include "wire/base64.h"
 
 #include "lqs/clock.h"
 
@@ -18,6 +19,8 @@ namespace {
 
 constexpr const char* kFormat = "lqs-export";
 constexpr int kFormatVersion = 1;
+// Records imported per transaction.
+constexpr int64_t kRecordsPerCommit = 1000;
 
 struct TransferFlags {
   std::vector<std::string> queues;
@@ -97,6 +100,26 @@ int RunExport(Env& env, const TransferFlags& f) {
     }
     progress.Update(done, true);
   }
+  // The application's table records (lqs/transaction.h) belong to the whole
+  // database: exported with it, not with chosen queues or definitions only.
+  int64_t records = 0;
+  if (f.queues.empty() && f.prefix.empty() && !f.no_messages && b->broker() != nullptr) {
+    auto tables = b->broker()->ListTables();
+    if (!tables.ok()) return env.out->Error(tables.status(), "export tables");
+    for (const auto& table : *tables) {
+      auto entries = b->broker()->Scan(table, "");
+      if (!entries.ok()) return env.out->Error(entries.status(), "export table " + table);
+      for (const auto& e : *entries) {
+        *os << Json{{"type", "record"},
+                    {"table", table},
+                    {"key", lqs::wire::Base64Encode(e.key)},
+                    {"value", lqs::wire::Base64Encode(e.value)}}
+                   .dump()
+            << "\n";
+        ++records;
+      }
+    }
+  }
   os->flush();
   if (!*os)
     return env.out->Error(Status(lqs::ErrorCode::kIOError, "writing " + f.file + " failed"));
@@ -104,10 +127,12 @@ int RunExport(Env& env, const TransferFlags& f) {
   Json summary = Json::object();
   for (const auto& n : names) summary[n] = counts[n];
   if (env.out->json() && f.file != "-") {
-    env.out->PrintJson(Json{{"file", f.file}, {"queues", summary}, {"messages", done}});
+    env.out->PrintJson(
+        Json{{"file", f.file}, {"queues", summary}, {"messages", done}, {"records", records}});
   } else {
     env.out->Info("exported " + std::to_string(names.size()) + " queue(s), " +
-                  std::to_string(done) + " message(s)");
+                  std::to_string(done) + " message(s), " + std::to_string(records) +
+                  " table record(s)");
   }
   return kExitOk;
 }
@@ -166,6 +191,15 @@ int RunImport(Env& env, const TransferFlags& f) {
   int64_t line_no = 0;
   int64_t bytes = 0;
   int64_t messages = 0;
+  // Table records go into the database in transactions of kRecordsPerCommit.
+  std::unique_ptr<lqs::Transaction> records_tx;
+  int64_t records = 0;
+  auto commit_records = [&]() -> Status {
+    if (!records_tx) return Status::OK();
+    auto done = records_tx->Commit();
+    records_tx.reset();
+    return done.status();
+  };
   auto fail = [&](int code) {
     progress.Finish();
     return code;
@@ -222,6 +256,25 @@ int RunImport(Env& env, const TransferFlags& f) {
       sender_for(name);
       continue;
     }
+    if (type == "record") {
+      if (b->broker() == nullptr) {
+        return fail(env.out->Usage(where + ": table records can only be imported into a database "
+                                           "(--data), not over --endpoint"));
+      }
+      const auto key = lqs::wire::Base64Decode(j.value("key", ""));
+      const auto value = lqs::wire::Base64Decode(j.value("value", ""));
+      if (!key || !value) {
+        return fail(env.out->Usage(where + ": a record's key and value must be base64"));
+      }
+      if (!records_tx) records_tx = b->broker()->BeginTransaction();
+      Status s = records_tx->Put(j.value("table", ""), *key, *value);
+      if (!s.ok()) return fail(env.out->Error(s, where));
+      if (++records % kRecordsPerCommit == 0) {
+        s = commit_records();
+        if (!s.ok()) return fail(env.out->Error(s, "import table records"));
+      }
+      continue;
+    }
     if (type != "message") return fail(env.out->Usage(where + ": unknown type \"" + type + "\""));
     std::string queue = f.into.empty() ? j.value("queue", "") : f.into;
     if (queue.empty()) {
@@ -237,6 +290,9 @@ int RunImport(Env& env, const TransferFlags& f) {
   for (const auto& q : order) {
     Status s = senders[q]->Flush();
     if (!s.ok()) return fail(env.out->Error(s, "import into " + q));
+  }
+  if (Status s = commit_records(); !s.ok()) {
+    return fail(env.out->Error(s, "import table records"));
   }
   progress.Update(total_bytes > 0 ? bytes : messages, true);
   progress.Finish();
@@ -265,7 +321,8 @@ int RunImport(Env& env, const TransferFlags& f) {
     }
   }
   if (env.out->json()) {
-    env.out->PrintJson(Json{{"queues", per_queue}, {"failed", FailuresJson(failed)}});
+    env.out->PrintJson(
+        Json{{"queues", per_queue}, {"records", records}, {"failed", FailuresJson(failed)}});
   } else {
     std::cout << t.Render();
     for (const auto& e : failed) {
@@ -288,7 +345,10 @@ void RegisterTransferCommands(CLI::App& app, Env& env) {
       "One JSON object per line: a header, one {\"type\":\"queue\"} line per queue (settable\n"
       "attributes, tags), then one {\"type\":\"message\"} line per message (Body,\n"
       "MessageAttributes with base64 BinaryValue, system Attributes, state). Reads a\n"
-      "consistent snapshot of each queue without leasing anything. Local mode only.",
+      "consistent snapshot of each queue without leasing anything. The whole database's\n"
+      "export (no queue names, no --prefix or --no-messages) ends with one\n"
+      "{\"type\":\"record\"} line per table record (table, base64 key and value).\n"
+      "Local mode only.",
       [&env, f] { return RunExport(env, *f); });
   c->add_option("queues", f->queues, "Queues (default: all)");
   c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
@@ -307,7 +367,8 @@ void RegisterTransferCommands(CLI::App& app, Env& env) {
       "the destination's. Messages are sent with SendMessageBatch: bodies, message\n"
       "attributes, AWSTraceHeader and MessageGroupId are kept; they get new MessageIds and\n"
       "send times, and in-flight messages become visible. A delayed message keeps the rest\n"
-      "of its delay unless --no-delay.",
+      "of its delay unless --no-delay. Table records are written in transactions of 1000\n"
+      "(into a database only, not over --endpoint).",
       [&env, f] { return RunImport(env, *f); });
   c->add_option("-i,--input", f->file, "Read this file instead of stdin");
   c->add_option("--into", f->into, "Send every message to this existing queue; skip queue lines");

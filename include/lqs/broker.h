@@ -138,6 +138,9 @@ class Broker {
   // byte order, read from one consistent view. Errors: as Get.
   virtual StatusOr<std::vector<TableEntry>> Scan(std::string_view table,
                                                  std::string_view prefix) = 0;
+  // The names of the tables that hold at least one record, in byte order.
+  // Errors: kClosed, kIOError.
+  virtual StatusOr<std::vector<std::string>> ListTables() = 0;
 
   // ---- Group commit (Options::deferred_commits) ---------------------------------------
 

@@ -192,6 +192,7 @@ class BrokerImpl final : public Broker {
   StatusOr<std::vector<TableEntry>> Scan(std::string_view table, std::string_view prefix) override {
     return TableScan(*core_, table, prefix);
   }
+  StatusOr<std::vector<std::string>> ListTables() override { return TableNames(*core_); }
 
   const Options& options() const override { return core_->options(); }
   std::string ArnFor(const std::string& queue_name) const override {

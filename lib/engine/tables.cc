@@ -3,6 +3,11 @@
 
 #include "lib/engine/tables.h"
 
+#include <algorithm>
+#include <memory>
+
+#include <rocksdb/iterator.h>
+
 #include "lib/storage/keys.h"
 #include "lib/storage/range_iterator.h"
 
@@ -96,6 +101,27 @@ StatusOr<std::vector<TableEntry>> TableScan(Core& core, std::string_view table,
   const size_t skip = 1 + table.size();
   for (auto& [k, v] : raw) out.push_back({k.substr(skip), std::move(v)});
   return out;
+}
+
+StatusOr<std::vector<std::string>> TableNames(Core& core) {
+  if (core.closed()) return Closed();
+  std::vector<std::string> names;
+  std::unique_ptr<rocksdb::Iterator> it(
+      core.db()->db()->NewIterator(rocksdb::ReadOptions(), core.db()->cf(storage::Cf::kTables)));
+  for (it->SeekToFirst(); it->Valid();) {
+    std::string table, key;
+    if (!storage::DecodeTableKey(std::string_view(it->key().data(), it->key().size()), &table,
+                                 &key)) {
+      return Status(ErrorCode::kCorruption, "a key of the tables column family is malformed");
+    }
+    // The next table starts after every key of this one.
+    it->Seek(storage::TableScanEnd(table, ""));
+    names.push_back(std::move(table));
+  }
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "listing tables");
+  // Stored by length first (the length byte leads the key).
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 std::string PrintableKey(std::string_view key) {

@@ -38,6 +38,9 @@ StatusOr<std::optional<std::string>> TableGet(Core& core, std::string_view table
 StatusOr<std::vector<TableEntry>> TableScan(Core& core, std::string_view table,
                                             std::string_view prefix);
 
+// Broker::ListTables: one seek per table.
+StatusOr<std::vector<std::string>> TableNames(Core& core);
+
 // A key for an error message: as it is when printable ASCII, else hex.
 std::string PrintableKey(std::string_view key);
 
