@@ -161,8 +161,8 @@ class PullLoop {
       Outcome o = Classify(transport_->Call("DeleteMessageBatch", payload, 0));
       if (o.fault != Fault::kNone) {
         // Stored locally; the remote delivers them again and the records
-        // drop them then.
-        rt_->Refused(o.code, o.message);
+        // drop them then. A delete that Stop() cut short is no refusal.
+        if (!rt_->stopping()) rt_->Refused(o.code, o.message);
       } else {
         for (const BatchResultError& f : wire::codec::DecodeBatchResult(o.body).failed) {
           rt_->Refused(f.code, f.message);
