@@ -11,10 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -23,6 +19,7 @@
 #include "server/endpoint.h"
 #include "server/queue_history.h"
 #include "server/sigv4.h"
+#include "tests/server/loopback_http.h"
 #include "tests/testutil.h"
 
 #include "lqs/broker.h"
@@ -33,7 +30,6 @@ namespace lqsd {
 namespace {
 
 namespace http = boost::beast::http;
-using boost::asio::ip::tcp;
 using lqs::testing::TempDir;
 
 std::unique_ptr<lqs::Broker> OpenBroker(const std::string& path,
@@ -151,16 +147,7 @@ TEST_F(HistoryTest, TheSamplerSamplesWhenStartedAndStops) {
 
 // ---- Login and sessions over HTTP -----------------------------------------------
 
-struct Reply {
-  int status = 0;
-  std::multimap<std::string, std::string> headers;  // names lower-cased
-  std::string body;
-  std::string Header(const std::string& name) const {
-    const auto it = headers.find(name);
-    return it == headers.end() ? std::string() : it->second;
-  }
-  nlohmann::json Json() const { return nlohmann::json::parse(body, nullptr, false); }
-};
+using Reply = lqs::testing::HttpReply;
 
 class ConsoleHttpTest : public ::testing::Test {
  protected:
@@ -190,28 +177,7 @@ class ConsoleHttpTest : public ::testing::Test {
   Reply Request(http::verb verb, const std::string& target,
                 const std::vector<std::pair<std::string, std::string>>& headers = {},
                 const std::string& body = "") {
-    boost::asio::io_context io;
-    tcp::resolver resolver(io);
-    tcp::socket socket(io);
-    boost::asio::connect(socket, resolver.resolve("127.0.0.1", port_));
-    http::request<http::string_body> req(verb, target, 11);
-    req.set(http::field::host, host_);
-    for (const auto& [name, value] : headers) req.set(name, value);
-    req.body() = body;
-    req.prepare_payload();
-    http::write(socket, req);
-    boost::beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(socket, buffer, res);
-    Reply r;
-    r.status = static_cast<int>(res.result_int());
-    for (const auto& field : res) {
-      std::string name(field.name_string());
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      r.headers.emplace(std::move(name), std::string(field.value()));
-    }
-    r.body = res.body();
-    return r;
+    return lqs::testing::LoopbackRequest(port_, verb, target, headers, body, host_);
   }
   Reply Login(const std::string& key, const std::string& secret) {
     return Request(http::verb::post, "/console/login",

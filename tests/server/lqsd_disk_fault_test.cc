@@ -11,10 +11,6 @@
 #include <set>
 #include <string>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -23,19 +19,16 @@
 #include "lib/engine/open.h"
 #include "server/endpoint.h"
 #include "tests/fault_fs.h"
+#include "tests/server/loopback_http.h"
 #include "tests/testutil.h"
 
 namespace lqs::testing {
 namespace {
 
 namespace http = boost::beast::http;
-using tcp = boost::asio::ip::tcp;
 using WriteFault = FaultFileSystem::WriteFault;
 
-struct Reply {
-  int status = 0;
-  std::string body;
-};
+using Reply = HttpReply;
 
 class LqsdOnAFaultyDisk : public ::testing::Test {
  protected:
@@ -70,24 +63,9 @@ class LqsdOnAFaultyDisk : public ::testing::Test {
   // One request on a connection of its own.
   Reply Post(const std::string& content_type, const std::string& target_header,
              const std::string& body) {
-    boost::asio::io_context io;
-    tcp::resolver resolver(io);
-    tcp::socket socket(io);
-    boost::asio::connect(socket, resolver.resolve("127.0.0.1", port_));
-    http::request<http::string_body> req(http::verb::post, "/", 11);
-    req.set(http::field::host, "127.0.0.1:" + port_);
-    req.set(http::field::content_type, content_type);
-    if (!target_header.empty()) req.set("X-Amz-Target", target_header);
-    req.body() = body;
-    req.prepare_payload();
-    http::write(socket, req);
-    boost::beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(socket, buffer, res);
-    Reply r;
-    r.status = static_cast<int>(res.result_int());
-    r.body = res.body();
-    return r;
+    std::vector<std::pair<std::string, std::string>> headers = {{"Content-Type", content_type}};
+    if (!target_header.empty()) headers.emplace_back("X-Amz-Target", target_header);
+    return LoopbackRequest(port_, http::verb::post, "/", headers, body);
   }
   Reply Json(const std::string& action, const nlohmann::json& input) {
     return Post("application/x-amz-json-1.0", "AmazonSQS." + action, input.dump());
