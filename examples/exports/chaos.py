@@ -3,7 +3,7 @@
 consistent when workers die and messages are delivered twice.
 
     python3 examples/exports/chaos.py            # short (CI, about 30 s)
-    python3 examples/exports/chaos.py --long     # many more kill rounds
+    python3 examples/exports/chaos.py --long     # 300 kill rounds (about 10 minutes)
     python3 examples/exports/chaos.py --seed 7   # replay a run
 
   kill    worker processes are SIGKILLed at random moments and at chosen points (right after
