@@ -33,14 +33,24 @@ from ._lqs import LocalCaller as _LocalCaller
 from ._lqs import action_model as _action_model
 from ._lqs import limits
 
-try:  # botocore is optional
-    import botocore.exceptions as _bc_exceptions
-    import botocore.session as _bc_session
-    from botocore.errorfactory import ClientExceptionsFactory as _BcExceptionsFactory
-except ImportError:  # pragma: no cover - exercised only without botocore
-    _bc_exceptions = None  # type: ignore[assignment]
-    _bc_session = None  # type: ignore[assignment]
-    _BcExceptionsFactory = None  # type: ignore[assignment,misc]
+_BOTOCORE: Any = False  # False: not looked for yet; None: not installed
+
+
+def _botocore() -> Any:
+    """The botocore package, imported on first use, or None without it (botocore is
+    optional). Importing it takes most of a second, so `import lqs` does not: a program that
+    never builds a client does not pay for it."""
+    global _BOTOCORE
+    if _BOTOCORE is False:
+        try:
+            import botocore.errorfactory
+            import botocore.exceptions
+            import botocore.session
+            _BOTOCORE = botocore
+        except ImportError:  # pragma: no cover - exercised only without botocore
+            _BOTOCORE = None
+    return _BOTOCORE
+
 
 DEFAULT_ENDPOINT = "http://localhost:9324"
 
@@ -166,8 +176,9 @@ def _validate(op: str, params: Dict[str, Any]) -> None:
             _check(f"Entries[{i}]", _ENTRIES[op], e, errors)
     if errors:
         report = "\n".join(errors)
-        if _bc_exceptions is not None:
-            raise _bc_exceptions.ParamValidationError(report=report)
+        bc = _botocore()
+        if bc is not None:
+            raise bc.exceptions.ParamValidationError(report=report)
         raise ParamValidationError(report)
 
 
@@ -250,9 +261,11 @@ _EXCEPTIONS: Any = None
 def _botocore_exceptions() -> Any:
     """client.exceptions as boto3 builds it (from botocore's SQS service model)."""
     global _SERVICE_MODEL, _EXCEPTIONS
-    if _EXCEPTIONS is None and _bc_session is not None:
-        _SERVICE_MODEL = _bc_session.get_session().get_service_model("sqs")
-        _EXCEPTIONS = _BcExceptionsFactory().create_client_exceptions(_SERVICE_MODEL)
+    bc = _botocore()
+    if _EXCEPTIONS is None and bc is not None:
+        _SERVICE_MODEL = bc.session.get_session().get_service_model("sqs")
+        _EXCEPTIONS = bc.errorfactory.ClientExceptionsFactory().create_client_exceptions(
+            _SERVICE_MODEL)
     return _EXCEPTIONS
 
 
@@ -421,7 +434,7 @@ class SQSClient(_ClosesOnExit):
         cls = self.exceptions.from_code(code)
         if cls is self.exceptions.ClientError:
             cls = self.exceptions.from_code(shape)
-        if _bc_exceptions is not None:
+        if _botocore() is not None:
             raise cls(response, op) from None
         raise cls(message, response=response, operation_name=op) from None
 
