@@ -188,6 +188,22 @@ lqs_add_test(lqs_worker_crash_test
   DEPENDS lqs_worker_crash_child
   PROPERTIES TIMEOUT 300 LABELS crash)
 
+# The transaction crash test: lqs_transaction_crash_child commits order and
+# consumer transactions until the test kills it with SIGKILL, and cuts the
+# power after the kill in the power_loss.* cases
+# (LQS_TRANSACTION_CRASH_ROUNDS, default 20; docs/reliability.md).
+add_executable(lqs_transaction_crash_child tests/transaction_crash_child.cc)
+target_include_directories(lqs_transaction_crash_child PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(lqs_transaction_crash_child PRIVATE lqs lqs_crash_child_support lqs_fault_fs)
+target_compile_options(lqs_transaction_crash_child PRIVATE ${LQS_WARNINGS})
+lqs_add_test(lqs_transaction_crash_test
+  SOURCES tests/transaction_crash_test.cc
+  LIBS lqs lqs_testutil lqs_fault_fs lqs_crash_harness GTest::gtest_main
+  DEFINES LQS_TRANSACTION_CRASH_CHILD="$<TARGET_FILE:lqs_transaction_crash_child>"
+  DEPENDS lqs_transaction_crash_child
+  GROUPS transaction_crash. "TransactionCrashTest.*" power_loss. "PowerLossTransactions.*"
+  PROPERTIES TIMEOUT 300 LABELS crash)
+
 # Full disks, failing disks and the power-loss model: CTest names
 # disk_full.*, io_error.* and power_loss.* (lqsd's are disk_full.* too:
 # server/CMakeLists.txt), so that `ctest -R 'power_loss|disk_full|io_error'`
