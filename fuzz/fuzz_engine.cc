@@ -16,8 +16,9 @@
 // keys from a small pool and TTLs from a small set, valid or not;
 // InboxContains; MoveToDeadLetterQueue with extra attributes, valid or
 // not, also on the dead-letter queues, which have no RedrivePolicy),
-// RunMaintenance, and at most one close/reopen. After every operation the
-// model predicts the result.
+// RunMaintenance, at most one close/reopen, and transactions (two open at
+// once; see "Transactions" below). After every operation the model predicts
+// the result.
 //
 // Checked against the model:
 //   * no message is lost or duplicated: ScanMessages lists exactly the
@@ -48,6 +49,10 @@
 //     DLQ, visible, same id, body and group, receive count kept, extra
 //     attributes merged (more than 10 allowed), DeadLetterQueueSourceArn
 //     set; its FIFO group is unlocked at once; moved_to_dlq_total counts it;
+//   * transactions: reads see the transaction's own writes; a commit
+//     applies all or nothing and fails with TransactionConflict exactly when
+//     a read key or scanned range changed, or a lease it needs was lost;
+//     Broker::Get and Broker::Scan equal the committed records;
 //   * Broker::Verify finds no inconsistency.
 //
 // LQS_FUZZ_TRACE=1 prints the operations of each input, with results.
@@ -147,6 +152,8 @@ class Runner {
     names_[kFifo] = "fuzz-" + n + ".fifo";
     names_[kStandardDlq] = "fuzz-" + n + "-dlq";
     names_[kFifoDlq] = "fuzz-" + n + "-dlq.fifo";
+    tables_[0] = "fuzz-" + n + "-a";
+    tables_[1] = "fuzz-" + n + "-b";
     for (int q = 0; q < kQueues; ++q) model_[q].fifo = (q == kFifo || q == kFifoDlq);
   }
 
@@ -178,7 +185,14 @@ class Runner {
 
     for (int step = 0; step < 256 && !in_->empty(); ++step) {
       const int q = PickQueue();
-      switch (in_->Range<int>(0, 23)) {
+      // One byte: 0..231 the queue operations below (their value modulo
+      // 24), 232..255 a transaction operation (Transact).
+      const uint8_t op = in_->Byte();
+      if (op >= 232) {
+        Transact(op - 232);
+        continue;
+      }
+      switch (op % 24) {
         case 0:
         case 1:
         case 2:
@@ -247,6 +261,7 @@ class Runner {
     if (std::getenv("LQS_FUZZ_TRACE") != nullptr) {  // the operations of each input
       for (const auto& l : log_) std::fprintf(stderr, "  %s\n", l.c_str());
     }
+    ClearTables();
     for (auto& queue : queues_) queue.reset();
     // Sources first: a dead-letter queue is deleted after what names it.
     for (int q : {kStandard, kFifo, kStandardDlq, kFifoDlq}) {
@@ -289,6 +304,7 @@ class Runner {
   void Reopen() {
     Log("reopen");
     reopened_ = true;
+    for (auto& mt : txs_) mt = ModelTx{};  // a Close() ends them (kClosed)
     for (auto& queue : queues_) queue.reset();
     RequireOk(broker_->Close(), "close");
     broker_.reset();
@@ -1017,12 +1033,331 @@ class Runner {
     }
   }
 
+  // ---- Transactions (lqs/transaction.h) ------------------------------------
+  //
+  // Two transaction slots, each open, finished (committed: every further
+  // call fails) or empty; two tables of this input, a small key pool (so
+  // that prefix scans and the two slots meet on the same keys). The model
+  // keeps the committed records, and per slot its writes, the keys it read
+  // (with what it saw), its scans (with what they saw) and its queue
+  // operations; Commit() is predicted from the state at commit: a read or
+  // scan whose records changed since is a conflict, as is a delete or
+  // visibility change whose lease is no longer the current, unexpired one;
+  // a visibility change beyond the 12-hour budget is InvalidParameterValue.
+  // Sends go to the standard queues (FIFO deduplication at commit time is
+  // left to the non-transactional model).
+
+  using TableKey = std::pair<int, std::string>;  // table index, key
+  struct TxScan {
+    int table;
+    std::string prefix;
+    std::map<std::string, std::string> seen;
+  };
+  struct TxHandleOp {
+    int q;
+    Handle h;
+    std::optional<int> timeout;  // nullopt: delete
+  };
+  struct ModelTx {
+    std::unique_ptr<lqs::Transaction> tx;
+    bool finished = false;
+    std::map<TableKey, std::optional<std::string>> writes, reads;
+    std::vector<TxScan> scans;
+    std::vector<std::pair<int, lqs::SendMessageRequest>> sends;
+    std::vector<TxHandleOp> ops;
+  };
+
+  static constexpr int kTables = 2;
+  const std::string& TableName(int t) { return tables_[t]; }
+  std::string PickTxKey() {
+    static const char* const kKeys[] = {"a", "ab", "b", "ba", "c"};
+    return in_->Pick(kKeys);
+  }
+  std::map<std::string, std::string> CommittedWithPrefix(int t, const std::string& prefix) {
+    std::map<std::string, std::string> out;
+    for (auto it = committed_[t].lower_bound(prefix);
+         it != committed_[t].end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+      out.insert(*it);
+    }
+    return out;
+  }
+  std::optional<std::string> Committed(int t, const std::string& key) {
+    auto it = committed_[t].find(key);
+    if (it == committed_[t].end()) return std::nullopt;
+    return it->second;
+  }
+
+  void Transact(int v) {
+    const int slot = v / 12;
+    ModelTx& mt = txs_[slot];
+    const int op = v % 12;
+    const std::string who = "tx" + std::to_string(slot) + " ";
+    if (op == 0 || !mt.tx) {  // begin (a new one replaces, and rolls back, the slot's)
+      Log(who + "begin");
+      mt = ModelTx{};
+      mt.tx = broker_->BeginTransaction();
+      Require(mt.tx != nullptr, "BeginTransaction returned nothing");
+      if (op == 0) return;
+    }
+    if (mt.finished) {
+      // Every call on a finished transaction fails and changes nothing.
+      Log(who + "call after commit");
+      const lqs::Status s =
+          op % 2 == 0 ? mt.tx->Put(TableName(0), "a", "x") : mt.tx->Commit().status();
+      CheckOutcome(Outcome::kInvalidValue, s, "a call on a finished transaction");
+      return;
+    }
+    switch (op) {
+      case 1:
+      case 2:
+        TxPut(who, mt);
+        break;
+      case 3:
+        TxGet(who, mt);
+        break;
+      case 4:
+        TxDelete(who, mt);
+        break;
+      case 5:
+        TxScanOp(who, mt);
+        break;
+      case 6:
+        TxSend(who, mt);
+        break;
+      case 7:
+      case 8:
+        TxHandle(who, mt);
+        break;
+      case 9:
+      case 10:
+        TxCommit(who, mt);
+        break;
+      default:
+        Log(who + "rollback");
+        mt = ModelTx{};  // destroyed uncommitted: nothing written
+        break;
+    }
+  }
+
+  // A table index, or -1 for an invalid table name (at times).
+  int PickTable() { return in_->Range<int>(0, 9) == 0 ? -1 : in_->Range<int>(0, kTables - 1); }
+
+  void TxPut(const std::string& who, ModelTx& mt) {
+    const int t = PickTable();
+    const std::string key = in_->Range<int>(0, 15) == 0 ? std::string() : PickTxKey();
+    const std::string value = "v" + std::to_string(next_body_++);
+    Log(who + "put t" + std::to_string(t) + " " + key + "=" + value);
+    const lqs::Status s = mt.tx->Put(t < 0 ? "bad table" : TableName(t), key, value);
+    if (t < 0 || key.empty()) {
+      CheckOutcome(Outcome::kInvalidValue, s, "put with a bad table or key");
+      return;
+    }
+    CheckOutcome(Outcome::kOk, s, "put");
+    mt.writes[{t, key}] = value;
+  }
+
+  void TxDelete(const std::string& who, ModelTx& mt) {
+    const int t = in_->Range<int>(0, kTables - 1);
+    const std::string key = PickTxKey();
+    Log(who + "delete t" + std::to_string(t) + " " + key);
+    CheckOutcome(Outcome::kOk, mt.tx->Delete(TableName(t), key), "table delete");
+    mt.writes[{t, key}] = std::nullopt;
+  }
+
+  void TxGet(const std::string& who, ModelTx& mt) {
+    const int t = in_->Range<int>(0, kTables - 1);
+    const std::string key = PickTxKey();
+    Log(who + "get t" + std::to_string(t) + " " + key);
+    std::optional<std::string> want;
+    if (auto w = mt.writes.find({t, key}); w != mt.writes.end()) {
+      want = w->second;
+    } else if (auto r = mt.reads.find({t, key}); r != mt.reads.end()) {
+      want = r->second;
+    } else {
+      want = Committed(t, key);
+      mt.reads[{t, key}] = want;
+    }
+    auto got = mt.tx->Get(TableName(t), key);
+    RequireOk(got.status(), "get");
+    log_.back() += " -> " + got->value_or("(absent)");
+    Require(*got == want, "get " + key + ": got " + got->value_or("(absent)") + ", expected " +
+                              want.value_or("(absent)"));
+  }
+
+  void TxScanOp(const std::string& who, ModelTx& mt) {
+    static const char* const kPrefixes[] = {"", "a", "b", "ab", "z"};
+    const int t = in_->Range<int>(0, kTables - 1);
+    const std::string prefix = in_->Pick(kPrefixes);
+    Log(who + "scan t" + std::to_string(t) + " '" + prefix + "'");
+    TxScan scan{t, prefix, CommittedWithPrefix(t, prefix)};
+    std::map<std::string, std::string> want = scan.seen;
+    for (const auto& [k, v] : mt.writes) {
+      if (k.first != t || k.second.compare(0, prefix.size(), prefix) != 0) continue;
+      if (v) {
+        want[k.second] = *v;
+      } else {
+        want.erase(k.second);
+      }
+    }
+    auto got = mt.tx->Scan(TableName(t), prefix);
+    RequireOk(got.status(), "scan");
+    std::map<std::string, std::string> have;
+    std::string last;
+    for (const auto& e : *got) {
+      Require(have.empty() || last < e.key, "scan out of key order at " + e.key);
+      last = e.key;
+      have[e.key] = e.value;
+    }
+    log_.back() += " -> " + std::to_string(have.size());
+    Require(have == want, "scan of prefix '" + prefix + "' differs from the model");
+    mt.scans.push_back(std::move(scan));
+  }
+
+  void TxSend(const std::string& who, ModelTx& mt) {
+    const int q = in_->Bool() ? kStandard : kStandardDlq;
+    bool dedup;
+    std::string key, original;
+    lqs::SendMessageRequest r = MakeRequest(q, &dedup, &key, &original);
+    const bool bad = in_->Range<int>(0, 7) == 0;
+    if (bad) r.body.clear();  // MissingParameter: nothing recorded
+    Log(who + "send q" + std::to_string(q) + " body=" + r.body);
+    const lqs::Status s = mt.tx->SendMessage(names_[q], r);
+    log_.back() += s.ok() ? " -> ok" : " -> " + s.ToString().substr(0, 60);
+    if (bad) {
+      Require(!s.ok(), "a transaction accepted a send without a body");
+      return;
+    }
+    RequireOk(s, "tx send");
+    mt.sends.emplace_back(q, std::move(r));
+  }
+
+  void TxHandle(const std::string& who, ModelTx& mt) {
+    const int q = PickQueue();
+    const std::optional<Handle> h = PickHandle(q);
+    std::optional<int> timeout;
+    if (in_->Bool()) timeout = in_->Range<int>(0, 15) == 0 ? 43201 : PickTimeout();
+    Log(who + (timeout ? "change q" : "delete_message q") + std::to_string(q) + " " +
+        Describe(q, h) + (timeout ? " vt=" + std::to_string(*timeout) : ""));
+    const lqs::Status s = timeout ? mt.tx->ChangeMessageVisibility(names_[q], Text(h), *timeout)
+                                  : mt.tx->DeleteMessage(names_[q], Text(h));
+    Outcome want = Outcome::kOk;
+    if (timeout && (*timeout < 0 || *timeout > 43200)) {
+      want = Outcome::kInvalidValue;
+    } else if (!h || h->queue != q) {
+      want = Outcome::kInvalidHandle;
+    } else if (!timeout) {
+      for (const auto& o : mt.ops) {
+        if (o.q == q && o.h.msg == h->msg && !o.timeout) want = Outcome::kInvalidValue;
+      }
+    }
+    CheckOutcome(want, s, "transaction handle call");
+    if (want == Outcome::kOk) mt.ops.push_back({q, *h, timeout});
+  }
+
+  void TxCommit(const std::string& who, ModelTx& mt) {
+    Log(who + "commit");
+    // The outcome: the codes that may fail it (the first failing step
+    // decides, in queue id order: either is accepted when both apply).
+    std::set<lqs::ErrorCode> failures;
+    bool read_conflict = false;
+    for (const auto& [k, seen] : mt.reads) read_conflict |= Committed(k.first, k.second) != seen;
+    for (const auto& sc : mt.scans)
+      read_conflict |= CommittedWithPrefix(sc.table, sc.prefix) != sc.seen;
+    if (read_conflict) failures.insert(lqs::ErrorCode::kTransactionConflict);
+    // The leases as the commit finds them, and the visibility each change
+    // leaves (an earlier change of this transaction is a later one's base).
+    std::map<std::pair<int, size_t>, int64_t> visible_after;
+    for (const auto& o : mt.ops) {
+      const ModelMessage& m = model_[o.q].messages[o.h.msg];
+      if (!Live(m) || m.receives != o.h.receive || m.visible_at <= Now()) {
+        failures.insert(lqs::ErrorCode::kTransactionConflict);
+        continue;
+      }
+      if (!o.timeout) continue;
+      const int64_t elapsed = (Now() - m.lease_start) / 1000 * 1000;
+      if (elapsed + int64_t{*o.timeout} * 1000 > kMaxLeaseMs) {
+        failures.insert(lqs::ErrorCode::kInvalidParameterValue);
+        continue;
+      }
+      visible_after[{o.q, o.h.msg}] = Now() + int64_t{*o.timeout} * 1000;
+    }
+    auto done = mt.tx->Commit();
+    mt.finished = true;
+    log_.back() += done.ok() ? " -> ok" : " -> " + done.status().ToString().substr(0, 60);
+    if (read_conflict) {
+      // Reads are validated first.
+      Require(done.status().code() == lqs::ErrorCode::kTransactionConflict,
+              "commit after a changed read: " + done.status().ToString());
+      return;
+    }
+    if (!failures.empty()) {
+      Require(
+          !done.ok() && failures.count(done.status().code()) == 1,
+          "commit: expected a conflict or InvalidParameterValue, got " + done.status().ToString());
+      return;
+    }
+    RequireOk(done.status(), "commit");
+    Require(done->sent.size() == mt.sends.size(), "commit returned the wrong number of sends");
+    for (size_t i = 0; i < mt.sends.size(); ++i) {
+      Accepted(mt.sends[i].first, mt.sends[i].second, done->sent[i], false, "", "");
+    }
+    std::set<std::pair<int, size_t>> deleted;
+    for (const auto& o : mt.ops) {
+      if (!o.timeout) deleted.insert({o.q, o.h.msg});
+    }
+    for (const auto& [msg, visible_at] : visible_after) {
+      if (!deleted.count(msg)) model_[msg.first].messages[msg.second].visible_at = visible_at;
+    }
+    for (const auto& [q, msg] : deleted) {
+      ModelMessage& m = model_[q].messages[msg];
+      m.deleted = true;
+      model_[q].deleted++;
+    }
+    for (const auto& [k, v] : mt.writes) {
+      if (v) {
+        committed_[k.first][k.second] = *v;
+      } else {
+        committed_[k.first].erase(k.second);
+      }
+    }
+  }
+
+  // Broker::Get and Broker::Scan see exactly the committed records.
+  void CheckTables() {
+    for (int t = 0; t < kTables; ++t) {
+      auto got = broker_->Scan(TableName(t), "");
+      RequireOk(got.status(), "Broker::Scan");
+      std::map<std::string, std::string> have;
+      for (const auto& e : *got) have[e.key] = e.value;
+      Require(have == committed_[t], "table " + TableName(t) + " differs from the model");
+      for (const std::string key : {"a", "c"}) {
+        auto v = broker_->Get(TableName(t), key);
+        RequireOk(v.status(), "Broker::Get");
+        Require(*v == Committed(t, key), "Broker::Get of " + key);
+      }
+    }
+  }
+
+  // The end of an input: the open transactions roll back, and one
+  // transaction deletes this input's records.
+  void ClearTables() {
+    for (auto& mt : txs_) mt = ModelTx{};
+    auto tx = broker_->BeginTransaction();
+    for (int t = 0; t < kTables; ++t) {
+      for (const auto& [k, v] : committed_[t]) RequireOk(tx->Delete(TableName(t), k), "clear");
+    }
+    RequireOk(tx->Commit().status(), "commit of the clearing transaction");
+    for (auto& c : committed_) c.clear();
+    CheckTables();
+  }
+
   void CheckAll() {
     Log("check");
     for (int q = 0; q < kQueues; ++q) {
       CheckQueue(q);
       CheckInbox(q);
     }
+    CheckTables();
     auto problems = broker_->Verify();
     RequireOk(problems.status(), "verify");
     if (!problems->empty()) Fail("Verify: " + problems->front());
@@ -1039,6 +1374,9 @@ class Runner {
   std::vector<std::string> log_;
   int next_body_ = 0;
   bool reopened_ = false;
+  std::string tables_[kTables];
+  std::map<std::string, std::string> committed_[kTables];
+  ModelTx txs_[2];
 };
 
 }  // namespace
