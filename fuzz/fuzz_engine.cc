@@ -1092,20 +1092,21 @@ class Runner {
     ModelTx& mt = txs_[slot];
     const int op = v % 12;
     const std::string who = "tx" + std::to_string(slot) + " ";
-    if (op == 0 || !mt.tx) {  // begin (a new one replaces, and rolls back, the slot's)
+    if (mt.finished && (op == 1 || op == 2)) {
+      // Every call on a finished transaction fails and changes nothing.
+      Log(who + "call after commit");
+      const lqs::Status s = op == 1 ? mt.tx->Put(TableName(0), "a", "x") : mt.tx->Commit().status();
+      CheckOutcome(Outcome::kInvalidValue, s, "a call on a finished transaction");
+      return;
+    }
+    // Begin: a new transaction replaces (and rolls back) the slot's, and
+    // follows a finished one.
+    if (op == 0 || !mt.tx || mt.finished) {
       Log(who + "begin");
       mt = ModelTx{};
       mt.tx = broker_->BeginTransaction();
       Require(mt.tx != nullptr, "BeginTransaction returned nothing");
       if (op == 0) return;
-    }
-    if (mt.finished) {
-      // Every call on a finished transaction fails and changes nothing.
-      Log(who + "call after commit");
-      const lqs::Status s =
-          op % 2 == 0 ? mt.tx->Put(TableName(0), "a", "x") : mt.tx->Commit().status();
-      CheckOutcome(Outcome::kInvalidValue, s, "a call on a finished transaction");
-      return;
     }
     switch (op) {
       case 1:
@@ -1245,7 +1246,8 @@ class Runner {
       want = Outcome::kInvalidValue;
     } else if (!h || h->queue != q) {
       want = Outcome::kInvalidHandle;
-    } else if (!timeout) {
+    } else {
+      // A message this transaction already deletes takes no further call.
       for (const auto& o : mt.ops) {
         if (o.q == q && o.h.msg == h->msg && !o.timeout) want = Outcome::kInvalidValue;
       }
