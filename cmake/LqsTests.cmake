@@ -174,6 +174,10 @@ lqs_add_test(lqs_worker_test
   SOURCES tests/worker_test.cc
   LIBS lqs lqs_testutil GTest::gtest_main
   PROPERTIES TIMEOUT 120)
+lqs_add_test(lqs_worker_transaction_test
+  SOURCES tests/worker_transaction_test.cc
+  LIBS lqs lqs_testutil GTest::gtest_main
+  PROPERTIES TIMEOUT 120)
 
 # The worker crash test: lqs_worker_crash_child runs a Worker with the
 # idempotency inbox and a producer until the test kills it with SIGKILL

@@ -23,7 +23,10 @@
 // lease cannot be extended (the 12-hour lease budget ran out). With
 // `WorkerOptions::inbox` the worker records each completion atomically with
 // the delete (Queue::DeleteMessageAndRecord) and acknowledges a redelivered
-// duplicate without running the handler again.
+// duplicate without running the handler again. A TransactionalHandler
+// records its effect in the database itself, in the transaction that also
+// deletes the message: effect and acknowledgement commit together or not at
+// all (see TransactionalHandler; docs/worker.md, "Transactional handlers").
 //
 // FIFO queues: the messages of one MessageGroupId run one at a time, in
 // receive order. When one fails, the group's other received messages are
@@ -58,6 +61,7 @@
 #include "lqs/limits.h"
 #include "lqs/queue.h"
 #include "lqs/status.h"
+#include "lqs/transaction.h"
 #include "lqs/types.h"
 
 namespace lqs {
@@ -116,6 +120,31 @@ using MessageHandler = std::function<HandlerResult(const WorkerMessage&)>;
 // handler said, so the group is redelivered in order.
 using BatchItemFailures = std::map<std::string, HandlerResult>;
 using BatchHandler = std::function<BatchItemFailures(const std::vector<WorkerMessage>&)>;
+
+// Transactional handler (docs/transactions.md): records its effect in the
+// transaction it is given (table records, sends, other queues' deletes ...)
+// instead of applying it elsewhere. On Success the worker adds the
+// message's DeleteMessage — and with WorkerOptions::inbox, the inbox record
+// of its idempotency key — to that transaction and commits it: one atomic
+// write, so the effect is applied exactly when the message is acknowledged.
+//   - The commit fails with kTransactionConflict (the lease was lost: the
+//     handler outlived a lease that could not be extended, or a key it read
+//     was changed by another commit): nothing is applied, the handler is
+//     not run again on that delivery, the message comes back (after the
+//     retry backoff if the lease is still held) and is counted in
+//     WorkerStats::transaction_conflicts.
+//   - Any other commit error: nothing is applied; handled as Retry.
+//   - Retry, NonRetryable or an exception: the transaction is rolled back
+//     (nothing of it is applied) and the message is retried or
+//     dead-lettered as for a MessageHandler.
+// The handler must neither Commit() the transaction nor delete or change
+// the visibility of its own message in it (the worker does); heartbeats
+// keep the receipt handle's lease current until the commit. The
+// transaction is only valid during the call. There is no transactional
+// batch handler: a batch's items succeed and fail one by one, which one
+// commit cannot express.
+// Requires a queue of an lqs Broker (Broker::CreateQueue / GetQueue).
+using TransactionalHandler = std::function<HandlerResult(const WorkerMessage&, Transaction&)>;
 
 enum class WorkerLogLevel { kDebug, kInfo, kWarning, kError };
 // Receives one line per event; lines about a message name the queue, the
@@ -188,7 +217,10 @@ struct WorkerStats {
   int64_t lease_extensions = 0;  // successful heartbeats
   int64_t lease_extension_failures = 0;
   int64_t delete_failures = 0;  // handler succeeded, delete failed
-  int64_t in_progress = 0;      // gauge: received and not finished
+  // TransactionalHandler: commits refused with kTransactionConflict
+  // (nothing applied; the message is redelivered).
+  int64_t transaction_conflicts = 0;
+  int64_t in_progress = 0;  // gauge: received and not finished
   // Handler wall time (clock time), over all finished calls; 0 when none.
   double handler_p50_ms = 0;
   double handler_p99_ms = 0;
@@ -202,6 +234,10 @@ class Worker {
                                                   WorkerOptions options, MessageHandler handler);
   static StatusOr<std::unique_ptr<Worker>> Create(std::shared_ptr<Queue> queue,
                                                   WorkerOptions options, BatchHandler handler);
+  // InvalidParameterValue also when `queue` is not a queue of an lqs Broker.
+  static StatusOr<std::unique_ptr<Worker>> Create(std::shared_ptr<Queue> queue,
+                                                  WorkerOptions options,
+                                                  TransactionalHandler handler);
 
   // Stops (with the default 30 s deadline) if running, and joins every
   // thread, waiting for handlers that outlived a Stop() deadline.

@@ -78,6 +78,12 @@ Status QueueImpl::DeleteMessageAndRecord(const std::string& receipt_handle,
   return DeleteOne(receipt_handle, InboxRecorder(idempotency_key, ttl_seconds));
 }
 
+Status QueueImpl::CheckTxInboxRecord(const std::string& idempotency_key,
+                                     int64_t ttl_seconds) const {
+  if (Status st = ValidateIdempotencyKey(idempotency_key); !st.ok()) return st;
+  return ValidateTtl(ttl_seconds);
+}
+
 QueueImpl::AlsoWrite QueueImpl::InboxRecorder(const std::string& idempotency_key,
                                               int64_t ttl_seconds) {
   return [this, &idempotency_key, ttl_seconds](rocksdb::WriteBatch* batch, int64_t now,

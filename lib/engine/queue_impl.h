@@ -162,6 +162,9 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
 
   // ---- Engine-internal ----
   uint64_t id() const { return id_; }
+  // The database's state this queue belongs to (for a transaction begun
+  // from a queue: NewTransactionFor in transaction.h).
+  const std::shared_ptr<Core>& core() const { return core_; }
   api::QueueConfig config() const ABSL_LOCKS_EXCLUDED(mu_);
   storage::QueueRecord record() const ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -229,7 +232,14 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
     std::string receipt_handle;
     lease::ReceiptHandle handle;
     std::optional<int> visibility_timeout;  // nullopt: delete
+    // A delete that also records this key in the inbox (empty: none), for
+    // inbox_ttl_seconds from the commit's time (DeleteMessageAndRecord).
+    std::string inbox_key;
+    int64_t inbox_ttl_seconds = 0;
   };
+  // Call-time checks of an inbox record added to a transaction's delete:
+  // DeleteMessageAndRecord's errors for the key and the TTL.
+  Status CheckTxInboxRecord(const std::string& idempotency_key, int64_t ttl_seconds) const;
   // At commit: stores the messages (validated at call time) and hands the
   // send's batch to `write` (AlsoWrite), holding gate_ shared across it.
   // `write` is not called when nothing is to be written (FIFO duplicates).

@@ -116,6 +116,10 @@ Status QueueImpl::TxHandleOps(const std::vector<TxHandleOp>& ops, const AlsoWrit
       delta.Add(storage::kLeases, -1);
       delta.Add(storage::kDeletedTotal, 1);
       gone.push_back(seq);
+      if (!op.inbox_key.empty()) {
+        st = RecordInInbox(&batch, op.inbox_key, now + op.inbox_ttl_seconds * 1000);
+        if (!st.ok()) return st;
+      }
       continue;
     }
     LeaseEntry lease = *current;

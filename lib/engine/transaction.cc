@@ -175,6 +175,21 @@ class TransactionImpl final : public Transaction {
     return AddHandleOp(queue_name, receipt_handle, std::nullopt);
   }
 
+  // DeleteMessageAndRecord (transaction.h).
+  Status DeleteAndRecord(const std::string& queue_name, const std::string& receipt_handle,
+                         const std::string& idempotency_key, int64_t ttl_seconds) {
+    if (Status st = Usable(); !st.ok()) return st;
+    std::shared_ptr<QueueImpl> q = core_->FindByName(queue_name);
+    if (!q) return NoSuchQueue();
+    if (Status st = q->CheckTxInboxRecord(idempotency_key, ttl_seconds); !st.ok()) return st;
+    Status st = AddHandleOp(queue_name, receipt_handle, std::nullopt);
+    if (!st.ok()) return st;
+    QueueImpl::TxHandleOp& op = handles_[q->id()].ops.back();
+    op.inbox_key = idempotency_key;
+    op.inbox_ttl_seconds = ttl_seconds;
+    return Status::OK();
+  }
+
   Status ChangeMessageVisibility(const std::string& queue_name, const std::string& receipt_handle,
                                  int visibility_timeout) override {
     if (visibility_timeout < 0 || visibility_timeout > limits::kMaxVisibilityTimeoutSeconds) {
@@ -284,7 +299,7 @@ class TransactionImpl final : public Transaction {
       }
     }
     g.queue = q;
-    g.ops.push_back({receipt_handle, *h, visibility_timeout});
+    g.ops.push_back({receipt_handle, *h, visibility_timeout, {}, 0});
     return Status::OK();
   }
 
@@ -364,6 +379,23 @@ class TransactionImpl final : public Transaction {
 
 std::unique_ptr<Transaction> NewTransaction(std::shared_ptr<Core> core) {
   return std::make_unique<TransactionImpl>(std::move(core));
+}
+
+std::unique_ptr<Transaction> NewTransactionFor(Queue& queue) {
+  auto* q = dynamic_cast<QueueImpl*>(&queue);
+  if (q == nullptr) return nullptr;
+  return NewTransaction(q->core());
+}
+
+Status DeleteMessageAndRecord(Transaction& tx, const std::string& queue_name,
+                              const std::string& receipt_handle, const std::string& idempotency_key,
+                              int64_t ttl_seconds) {
+  auto* impl = dynamic_cast<TransactionImpl*>(&tx);
+  if (impl == nullptr) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "DeleteMessageAndRecord: the transaction is not one of this engine");
+  }
+  return impl->DeleteAndRecord(queue_name, receipt_handle, idempotency_key, ttl_seconds);
 }
 
 }  // namespace lqs::engine

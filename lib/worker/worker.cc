@@ -7,6 +7,10 @@
 // optionally the SignalWatch thread. A message is held (its lease kept by
 // the LeaseKeeper and counted in in_progress) from its receive until its
 // outcome is applied or it is released.
+//
+// A TransactionalHandler's transaction is begun through the engine's
+// NewTransactionFor (lib/engine/transaction.h), the one place the worker
+// reaches past the public Queue API: a Queue has no way to begin one.
 
 #include "lqs/worker.h"
 
@@ -21,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "lib/engine/transaction.h"
 #include "lib/worker/backoff.h"
 #include "lib/worker/clock_wait.h"
 #include "lib/worker/lease_keeper.h"
@@ -45,11 +50,12 @@ constexpr auto kDefaultStopDeadline = std::chrono::seconds(30);
 class WorkerImpl final : public Worker {
  public:
   WorkerImpl(std::shared_ptr<Queue> queue, WorkerOptions options, MessageHandler handler,
-             BatchHandler batch_handler)
+             BatchHandler batch_handler, TransactionalHandler tx_handler)
       : queue_(std::move(queue)),
         options_(std::move(options)),
         handler_(std::move(handler)),
         batch_handler_(std::move(batch_handler)),
+        tx_handler_(std::move(tx_handler)),
         max_in_progress_(EffectiveMaxInProgress(options_)),
         stats_(std::make_shared<StatsBlock>()),
         log_(queue_->name(), options_.logger),
@@ -293,7 +299,9 @@ class WorkerImpl final : public Worker {
   void RunOne(const Job& job) {
     const WorkerMessage& m = job.messages.front();
     bool failed = false;
-    if (!(options_.inbox && SkipDuplicate(m))) {
+    if (tx_handler_) {
+      if (!(options_.inbox && SkipDuplicate(m))) failed = !RunTransactional(m);
+    } else if (!(options_.inbox && SkipDuplicate(m))) {
       const int64_t start = options_.clock->NowMillis();
       HandlerResult result = Invoke([&] { return handler_(m); });
       stats_->handler_ms.Add(static_cast<double>(options_.clock->NowMillis() - start));
@@ -365,6 +373,54 @@ class WorkerImpl final : public Worker {
     } catch (...) {
       return HandlerResult::Retry("unknown exception");
     }
+  }
+
+  // Runs the TransactionalHandler on `m` and commits its transaction with
+  // the delete (and the inbox record); true when that commit succeeded.
+  bool RunTransactional(const WorkerMessage& m) {
+    std::unique_ptr<Transaction> tx = engine::NewTransactionFor(*queue_);
+    HandlerResult result;
+    if (tx == nullptr) {  // Create checked the queue: cannot happen
+      result = HandlerResult::Retry("the queue cannot begin a transaction");
+    } else {
+      const int64_t start = options_.clock->NowMillis();
+      result = Invoke([&] { return tx_handler_(m, *tx); });
+      stats_->handler_ms.Add(static_cast<double>(options_.clock->NowMillis() - start));
+    }
+    if (result.outcome != HandlerResult::Outcome::kSuccess) {
+      tx.reset();  // rolled back: nothing of the handler's effect is applied
+      Apply(m, result);
+      return false;
+    }
+    keeper_.Remove(m.receipt_handle);
+    Status st = options_.inbox
+                    ? engine::DeleteMessageAndRecord(*tx, queue_->name(), m.receipt_handle,
+                                                     m.idempotency_key, options_.inbox_ttl_seconds)
+                    : tx->DeleteMessage(queue_->name(), m.receipt_handle);
+    if (st.ok()) st = tx->Commit().status();
+    if (st.ok()) {
+      stats_->succeeded.fetch_add(1);
+      log_.Message(WorkerLogLevel::kDebug, m, "done; committed with the delete");
+      return true;
+    }
+    const bool conflict = st.code() == ErrorCode::kTransactionConflict;
+    if (conflict) stats_->transaction_conflicts.fetch_add(1);
+    if (!conflict) stats_->retried.fetch_add(1);
+    // Back off only while the lease is still this worker's: a plain
+    // ChangeMessageVisibility on a standard queue would move the lease of
+    // whoever received the message again.
+    const int seconds = backoff_.Seconds(m.receive_count);
+    std::unique_ptr<Transaction> back = engine::NewTransactionFor(*queue_);
+    const bool delayed =
+        back != nullptr &&
+        back->ChangeMessageVisibility(queue_->name(), m.receipt_handle, seconds).ok() &&
+        back->Commit().ok();
+    log_.Message(WorkerLogLevel::kWarning, m,
+                 std::string(conflict ? "transaction conflict" : "the commit failed") +
+                     ", nothing applied; the message will be redelivered" +
+                     (delayed ? " in " + std::to_string(seconds) + " s" : std::string()) + ": " +
+                     st.ToString());
+    return false;
   }
 
   // Inbox: true when `m`'s key is recorded, after deleting `m`.
@@ -490,6 +546,7 @@ class WorkerImpl final : public Worker {
   const WorkerOptions options_;
   const MessageHandler handler_;
   const BatchHandler batch_handler_;
+  const TransactionalHandler tx_handler_;
   const int max_in_progress_;
   const std::shared_ptr<StatsBlock> stats_;  // shared with abandoned polls
   const WorkerLog log_;
@@ -531,16 +588,31 @@ StatusOr<std::unique_ptr<Worker>> Worker::Create(std::shared_ptr<Queue> queue,
                                                  WorkerOptions options, MessageHandler handler) {
   Status st = worker::CheckCreate(queue, options, static_cast<bool>(handler));
   if (!st.ok()) return st;
-  return std::unique_ptr<Worker>(std::make_unique<worker::WorkerImpl>(
-      std::move(queue), std::move(options), std::move(handler), BatchHandler()));
+  return std::unique_ptr<Worker>(
+      std::make_unique<worker::WorkerImpl>(std::move(queue), std::move(options), std::move(handler),
+                                           BatchHandler(), TransactionalHandler()));
 }
 
 StatusOr<std::unique_ptr<Worker>> Worker::Create(std::shared_ptr<Queue> queue,
                                                  WorkerOptions options, BatchHandler handler) {
   Status st = worker::CheckCreate(queue, options, static_cast<bool>(handler));
   if (!st.ok()) return st;
+  return std::unique_ptr<Worker>(
+      std::make_unique<worker::WorkerImpl>(std::move(queue), std::move(options), MessageHandler(),
+                                           std::move(handler), TransactionalHandler()));
+}
+
+StatusOr<std::unique_ptr<Worker>> Worker::Create(std::shared_ptr<Queue> queue,
+                                                 WorkerOptions options,
+                                                 TransactionalHandler handler) {
+  Status st = worker::CheckCreate(queue, options, static_cast<bool>(handler));
+  if (!st.ok()) return st;
+  if (engine::NewTransactionFor(*queue) == nullptr) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "Worker::Create: a transactional handler needs a queue of an lqs Broker");
+  }
   return std::unique_ptr<Worker>(std::make_unique<worker::WorkerImpl>(
-      std::move(queue), std::move(options), MessageHandler(), std::move(handler)));
+      std::move(queue), std::move(options), MessageHandler(), BatchHandler(), std::move(handler)));
 }
 
 }  // namespace lqs

@@ -65,6 +65,7 @@ WorkerStats StatsBlock::Snapshot() const {
   s.lease_extensions = lease_extensions.load();
   s.lease_extension_failures = lease_extension_failures.load();
   s.delete_failures = delete_failures.load();
+  s.transaction_conflicts = transaction_conflicts.load();
   s.in_progress = in_progress.load();
   s.handler_p50_ms = handler_ms.Percentile(50);
   s.handler_p99_ms = handler_ms.Percentile(99);

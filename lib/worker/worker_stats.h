@@ -47,6 +47,7 @@ struct StatsBlock {
   std::atomic<int64_t> lease_extensions{0};
   std::atomic<int64_t> lease_extension_failures{0};
   std::atomic<int64_t> delete_failures{0};
+  std::atomic<int64_t> transaction_conflicts{0};
   std::atomic<int64_t> in_progress{0};
   DurationHistogram handler_ms;
 
