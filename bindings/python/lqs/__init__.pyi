@@ -357,14 +357,19 @@ class WorkerMessage:
 
 MessageHandler = Callable[[WorkerMessage], Any]
 BatchHandler = Callable[[List[WorkerMessage]], Optional[Mapping[str, BaseException]]]
+# transaction=True: the transaction commits with the message's delete.
+TransactionalHandler = Callable[[WorkerMessage, Transaction], Any]
 WorkerLogger = Callable[[str, str], None]
 
 class Worker:
     queue: Queue
     handler: Callable[..., Any]
     batch: bool
-    def __init__(self, queue: Queue, handler: Union[MessageHandler, BatchHandler], *,
+    transaction: bool
+    def __init__(self, queue: Queue,
+                 handler: Union[MessageHandler, BatchHandler, TransactionalHandler], *,
                  batch: bool = ...,
+                 transaction: bool = ...,
                  max_messages_per_receive: int = ...,
                  wait_time_seconds: int = ...,
                  visibility_timeout_seconds: int = ...,

@@ -9,6 +9,10 @@ turns the handler's outcome into the worker's verdict:
 * it raises ``lqs.NonRetryableError``    -> the message goes to the DLQ at once;
 * it raises anything else                -> retried after a backoff.
 
+With ``transaction=True`` the handler also gets a :class:`lqs.Transaction`; on
+success the C++ worker adds the message's delete (and the inbox record) to it and
+commits it, so the handler's records and the acknowledgement are one write.
+
 Threads, not asyncio: handlers mostly block on I/O (a database, an HTTP call),
 which releases the GIL, so a pool of threads runs them concurrently; and the
 heartbeats that keep long handlers' leases alive run in C++ threads that never
@@ -30,7 +34,7 @@ import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import _lqs
-from . import MessageAttribute, Queue  # lqs/__init__.py imports this module last
+from . import MessageAttribute, Queue, Transaction  # lqs/__init__.py imports this last
 
 __all__ = ["Worker", "WorkerMessage", "NonRetryableError", "WORKER_OPTIONS"]
 
@@ -199,6 +203,17 @@ class Worker:
     or a dict ``{message_id: exception}`` of the failed ones (a raise fails the
     whole batch). ``async def`` handlers run on a private event-loop thread.
 
+    With ``transaction=True``, ``handler(msg, tx)`` also gets an :class:`lqs.Transaction`
+    (put, get, delete, scan, send, delete_message, change_visibility) to record its
+    effect in: when it returns normally, the worker deletes the message in that same
+    transaction (with ``inbox=True``, records its idempotency key too) and commits it,
+    so the effect is applied exactly when the message is acknowledged. A raise rolls
+    the transaction back. A commit refused with TransactionConflict (a key it read
+    changed, or the lease was lost) applies nothing; the message is redelivered and
+    counted in ``stats()["transaction_conflicts"]``. The handler must not commit or
+    roll back ``tx`` itself, and ``tx`` is usable only during the call. Not with
+    ``batch=True``.
+
     ``options`` are the WorkerOptions fields (lqs/worker.h) as keywords:
     max_messages_per_receive, wait_time_seconds, visibility_timeout_seconds,
     concurrency, max_in_progress, rate_limit_per_second,
@@ -213,11 +228,14 @@ class Worker:
     """
 
     def __init__(self, queue: Any, handler: Callable[..., Any], *, batch: bool = False,
-                 **options: Any) -> None:
+                 transaction: bool = False, **options: Any) -> None:
         if not isinstance(queue, Queue):
             raise TypeError(f"queue must be an lqs.Queue, not {type(queue).__name__}")
         if not callable(handler):
             raise TypeError("handler must be callable")
+        if batch and transaction:
+            raise ValueError("a batch handler cannot take a transaction (batch=True and "
+                             "transaction=True): its messages succeed and fail one by one")
         clock = options.pop("clock", None)
         logger = options.pop("logger", None)
         db_clock = getattr(queue.broker, "clock", None)
@@ -241,18 +259,21 @@ class Worker:
         self.queue = queue
         self.handler = handler
         self.batch = bool(batch)
+        self.transaction = bool(transaction)
         self._exit_timeout = 30.0
         self._loop: Optional[_LoopThread] = None
         self._loop_lock = threading.Lock()
         self._started = False
-        call = "_call_batch" if self.batch else "_call_one"
+        call = ("_call_batch" if self.batch else
+                "_call_transactional" if self.transaction else "_call_one")
         self._rep = _lqs.Worker(queue._rep, _CallProxy(weakref.ref(self), call),
-                                self.batch, values, clock, py_logger, min_level)
+                                self.batch, self.transaction, values, clock, py_logger,
+                                min_level)
 
     # -- the handler, called from C++ worker threads with the GIL held
 
-    def _run_handler(self, arg: Any) -> Any:
-        r = self.handler(arg)
+    def _run_handler(self, *args: Any) -> Any:
+        r = self.handler(*args)
         if inspect.isawaitable(r):
             with self._loop_lock:
                 if self._loop is None:
@@ -264,6 +285,15 @@ class Worker:
     def _call_one(self, row: tuple) -> Optional[tuple]:
         try:
             self._run_handler(_message(row))
+        except BaseException as e:  # noqa: B902 - every failure is a verdict
+            if _log.isEnabledFor(logging.DEBUG):
+                _log.debug("handler raised for message %s", row[1], exc_info=True)
+            return _verdict(e)
+        return None
+
+    def _call_transactional(self, row: tuple, tx_rep: Any) -> Optional[tuple]:
+        try:
+            self._run_handler(_message(row), Transaction(tx_rep))
         except BaseException as e:  # noqa: B902 - every failure is a verdict
             if _log.isEnabledFor(logging.DEBUG):
                 _log.debug("handler raised for message %s", row[1], exc_info=True)
@@ -347,7 +377,8 @@ class Worker:
     def stats(self) -> Dict[str, Union[int, float]]:
         """Counters since start() (WorkerStats): received, succeeded, retried,
         dead_lettered, duplicates_skipped, released, lease_extensions,
-        lease_extension_failures, delete_failures, in_progress (a gauge),
+        lease_extension_failures, delete_failures, transaction_conflicts,
+        in_progress (a gauge),
         handler_p50_ms, handler_p99_ms."""
         return self._rep.stats()
 
@@ -405,11 +436,11 @@ class _CallProxy:
         self._ref = ref
         self._name = name
 
-    def __call__(self, arg: Any) -> Any:
+    def __call__(self, arg: Any, *rest: Any) -> Any:
         w = self._ref()
         if w is None:
             failure = (1, "the lqs.Worker object was garbage-collected")
             if isinstance(arg, list):
                 return {row[1]: failure for row in arg}
             return failure
-        return getattr(w, self._name)(arg)
+        return getattr(w, self._name)(arg, *rest)

@@ -33,6 +33,22 @@ struct PyBroker {
   PyQueue Wrap(std::shared_ptr<lqs::Queue> q) const { return PyQueue{rep, std::move(q), workers}; }
 };
 
+// A transaction: owned (Broker.transaction()), or lent by a Worker to its
+// transactional handler for the duration of one call (`lent` is cleared when
+// the call returns; the worker commits it, so commit and rollback refuse).
+struct PyTransaction {
+  std::shared_ptr<lqs::Broker> broker;  // keeps the Broker's memory alive
+  std::unique_ptr<lqs::Transaction> rep;
+  bool from_worker = false;
+  lqs::Transaction* lent = nullptr;
+
+  // Raises (so: with the GIL held) when the transaction was rolled back or
+  // its handler call is over.
+  lqs::Transaction& Get();
+  // Raises for a lent transaction: `what` is commit or rollback.
+  void CheckOwned(const char* what) const;
+};
+
 // Each registers one class on module `m` (module.cc calls them all).
 void BindBroker(py::module_& m);       // _Broker
 void BindQueue(py::module_& m);        // Queue

@@ -22,20 +22,6 @@
 namespace lqs_py {
 namespace {
 
-struct PyTransaction {
-  std::shared_ptr<lqs::Broker> broker;  // keeps the Broker's memory alive
-  std::unique_ptr<lqs::Transaction> rep;
-
-  // Raises (so: with the GIL held) when the transaction was rolled back.
-  lqs::Transaction& Get() {
-    if (!rep) {
-      Check(lqs::Status(lqs::ErrorCode::kInvalidParameterValue,
-                        "The transaction was rolled back; begin a new one."));
-    }
-    return *rep;
-  }
-};
-
 py::object OptBytes(const std::optional<std::string>& v) {
   return v ? py::object(py::bytes(*v)) : py::object(py::none());
 }
@@ -47,6 +33,29 @@ py::list Entries(const std::vector<lqs::TableEntry>& entries) {
 }
 
 }  // namespace
+
+lqs::Transaction& PyTransaction::Get() {
+  if (from_worker) {
+    if (lent == nullptr) {
+      Check(lqs::Status(lqs::ErrorCode::kInvalidParameterValue,
+                        "The worker's transaction is usable only during the handler call."));
+    }
+    return *lent;
+  }
+  if (!rep) {
+    Check(lqs::Status(lqs::ErrorCode::kInvalidParameterValue,
+                      "The transaction was rolled back; begin a new one."));
+  }
+  return *rep;
+}
+
+void PyTransaction::CheckOwned(const char* what) const {
+  if (!from_worker) return;
+  Check(lqs::Status(lqs::ErrorCode::kInvalidParameterValue,
+                    std::string("The worker commits its handler's transaction with the "
+                                "message's delete; the handler cannot ") +
+                        what + " it (raise to roll it back)."));
+}
 
 void BindTransaction(py::module_& m) {
   py::class_<PyTransaction>(m, "_Transaction")
@@ -110,13 +119,17 @@ void BindTransaction(py::module_& m) {
           py::arg("queue"), py::arg("receipt_handle"), py::arg("visibility_timeout"))
       .def("commit",
            [](PyTransaction& t) {
+             t.CheckOwned("commit");
              lqs::Transaction& tx = t.Get();  // raises with the GIL held
              auto done = Take(Unlocked([&] { return tx.Commit(); }));
              py::list sent;
              for (const auto& r : done.sent) sent.append(FromSendResult(r));
              return sent;
            })
-      .def("rollback", [](PyTransaction& t) { t.rep.reset(); });
+      .def("rollback", [](PyTransaction& t) {
+        t.CheckOwned("roll back");
+        t.rep.reset();
+      });
 
   // The broker's side, on the _Broker class that BindBroker registered.
   auto broker = py::reinterpret_borrow<py::class_<PyBroker>>(m.attr("_Broker"));
@@ -124,7 +137,10 @@ void BindTransaction(py::module_& m) {
       .def("begin_transaction",
            [](PyBroker& b) {
              if (b.closed) Check(lqs::Status(lqs::ErrorCode::kClosed, "the database is closed"));
-             return PyTransaction{b.rep, b.rep->BeginTransaction()};
+             PyTransaction t;
+             t.broker = b.rep;
+             t.rep = b.rep->BeginTransaction();
+             return t;
            })
       .def(
           "get",

@@ -103,6 +103,34 @@ lqs::HandlerResult CallMessageHandler(WorkerState& s, const lqs::WorkerMessage& 
   }
 }
 
+// A transactional handler: the Python side gets the transaction as a
+// _Transaction lent for this call only (Python code may keep a reference;
+// it fails once the call returned).
+lqs::HandlerResult CallTransactionalHandler(WorkerState& s, const lqs::WorkerMessage& m,
+                                            lqs::Transaction& tx) {
+  if (PythonGone()) return lqs::HandlerResult::Retry(kShuttingDown);
+  InHandler scope(&s);
+  WorkerGil gil;
+  try {
+    PyTransaction lent;  // the worker keeps the broker and the transaction alive
+    lent.from_worker = true;
+    lent.lent = &tx;
+    py::object handle = py::cast(std::move(lent));
+    PyTransaction* kept = &handle.cast<PyTransaction&>();
+    struct Unlend {
+      PyTransaction* t;
+      ~Unlend() { t->lent = nullptr; }
+    } unlend{kept};
+    py::object r = s.call(FromWorkerMessage(m), handle);
+    return ToHandlerResult(r);
+  } catch (py::error_already_set& e) {
+    return lqs::HandlerResult::Retry(e.what());
+  } catch (const std::exception& e) {
+    PyErr_Clear();
+    return lqs::HandlerResult::Retry(e.what());
+  }
+}
+
 lqs::BatchItemFailures CallBatchHandler(WorkerState& s, const std::vector<lqs::WorkerMessage>& ms) {
   auto fail_all = [&](const lqs::HandlerResult& r) {
     lqs::BatchItemFailures all;
@@ -201,7 +229,7 @@ lqs::WorkerOptions MakeWorkerOptions(const py::dict& options) {
   return o;
 }
 
-std::unique_ptr<PyWorker> MakeWorker(PyQueue& q, py::object call, bool batch,
+std::unique_ptr<PyWorker> MakeWorker(PyQueue& q, py::object call, bool batch, bool transaction,
                                      const py::dict& options, const py::object& clock,
                                      py::object logger, int log_min_level) {
   if (q.workers->is_closed()) Raise(lqs::Status(lqs::ErrorCode::kClosed, "database is closed"));
@@ -220,6 +248,12 @@ std::unique_ptr<PyWorker> MakeWorker(PyQueue& q, py::object call, bool batch,
     if (batch) {
       lqs::BatchHandler h = [s = state](const std::vector<lqs::WorkerMessage>& ms) {
         return CallBatchHandler(*s, ms);
+      };
+      return lqs::Worker::Create(q.rep, std::move(o), std::move(h));
+    }
+    if (transaction) {
+      lqs::TransactionalHandler h = [s = state](const lqs::WorkerMessage& m, lqs::Transaction& tx) {
+        return CallTransactionalHandler(*s, m, tx);
       };
       return lqs::Worker::Create(q.rep, std::move(o), std::move(h));
     }
@@ -249,6 +283,7 @@ py::dict FromWorkerStats(const lqs::WorkerStats& st) {
   d["lease_extensions"] = st.lease_extensions;
   d["lease_extension_failures"] = st.lease_extension_failures;
   d["delete_failures"] = st.delete_failures;
+  d["transaction_conflicts"] = st.transaction_conflicts;
   d["in_progress"] = st.in_progress;
   d["handler_p50_ms"] = st.handler_p50_ms;
   d["handler_p99_ms"] = st.handler_p99_ms;
@@ -260,7 +295,8 @@ py::dict FromWorkerStats(const lqs::WorkerStats& st) {
 void BindWorker(py::module_& m) {
   py::class_<PyWorker>(m, "Worker")
       .def(py::init(&MakeWorker), py::arg("queue"), py::arg("call"), py::arg("batch"),
-           py::arg("options"), py::arg("clock"), py::arg("logger"), py::arg("log_min_level"))
+           py::arg("transaction"), py::arg("options"), py::arg("clock"), py::arg("logger"),
+           py::arg("log_min_level"))
       .def("start",
            [](PyWorker& w) {
              if (w.registry->is_closed()) {

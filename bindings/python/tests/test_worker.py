@@ -108,7 +108,8 @@ def test_stats_fields(db):
     st = w.stats()
     assert set(st) == {"received", "succeeded", "retried", "dead_lettered",
                        "duplicates_skipped", "released", "lease_extensions",
-                       "lease_extension_failures", "delete_failures", "in_progress",
+                       "lease_extension_failures", "delete_failures",
+                       "transaction_conflicts", "in_progress",
                        "handler_p50_ms", "handler_p99_ms"}
     assert all(v == 0 for v in st.values())
     assert isinstance(st["handler_p99_ms"], float) and isinstance(st["received"], int)
@@ -724,6 +725,112 @@ def test_move_to_dead_letter_queue(db):
     [p] = plain.receive()
     with raises(lqs.InvalidParameterValue):
         plain.move_to_dead_letter_queue(p.receipt_handle)  # no RedrivePolicy
+
+
+# ---- transactional handlers ---------------------------------------------------------------
+
+def test_transactional_handler_commits_its_records_with_the_delete(db):
+    q = db.create_queue("jobs")
+    q.send_batch(["order-1", "order-2"])
+
+    def handler(msg, tx):
+        assert isinstance(tx, lqs.Transaction)
+        tx.put("effects", msg.body, "shipped")
+        assert tx.get("effects", msg.body) == b"shipped"
+
+    with lqs.Worker(q, handler, transaction=True) as w:
+        eventually(lambda: w.stats()["succeeded"] == 2)
+    assert db.get("effects", "order-1") == b"shipped" == db.get("effects", "order-2")
+    assert counts(q) == (0, 0)
+    assert w.stats()["transaction_conflicts"] == 0
+
+
+def test_transactional_handler_raising_rolls_its_records_back(db, clock):
+    q = db.create_queue("jobs")
+    q.send("order-3")
+    calls = []
+
+    def handler(msg, tx):
+        calls.append(msg.receive_count)
+        tx.put("effects", "attempt", str(len(calls)))
+        tx.send("audit", f"attempt {len(calls)}")
+        if len(calls) == 1:
+            raise ValueError("downstream busy")
+
+    audit = db.create_queue("audit")
+    with lqs.Worker(q, handler, transaction=True, backoff_jitter=0.0) as w:
+        eventually(lambda: w.stats()["retried"] == 1)
+        assert db.get("effects", "attempt") is None
+        clock.advance_seconds(1)  # the backoff of receive 1
+        eventually(lambda: w.stats()["succeeded"] == 1)
+    assert calls == [1, 2]
+    assert db.get("effects", "attempt") == b"2"
+    assert [m.body for m in audit.receive(max_number_of_messages=10)] == ["attempt 2"]
+
+
+def test_transactional_conflict_applies_nothing_and_redelivers(db, clock):
+    q = db.create_queue("jobs")
+    q.send("order-7", message_attributes={"IdempotencyKey": "order-7"})
+    calls = []
+
+    def handler(msg, tx):
+        n = int(tx.get("effects", "count") or b"0")
+        tx.put("effects", "count", str(n + 1))
+        calls.append(msg.receive_count)
+        if len(calls) == 1:  # another writer changes what this one read
+            with db.transaction() as other:
+                other.put("effects", "count", "10")
+
+    with lqs.Worker(q, handler, transaction=True, inbox=True, backoff_jitter=0.0) as w:
+        eventually(lambda: w.stats()["transaction_conflicts"] == 1)
+        assert db.get("effects", "count") == b"10"
+        assert not q.inbox_contains("order-7")
+        assert w.stats()["succeeded"] == 0
+        clock.advance_seconds(1)  # backed off like a retry
+        eventually(lambda: w.stats()["succeeded"] == 1)
+    assert calls == [1, 2]
+    assert db.get("effects", "count") == b"11"
+    assert q.inbox_contains("order-7")
+    assert counts(q) == (0, 0)
+
+
+def test_the_handlers_transaction_is_the_workers_to_commit(db):
+    q = db.create_queue("jobs")
+    q.send("x")
+    kept, errors = [], []
+
+    def handler(msg, tx):
+        kept.append(tx)
+        for call in (tx.commit, tx.rollback):
+            try:
+                call()
+            except lqs.InvalidParameterValue as e:
+                errors.append(str(e))
+        tx.put("effects", "x", "1")
+
+    with lqs.Worker(q, handler, transaction=True) as w:
+        eventually(lambda: w.stats()["succeeded"] == 1)
+    assert len(errors) == 2 and all("worker commits" in e for e in errors)
+    assert db.get("effects", "x") == b"1"
+    with raises(lqs.InvalidParameterValue):
+        kept[0].put("effects", "y", "1")  # the call is over
+    with raises(ValueError):
+        lqs.Worker(q, lambda msgs, tx: None, batch=True, transaction=True)
+
+
+def test_async_transactional_handler(db):
+    q = db.create_queue("jobs")
+    q.send_batch(["a", "b"])
+
+    async def handler(msg, tx):
+        await asyncio.sleep(0)
+        tx.put("effects", msg.body, "done")
+        if msg.body == "b":
+            raise ValueError("rolled back")
+
+    with lqs.Worker(q, handler, transaction=True, concurrency=2) as w:
+        eventually(lambda: w.stats()["succeeded"] == 1 and w.stats()["retried"] == 1)
+    assert db.get("effects", "a") == b"done" and db.get("effects", "b") is None
 
 
 # ---- without pytest ------------------------------------------------------------------------
