@@ -7,6 +7,7 @@
     process(msg)     receive -> begin tx -> handle -> delete the message -> commit
 
     python3 examples/exports/export_service.py              # demo on a temporary database
+    python3 examples/exports/export_service.py --worker     # the demo, run by lqs.Worker
     python3 examples/exports/export_service.py work --db DIR [--until-empty]
     python3 examples/exports/export_service.py accept --db DIR '{"format": "csv", "rows": 3}'
 
@@ -247,6 +248,26 @@ class ExportService:
                 return
 
 
+def work_with_worker(db, service, *, until_empty=False, concurrency=2, stop_event=None):
+    """The same handle(msg, tx), run by lqs.Worker instead of the explicit loop: the worker
+    receives, begins the transaction, adds the message's delete, commits, backs off a
+    TransientError exponentially, and counts a lost lease (TransactionConflict) without
+    applying anything. Returns the worker's counters."""
+    worker = lqs.Worker(db[JOBS], service.handle, transaction=True, concurrency=concurrency,
+                        visibility_timeout_seconds=30, wait_time_seconds=1,
+                        backoff_base_seconds=service.backoff_base,
+                        backoff_max_seconds=service.backoff_max)
+    worker.start()
+    try:
+        while not (stop_event is not None and stop_event.is_set()):
+            if until_empty and drained(service.jobs):
+                break
+            time.sleep(0.05)
+    finally:
+        worker.stop()
+    return worker.stats()
+
+
 def drained(queue):
     a = queue.get_attributes("All")
     return all(a[k] == "0" for k in ("ApproximateNumberOfMessages",
@@ -256,7 +277,7 @@ def drained(queue):
 
 # ---- command line -----------------------------------------------------------------------------
 
-def demo():
+def demo(use_worker=False):
     with tempfile.TemporaryDirectory() as tmp, lqs.open(os.path.join(tmp, "db")) as db:
         setup(db, visibility_timeout=5, max_receive_count=3)
         ids = {
@@ -267,14 +288,18 @@ def demo():
         }
         accept(db, {"format": "csv", "rows": 5}, request_id=ids["ok"])  # a client retry
         service = ExportService(db, os.path.join(tmp, "out"), backoff_base_seconds=1)
-        service.work(until_empty=True)
+        if use_worker:
+            stats = work_with_worker(db, service, until_empty=True)
+        else:
+            service.work(until_empty=True)
+            stats = service.stats
         for name, request_id in ids.items():
             rec = record(db, request_id)
             print(f"{name:8} {request_id} {rec['state']:9} "
                   f"{rec.get('result', {}).get('sha256', rec.get('error', ''))}")
         for m in db[DLQ].receive(max_number_of_messages=10):
             print(f"dead-lettered: {m.message_attributes['ExportError'].value}")
-        print("worker:", service.stats)
+        print("worker:", stats)
         want = {"ok": "SUCCEEDED", "flaky": "SUCCEEDED", "invalid": "FAILED", "v2": "FAILED"}
         return 0 if all(record(db, ids[k])["state"] == v for k, v in want.items()) else 1
 
@@ -293,9 +318,11 @@ def main(argv):
     a = sub.add_parser("accept", help="accept one request (JSON); prints its id")
     a.add_argument("--db", required=True)
     a.add_argument("request")
+    p.add_argument("--worker", action="store_true",
+                   help="run handle(msg, tx) with lqs.Worker(transaction=True), not the loop")
     args = p.parse_args(argv)
     if args.command is None:
-        return demo()
+        return demo(use_worker=args.worker)
     with lqs.open(args.db) as db:
         if args.command == "accept":
             setup(db)
