@@ -1,23 +1,26 @@
 # The C API (include/lqs/c.h; lib/c.cc, c_broker.cc, c_messages.cc, c_queue.cc,
-# c_worker.cc for the worker, and c_bridge.cc for the bridges,
+# c_worker.cc for the worker, c_transaction.cc for tables and transactions,
+# include/lqs/c_transaction.h, and c_bridge.cc for the bridges,
 # include/lqs/c_bridge.h) and its C11 tests.
 #
 # lqs_c is a static library with the C shim; link it (it brings lqs along,
 # and lqs_bridge and lqs_wire, which lib/bridge and wire/ define after this
 # file is included: target names resolve at generate time).
-# c_api_test, c_api_worker_test and c_api_bridge_test are plain C11,
-# registered with CTest; c_api_bridge_test runs the real lqsd
+# c_api_test, c_api_worker_test, c_api_transaction_test and c_api_bridge_test
+# are plain C11, registered with CTest; c_api_bridge_test runs the real lqsd
 # (server/CMakeLists.txt, added later: $<TARGET_FILE:lqsd> resolves at
-# generate time) as the remote of its bridges. When
-# the build is not sanitized already (LQS_SANITIZE), LQS_C_API_ASAN (off by
-# default) also builds c_api_test_asan and c_api_worker_test_asan: the shim,
-# the library and the tests compiled with AddressSanitizer and
-# UndefinedBehaviorSanitizer (and c_api_bridge_test_asan, with the bridges'
-# libraries sanitized too), so that the ordinary test command
+# generate time) as the remote of its bridges. When the build is not
+# sanitized already (LQS_SANITIZE), LQS_C_API_ASAN (off by default) also
+# builds c_api_test_asan, c_api_worker_test_asan and
+# c_api_transaction_test_asan: the shim, the library and the tests compiled
+# with AddressSanitizer and UndefinedBehaviorSanitizer (and
+# c_api_bridge_test_asan, with the bridges' libraries sanitized too), so
+# that the ordinary test command
 # (scripts/test.sh, which CI runs) checks the C API's ownership rules.
 
-set(_lqs_c_sources lib/c.cc lib/c_broker.cc lib/c_messages.cc lib/c_queue.cc lib/c_worker.cc)
-set(_lqs_c_tests c_api_test c_api_worker_test)
+set(_lqs_c_sources lib/c.cc lib/c_broker.cc lib/c_messages.cc lib/c_queue.cc lib/c_worker.cc
+    lib/c_transaction.cc)
+set(_lqs_c_tests c_api_test c_api_worker_test c_api_transaction_test)
 # The include path of both builds of the C API (lqs_c, lqs_c_shared): the
 # public headers for their users, from the source tree or the installed
 # prefix, and the source root for lib/c_internal.h.

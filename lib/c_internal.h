@@ -1,7 +1,8 @@
 // lib/c_internal.h — what the C API's implementation files (lib/c.cc,
 // lib/c_broker.cc, lib/c_messages.cc, lib/c_queue.cc, lib/c_worker.cc,
-// lib/c_bridge.cc) share: the handles more than one of them opens, the error
-// helpers every entry point goes through, and the conversions of C arrays.
+// lib/c_bridge.cc, lib/c_transaction.cc) share: the handles more than one of
+// them opens, the error helpers every entry point goes through, and the
+// conversions of C arrays.
 // Not installed.
 
 #ifndef LQS_LIB_C_INTERNAL_H_
@@ -44,6 +45,16 @@ struct lqs_strlist_t {
 
 struct lqs_send_result_t {
   lqs::SendMessageResult rep;
+};
+
+// Defined here, not in lib/c_messages.cc, because transactions
+// (lib/c_transaction.cc) send them too.
+struct lqs_send_request_t {
+  lqs::SendMessageRequest rep;
+};
+
+struct lqs_send_batch_request_t {
+  std::vector<lqs::SendMessageBatchEntry> rep;
 };
 
 struct lqs_batch_result_t {

@@ -17,14 +17,6 @@
 #include "lqs/c.h"
 #include "lqs/lqs.h"
 
-struct lqs_send_request_t {
-  lqs::SendMessageRequest rep;
-};
-
-struct lqs_send_batch_request_t {
-  std::vector<lqs::SendMessageBatchEntry> rep;
-};
-
 struct lqs_receive_request_t {
   lqs::ReceiveMessageRequest rep;
 };

@@ -11,8 +11,9 @@
 #   database-lock test), the engine suite split in two shards on two cores,
 #   then lqs_worker_test (the consumer runtime) in two shards and the worker
 #   kill -9 crash test (lqs_worker_crash_test, LQS_WORKER_CRASH_ROUNDS=5),
-#   and the C API's tests (c_api_test, c_api_worker_test: the shim's
-#   ownership rules and the worker's callbacks), then the disk-fault and
+#   and the C API's tests (c_api_test, c_api_worker_test,
+#   c_api_transaction_test: the shim's ownership rules, the worker's
+#   callbacks, the transactions' returned buffers), then the disk-fault and
 #   power-loss model tests (lqs_fault_test) and 5 simulated power cuts
 #   (lqs_power_loss, the child instrumented too).
 # tsan: builds build-tsan with -DLQS_SANITIZE=thread and runs the tests that
@@ -83,7 +84,7 @@ if [[ $MODE == all || $MODE == asan ]]; then
   cmake -S . -B $B "${COMMON[@]}" "-DLQS_SANITIZE=$SAN" >/dev/null
   cmake --build $B -j"$JOBS" --target lqs lqs_api lqs_api_test lqs_engine_test lqs_crash_child \
     lqs_worker_test lqs_worker_crash_test lqs_worker_crash_child c_api_test c_api_worker_test \
-    lqs_fault_test lqs_power_loss
+    c_api_transaction_test lqs_fault_test lqs_power_loss
   mkdir -p "$LOGDIR"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -95,9 +96,10 @@ if [[ $MODE == all || $MODE == asan ]]; then
   run_sharded 2 $B/lqs_worker_test --gtest_brief=1
   stamp "asan+ubsan: lqs_worker_crash_test (LQS_WORKER_CRASH_ROUNDS=${LQS_WORKER_CRASH_ROUNDS:-5})"
   LQS_WORKER_CRASH_ROUNDS=${LQS_WORKER_CRASH_ROUNDS:-5} $B/lqs_worker_crash_test --gtest_brief=1
-  stamp "asan+ubsan: c_api_test, c_api_worker_test"
+  stamp "asan+ubsan: c_api_test, c_api_worker_test, c_api_transaction_test"
   $B/c_api_test
   $B/c_api_worker_test
+  $B/c_api_transaction_test
   stamp "asan+ubsan: lqs_fault_test, 5 power cuts"
   $B/lqs_fault_test --gtest_brief=1
   $B/lqs_power_loss --rounds 5 --durability fsync | tail -n 1

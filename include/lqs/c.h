@@ -71,7 +71,8 @@
  * threads make such calls: see "Worker" and lqs/c_bridge.h).
  * Request builders (lqs_options_t, lqs_send_request_t, lqs_receive_request_t,
  * lqs_send_batch_request_t, lqs_worker_options_t, lqs_bridge_options_t) and
- * results are plain values: use one from one thread at a time. A manual
+ * results are plain values: use one from one thread at a time, as a
+ * transaction (lqs_transaction_t, lqs/c_transaction.h). A manual
  * clock may be advanced from any thread.
  *
  * BLOCKING
@@ -107,8 +108,10 @@ extern "C" {
  * 4: the storage budget and the small-device preset
  *    (lqs_options_set_max_disk_bytes, lqs_options_use_small_device,
  *    LQS_OVER_STORAGE_BUDGET).
- * 5: bridges to a remote SQS queue (lqs_bridge_*, lqs/c_bridge.h). */
-#define LQS_C_API_VERSION 5
+ * 5: bridges to a remote SQS queue (lqs_bridge_*, lqs/c_bridge.h).
+ * 6: tables and transactions (lqs_transaction_*, lqs_table_*,
+ *    lqs_list_tables; lqs/c_transaction.h). */
+#define LQS_C_API_VERSION 6
 
 /* ---- Error codes (== lqs::ErrorCode; never renumbered) ------------------ */
 
@@ -856,7 +859,9 @@ LQS_C_EXPORT int lqs_queue_remove_permission(lqs_queue_t* queue, const char* lab
 } /* extern "C" */
 #endif
 
-/* Bridges (lqs_bridge_*): their own header, part of the C API. */
+/* Bridges (lqs_bridge_*) and transactions (lqs_transaction_*): their own
+ * headers, part of the C API. */
 #include "lqs/c_bridge.h"
+#include "lqs/c_transaction.h"
 
 #endif /* LQS_C_H_ */
