@@ -266,6 +266,33 @@ TEST_F(TransactionTest, DeleteAndChangeVisibilityApplyWithTheRecords) {
   ExpectConsistent();
 }
 
+// The commit writes one batch built from every queue's part (the first
+// part's batch takes the others): each part must reach the disk, not only
+// the in-memory state, so this reads them back after a reopen.
+TEST_F(TransactionTest, EveryQueuePartIsInTheWrittenBatch) {
+  auto jobs = MakeQueue("jobs");
+  MakeQueue("results");
+  MakeQueue("audit");
+  const std::string handle = SendAndReceive(*jobs, "job");
+  auto tx = broker_->BeginTransaction();
+  ASSERT_OK(tx->SendMessage("results", Body("r")));
+  ASSERT_OK(tx->SendMessage("audit", Body("a")));
+  ASSERT_OK(tx->DeleteMessage("jobs", handle));
+  ASSERT_OK(tx->Put("t", "k", "v"));
+  ASSERT_OK(tx->Commit());
+  jobs.reset();
+  Reopen();
+  clock_->AdvanceSeconds(31);  // a delete that was not written would be visible again
+  EXPECT_EQ(Committed("t", "k"), std::optional<std::string>("v"));
+  for (const auto& [name, n] :
+       {std::pair<const char*, size_t>{"jobs", 0}, {"results", 1}, {"audit", 1}}) {
+    auto q = broker_->GetQueue(name);
+    ASSERT_OK(q);
+    EXPECT_EQ(Receive(**q).size(), n) << name;
+  }
+  ExpectConsistent();
+}
+
 TEST_F(TransactionTest, FifoSendsAndDeletesInATransaction) {
   auto q = MakeQueue("f.fifo", {{"FifoQueue", "true"}, {"ContentBasedDeduplication", "true"}});
   SendMessageRequest r = Body("one");

@@ -13,10 +13,10 @@
 //      queue's deletes and visibility changes (in queue id order, under its
 //      mu_, which checks the leases) — nested, each part's AlsoWrite
 //      continuing with the next one while the part still holds its locks;
-//   3. the innermost step copies every part's batch and the table writes
-//      into one WriteBatch and writes it once. As the nesting unwinds, each
-//      part applies its in-memory changes (or undoes its registrations) by
-//      the write's outcome, exactly as after its own write.
+//   3. the innermost step writes one WriteBatch: the first part's own batch,
+//      with the later parts' batches copied and the table writes added. As the nesting unwinds,
+//      each part applies its in-memory changes (or undoes its registrations) by the write's
+//      outcome, exactly as after its own write.
 // All gates are taken before any mu_, each set in queue id order, so a
 // commit cannot deadlock with another commit (the mutex), nor with receives,
 // deletes and visibility changes (which never wait for a gate or a second
@@ -259,7 +259,11 @@ class TransactionImpl final : public Transaction {
   };
   struct CommitState {
     std::vector<std::function<Status(const QueueImpl::AlsoWrite&)>> steps;
-    rocksdb::WriteBatch batch;
+    // The commit's one batch: the first queue part's own batch, which the
+    // later parts' batches and the table writes are appended to (its owner's
+    // frame outlives the nested write), or `own` when no part wrote.
+    rocksdb::WriteBatch own;
+    rocksdb::WriteBatch* batch = &own;
     bool sync = false;
     std::vector<SendMessageResult> results;
   };
@@ -335,9 +339,15 @@ class TransactionImpl final : public Transaction {
     const QueueImpl::AlsoWrite write = [this, i, state, &called](rocksdb::WriteBatch* batch,
                                                                  int64_t /*now*/, bool must_sync) {
       called = true;
-      BatchCopier copier(core_->db(), &state->batch);
-      rocksdb::Status copied = batch->Iterate(&copier);
-      if (!copied.ok()) return storage::FromRocks(copied, "building a transaction's batch");
+      if (state->batch == &state->own) {
+        // The first part's batch becomes the commit's (AlsoWrite lets its
+        // caller add to the batch before writing it): no copy.
+        state->batch = batch;
+      } else {
+        BatchCopier copier(core_->db(), state->batch);
+        rocksdb::Status copied = batch->Iterate(&copier);
+        if (!copied.ok()) return storage::FromRocks(copied, "building a transaction's batch");
+      }
       state->sync = state->sync || must_sync;
       return RunFrom(i + 1, state);
     };
@@ -352,14 +362,14 @@ class TransactionImpl final : public Transaction {
     storage::Database* db = core_->db();
     for (const auto& [k, v] : writes_) {
       if (v) {
-        state->batch.Put(db->cf(Cf::kTables), k, *v);
+        state->batch->Put(db->cf(Cf::kTables), k, *v);
       } else {
-        state->batch.Delete(db->cf(Cf::kTables), k);
+        state->batch->Delete(db->cf(Cf::kTables), k);
       }
     }
-    if (state->batch.Count() == 0) return Status::OK();
+    if (state->batch->Count() == 0) return Status::OK();
     // Records are kept as durably as sends.
-    return db->Write(&state->batch, state->sync || !writes_.empty());
+    return db->Write(state->batch, state->sync || !writes_.empty());
   }
 
   const std::shared_ptr<Core> core_;
