@@ -31,6 +31,7 @@
 //   mixed 1     100B    1p1c    none process          50k each
 //   mixed 10    100B    1p1c    process               200k
 //   mixed 10    100B    4p4c    process fsync         200k 5k
+//   txsend 1    100B    1       none process fsync    50k 50k 500  (lqs, sqlite)
 //
 // life  = the issue's "lifecycle": each thread sends a batch, then receives
 //         and deletes that many (batches of up to `batch`), with a standing
@@ -44,6 +45,13 @@
 // drain = ReceiveMessage + DeleteMessage(Batch) of a prefilled backlog
 //         (prefilled in process mode, then reopened in the workload's mode).
 // mixed = producers and consumers at once; msgs/s counts full lifecycles.
+// txsend = a transactional send: one record (a new key, a value of the body's
+//         size) and one message in one commit, at the durability of the
+//         send b1 row beside it (lqs: BeginTransaction, Put, SendMessage,
+//         Commit; SQLite: INSERT OR REPLACE and the enqueue in one
+//         transaction, synced as its sends). msgs/s counts commits. The
+//         ceiling has no transactions ("-"). The report's "Transactional
+//         send" table sets each against send b1 of the same run.
 // Latency (p50/p99): per send call, or per receive+delete pair (drain, mixed).
 //
 // Further sections (lqs; SQLite where it makes sense):
@@ -59,10 +67,10 @@
 //               malloc_trim) after sending 100k (--quick:
 //               20k) messages over 100k groups and draining them, against a
 //               control with the same messages in one group (child processes)
-//   targets     each target of issue #3 evaluated from this run: MET / NOT MET
+//   targets     each target of issues #3 and #29 evaluated from this run: MET / NOT MET
 //
 // Flags:
-//   --workloads=a,b   groups (life, send, drain, mixed, backlog, tombstones,
+//   --workloads=a,b   groups (life, send, drain, mixed, tx, backlog, tombstones,
 //                     memory, fifo) or workload-name prefixes ("send b10");
 //                     default all. "fifo" selects every FIFO row.
 //   --systems=a,b     lqs, ceiling, sqlite (default all three)
@@ -184,6 +192,10 @@ std::vector<Workload> Matrix(const Flags& f) {
   add(Kind::kMixed, 10, k100, 2, D::kProcess, 200000);
   add(Kind::kMixed, 10, k100, 8, D::kProcess, 200000);
   add(Kind::kMixed, 10, k100, 8, D::kFsync, 5000);
+  // Transactional sends, each durability beside send b1 t1 above (issue #29).
+  add(Kind::kTxSend, 1, k100, 1, D::kNone, 50000);
+  add(Kind::kTxSend, 1, k100, 1, D::kProcess, 50000);
+  add(Kind::kTxSend, 1, k100, 1, D::kFsync, 500);
   return m;
 }
 
@@ -310,6 +322,7 @@ int Main(int argc, char** argv) {
                        w.Name() + " (" + std::to_string(w.count) + " msgs):";
     for (SystemKind k : f.systems) {
       if (w.groups > 0 && k == SystemKind::kSqlite) continue;  // no FIFO model in SQLite
+      if (w.kind == Kind::kTxSend && k == SystemKind::kCeiling) continue;  // no transactions
       const std::string dir = f.db + "/run-" + SystemName(k);
       RemoveDir(dir);
       Measurement m = RunWorkload(k, w, dir);

@@ -67,6 +67,36 @@ Target Check(std::string name, double value, const char* fmt, std::string thresh
   return t;
 }
 
+// The txsend rows set against send b1 of the same durability, same run.
+void PrintTransactions(std::FILE* out, const Report& r) {
+  bool header = false;
+  for (const Row& row : r.rows) {
+    if (row.workload.kind != Kind::kTxSend) continue;
+    const std::string d = DurabilityName(row.workload.durability);
+    const Row* plain = FindRow(r, "send b1 100B t1 " + d);
+    const Measurement* tl = Find(row, SystemKind::kLqs);
+    const Measurement* ts = Find(row, SystemKind::kSqlite);
+    const Measurement* pl = plain ? Find(*plain, SystemKind::kLqs) : nullptr;
+    const Measurement* ps = plain ? Find(*plain, SystemKind::kSqlite) : nullptr;
+    if (!header) {
+      std::fprintf(out,
+                   "\nTransactional send (record + send per commit) vs plain send (send b1 100B "
+                   "t1), per second\n");
+      std::fprintf(out, "%-9s %10s %10s %8s %10s %10s %8s %10s %9s\n", "durability", "lqs_plain",
+                   "lqs_tx", "tx/plain", "sql_plain", "sql_tx", "tx/plain", "lqs/sql_tx",
+                   "lqs_tx_p50us");
+      header = true;
+    }
+    auto ratio = [](const Measurement* a, const Measurement* b) {
+      return a && b ? Fmt("%.2f", Ratio(a->MsgsPerSec(), b->MsgsPerSec())) : std::string("-");
+    };
+    std::fprintf(out, "%-9s %10s %10s %8s %10s %10s %8s %10s %9s\n", d.c_str(), Rate(pl).c_str(),
+                 Rate(tl).c_str(), ratio(tl, pl).c_str(), Rate(ps).c_str(), Rate(ts).c_str(),
+                 ratio(ts, ps).c_str(), ratio(tl, ts).c_str(),
+                 tl ? Fmt("%.1f", tl->latency.PercentileNanos(50) / 1e3).c_str() : "-");
+  }
+}
+
 }  // namespace
 
 std::vector<Target> Targets(const Report& r) {
@@ -186,6 +216,13 @@ std::vector<Target> Targets(const Report& r) {
     out.push_back(Check("Broker::Open time (ms)" + at, big ? big->open_ms : 0, "%.1f",
                         "< 1000 with 10M", big && big->open_ms < 1000, big != nullptr));
   }
+  for (const char* d : {"process", "fsync"}) {
+    // Issue #29: a transactional send against SQLite doing the same.
+    const std::string n = std::string("txsend b1 100B t1 ") + d;
+    const double l = RateOf(r, n, L), s = RateOf(r, n, S);
+    out.push_back(Check("transactional send (" + n + ") lqs/sqlite", Ratio(l, s), "%.2f", ">= 2",
+                        Ratio(l, s) >= 2, l > 0 && s > 0));
+  }
   {
     const bool quick = r.config.value("mode", "") == "quick";
     out.push_back(Check("--quick run time (s)", r.elapsed_seconds, "%.0f", "about 60",
@@ -249,6 +286,8 @@ void PrintTable(std::FILE* out, const Report& r) {
                  l ? Fmt("%.1f", l->latency.PercentileNanos(99) / 1e3).c_str() : "-",
                  s ? Fmt("%.1f", s->latency.PercentileNanos(99) / 1e3).c_str() : "-");
   }
+
+  PrintTransactions(out, r);
 
   if (!r.backlog.empty()) {
     std::fprintf(out, "\nBacklog scaling: receive(1)+delete(1) with N messages waiting (100 B)\n");
@@ -337,7 +376,7 @@ void PrintTable(std::FILE* out, const Report& r) {
                    f.rss_drained_kb / 1024.0, f.seconds);
     }
   }
-  std::fprintf(out, "\nTargets (issue #3; ratios within this run)\n");
+  std::fprintf(out, "\nTargets (issues #3 and #29; ratios within this run)\n");
   for (const Target& t : Targets(r)) {
     std::fprintf(out, "  %-7s %s = %s (need %s)\n", t.status.c_str(), t.name.c_str(),
                  t.value.c_str(), t.threshold.c_str());

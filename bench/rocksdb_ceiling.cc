@@ -181,6 +181,13 @@ class Ceiling final : public QueueSystem {
     return Write(plain_, &batch);
   }
 
+  // The ceiling models the queue's writes only: lqs_bench runs no
+  // transactional workload on it.
+  bool TxSend() override {
+    std::fprintf(stderr, "ceiling: no transactions\n");
+    return false;
+  }
+
   bool Close() override {
     if (!db_) return true;
     const uint64_t v[3] = {next_seq_.load(), sent_.load(), next_recv_.load()};

@@ -42,7 +42,9 @@ class SqliteQueue final : public QueueSystem {
         " receive_count INTEGER NOT NULL);"
         "CREATE INDEX IF NOT EXISTS queue_by_visible ON queue(visible_at, id);"
         "CREATE TABLE IF NOT EXISTS bodies(id INTEGER PRIMARY KEY, message_id TEXT NOT NULL,"
-        " md5 TEXT NOT NULL, sent_at INTEGER NOT NULL, body BLOB NOT NULL);";
+        " md5 TEXT NOT NULL, sent_at INTEGER NOT NULL, body BLOB NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS records(key TEXT PRIMARY KEY, value BLOB NOT NULL)"
+        " WITHOUT ROWID;";
     if (sqlite3_exec(db_, setup.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       return Fail("setup");
     }
@@ -59,28 +61,31 @@ class SqliteQueue final : public QueueSystem {
            Prepare(&lease_, "UPDATE queue SET visible_at = ?, receive_count = ? WHERE id = ?") &&
            Prepare(&read_body_, "SELECT message_id, md5, sent_at, body FROM bodies WHERE id = ?") &&
            Prepare(&delete_queue_, "DELETE FROM queue WHERE id = ?") &&
-           Prepare(&delete_body_, "DELETE FROM bodies WHERE id = ?");
+           Prepare(&delete_body_, "DELETE FROM bodies WHERE id = ?") &&
+           Prepare(&put_record_, "INSERT OR REPLACE INTO records(key, value) VALUES(?, ?)");
   }
 
   bool Send(int n) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (config_.durability == Durability::kFsync && !Step(sync_full_)) return false;
     if (!Step(begin_)) return false;
-    const int64_t now = NowMs();
-    for (int i = 0; i < n; ++i) {
-      const std::string md5 = api::Md5Hex(body_);
-      const std::string id = NewMessageId();
-      sqlite3_bind_int64(insert_queue_, 1, now);
-      if (!Step(insert_queue_)) return Rollback();
-      const sqlite3_int64 rowid = sqlite3_last_insert_rowid(db_);
-      sqlite3_bind_int64(insert_body_, 1, rowid);
-      sqlite3_bind_text(insert_body_, 2, id.data(), static_cast<int>(id.size()), SQLITE_STATIC);
-      sqlite3_bind_text(insert_body_, 3, md5.data(), static_cast<int>(md5.size()), SQLITE_STATIC);
-      sqlite3_bind_int64(insert_body_, 4, now);
-      sqlite3_bind_blob(insert_body_, 5, body_.data(), static_cast<int>(body_.size()),
-                        SQLITE_STATIC);
-      if (!Step(insert_body_)) return Rollback();
-    }
+    if (!Enqueue(n)) return Rollback();
+    const bool ok = Step(commit_);
+    if (config_.durability == Durability::kFsync && !Step(sync_normal_)) return false;
+    return ok;
+  }
+
+  // The application's INSERT and the enqueue in one transaction, synced as a
+  // send.
+  bool TxSend() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (config_.durability == Durability::kFsync && !Step(sync_full_)) return false;
+    if (!Step(begin_)) return false;
+    char key[24];
+    std::snprintf(key, sizeof(key), "rec-%016lld", static_cast<long long>(next_record_++));
+    sqlite3_bind_text(put_record_, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(put_record_, 2, body_.data(), static_cast<int>(body_.size()), SQLITE_STATIC);
+    if (!Step(put_record_) || !Enqueue(1)) return Rollback();
     const bool ok = Step(commit_);
     if (config_.durability == Durability::kFsync && !Step(sync_normal_)) return false;
     return ok;
@@ -143,8 +148,9 @@ class SqliteQueue final : public QueueSystem {
 
   bool Close() override {
     if (db_ == nullptr) return true;
-    for (sqlite3_stmt* s : {begin_, commit_, sync_full_, sync_normal_, insert_queue_, insert_body_,
-                            select_visible_, lease_, read_body_, delete_queue_, delete_body_}) {
+    for (sqlite3_stmt* s :
+         {begin_, commit_, sync_full_, sync_normal_, insert_queue_, insert_body_, select_visible_,
+          lease_, read_body_, delete_queue_, delete_body_, put_record_}) {
       sqlite3_finalize(s);
     }
     const int rc = sqlite3_close(db_);
@@ -155,6 +161,26 @@ class SqliteQueue final : public QueueSystem {
   ~SqliteQueue() override { Close(); }
 
  private:
+  // Inserts n messages inside the open transaction (mu_ held).
+  bool Enqueue(int n) {
+    const int64_t now = NowMs();
+    for (int i = 0; i < n; ++i) {
+      const std::string md5 = api::Md5Hex(body_);
+      const std::string id = NewMessageId();
+      sqlite3_bind_int64(insert_queue_, 1, now);
+      if (!Step(insert_queue_)) return false;
+      const sqlite3_int64 rowid = sqlite3_last_insert_rowid(db_);
+      sqlite3_bind_int64(insert_body_, 1, rowid);
+      sqlite3_bind_text(insert_body_, 2, id.data(), static_cast<int>(id.size()), SQLITE_STATIC);
+      sqlite3_bind_text(insert_body_, 3, md5.data(), static_cast<int>(md5.size()), SQLITE_STATIC);
+      sqlite3_bind_int64(insert_body_, 4, now);
+      sqlite3_bind_blob(insert_body_, 5, body_.data(), static_cast<int>(body_.size()),
+                        SQLITE_STATIC);
+      if (!Step(insert_body_)) return false;
+    }
+    return true;
+  }
+
   bool Prepare(sqlite3_stmt** stmt, const char* sql) {
     if (sqlite3_prepare_v2(db_, sql, -1, stmt, nullptr) != SQLITE_OK) return Fail(sql);
     return true;
@@ -195,7 +221,8 @@ class SqliteQueue final : public QueueSystem {
   sqlite3_stmt *begin_ = nullptr, *commit_ = nullptr, *sync_full_ = nullptr,
                *sync_normal_ = nullptr, *insert_queue_ = nullptr, *insert_body_ = nullptr,
                *select_visible_ = nullptr, *lease_ = nullptr, *read_body_ = nullptr,
-               *delete_queue_ = nullptr, *delete_body_ = nullptr;
+               *delete_queue_ = nullptr, *delete_body_ = nullptr, *put_record_ = nullptr;
+  int64_t next_record_ = 0;
 };
 
 }  // namespace

@@ -9,6 +9,9 @@
 //           ORDER BY visible_at, id; UPDATE each (visible_at = now + 30 s,
 //           receive_count + 1); read the bodies. Handle = "id.receive_count".
 // delete  : one transaction deleting the named ids from both tables.
+// txsend  : one transaction: INSERT OR REPLACE of a record (a new key, the
+//           body's bytes as value) in records(key PRIMARY KEY, value), and
+//           the enqueue of one message as send does; synced as a send.
 // WAL mode; synchronous = OFF (none), NORMAL (process), and in fsync mode FULL
 // for send transactions and NORMAL for receives and deletes (lqs fsyncs only
 // sends). One connection shared by all threads behind a mutex: SQLite admits

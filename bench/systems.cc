@@ -118,6 +118,20 @@ class LqsSystem final : public QueueSystem {
     return BatchOk("DeleteMessageBatch", queue_->DeleteMessageBatch(entries));
   }
 
+  // A record under a new key and one message, in one commit (lqs/transaction.h).
+  bool TxSend() override {
+    char key[24];
+    std::snprintf(key, sizeof(key), "rec-%016lld", static_cast<long long>(next_.fetch_add(1)));
+    std::unique_ptr<Transaction> tx = broker_->BeginTransaction();
+    if (Status st = tx->Put("bench", key, single_.body); !st.ok()) return Fail("Put", st);
+    if (Status st = tx->SendMessage(queue_->name(), single_); !st.ok()) {
+      return Fail("Transaction::SendMessage", st);
+    }
+    auto done = tx->Commit();
+    if (!done.ok()) return Fail("Commit", done.status());
+    return true;
+  }
+
   // FIFO sends: the request objects are built per call (group and dedup ids
   // differ per message), as an application would.
   bool SendFifo(int n) {

@@ -7,6 +7,9 @@
 //   sqlite   a queue table in SQLite with the same receive-with-visibility-
 //            timeout and delete-by-handle model (bench/sqlite_queue.h)
 //
+// lqs and sqlite also run a transactional send (a record and a message in one
+// commit: TxSend).
+//
 // A "handle" is opaque to the workloads: an lqs receipt handle, or 8 bytes of
 // sequence number for the ceiling, or "rowid" for SQLite.
 //
@@ -52,6 +55,11 @@ class QueueSystem {
   virtual int Receive(int max, std::vector<std::string>* handles) = 0;
   // Deletes the messages named (1..10 handles; one call, batch when > 1).
   virtual bool Delete(const std::vector<std::string>& handles) = 0;
+  // One transaction: writes a record (a new key, config.body_bytes of value)
+  // and sends one message of config.body_bytes, committed together at the
+  // system's durability. False on error, or (printed) when the system has
+  // no transactions (the ceiling).
+  virtual bool TxSend() = 0;
   // Closes (flushes in kNone mode). Not timed by the workloads.
   virtual bool Close() = 0;
 };

@@ -197,11 +197,15 @@ std::string Workload::KindName() const {
   static constexpr std::pair<Kind, const char*> kNames[] = {{Kind::kSend, "send"},
                                                             {Kind::kDrain, "drain"},
                                                             {Kind::kMixed, "mixed"},
-                                                            {Kind::kLifecycle, "life"}};
+                                                            {Kind::kLifecycle, "life"},
+                                                            {Kind::kTxSend, "txsend"}};
   return NameIn(kNames, kind);
 }
 
-std::string Workload::Group() const { return groups > 0 ? "fifo" : KindName(); }
+std::string Workload::Group() const {
+  if (groups > 0) return "fifo";
+  return kind == Kind::kTxSend ? "tx" : KindName();
+}
 
 std::string Workload::Name() const {
   std::string size =
@@ -264,16 +268,23 @@ Measurement RunWorkload(SystemKind kind, const Workload& w, const std::string& d
     return m;
   }
 
-  if (w.kind == Kind::kSend) {
-    const int64_t count = RoundUp(w.count, int64_t{w.batch} * threads);
+  if (w.kind == Kind::kSend || w.kind == Kind::kTxSend) {
+    // A transactional send is one record and one message per call.
+    const bool tx = w.kind == Kind::kTxSend;
+    const int batch = tx ? 1 : w.batch;
+    auto call = [&](QueueSystem* s) { return tx ? s->TxSend() : s->Send(batch); };
+    const int64_t count = RoundUp(w.count, int64_t{batch} * threads);
     auto sys = Open(kind, dir, w.durability, w.body, w.groups);
-    if (!sys || !Fill(sys.get(), warm, w.batch, 1)) return m;
+    if (!sys) return m;
+    for (int64_t i = 0; i < warm; i += batch) {
+      if (!call(sys.get())) return m;
+    }
     std::vector<Histogram> hists(threads);
-    const int64_t calls = count / w.batch / threads;
+    const int64_t calls = count / batch / threads;
     m.seconds = RunThreads(threads, [&](int i) {
       for (int64_t c = 0; c < calls && ok.load(std::memory_order_relaxed); ++c) {
         const auto t0 = Clock::now();
-        if (!sys->Send(w.batch)) ok = false;
+        if (!call(sys.get())) ok = false;
         hists[i].Record(NanosSince(t0));
       }
     });

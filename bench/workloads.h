@@ -23,7 +23,10 @@ namespace lqs::bench {
 // life = lifecycles from each thread: send a batch, then receive and delete
 // that many messages (any messages, in batches of up to `batch`), with a
 // standing backlog of kLifeStanding messages waiting throughout.
-enum class Kind { kSend, kDrain, kMixed, kLifecycle };
+// txsend = transactional sends: each call writes one record and sends one
+// message in one commit (QueueSystem::TxSend; batch 1); msgs/s counts
+// commits.
+enum class Kind { kSend, kDrain, kMixed, kLifecycle, kTxSend };
 
 inline constexpr int64_t kLifeStanding = 1000;
 
@@ -33,11 +36,12 @@ struct Workload {
   size_t body = 100;  // body bytes
   int threads = 1;    // mixed: half producers, half consumers (>= 1 each)
   Durability durability = Durability::kProcess;
-  int64_t count = 0;             // messages in the timed phase
-  int groups = 0;                // > 0: a FIFO queue with this many message groups
-  std::string Name() const;      // "send b10 100B t1 process", "life b10 100B t1 process fifo1000g"
-  std::string Group() const;     // "send" | "drain" | "mixed" | "life" | "fifo" (any FIFO row)
-  std::string KindName() const;  // "send" | "drain" | "mixed" | "life"
+  int64_t count = 0;         // messages in the timed phase
+  int groups = 0;            // > 0: a FIFO queue with this many message groups
+  std::string Name() const;  // "send b10 100B t1 process", "life b10 100B t1 process fifo1000g"
+  // "send" | "drain" | "mixed" | "life" | "fifo" (any FIFO row) | "tx" (txsend rows)
+  std::string Group() const;
+  std::string KindName() const;  // "send" | "drain" | "mixed" | "life" | "txsend"
 };
 
 struct Measurement {
