@@ -48,6 +48,9 @@ class Env {
   // it is an error). On failure prints the error and returns nullptr with
   // *exit_code set.
   Backend* Open(bool create, int* exit_code);
+  // Opens the backend as Open does and runs `run` on it: run's exit code, or
+  // the failed open's (then `run` is not called).
+  int WithBackend(bool create, const std::function<int(Backend&)>& run);
   // Closes the backend (flushes a local database); returns the first error.
   int Close(int exit_code);
 
@@ -71,6 +74,22 @@ void RegisterBridgeCommands(CLI::App& app, Env& env);
 CLI::App* AddCommand(CLI::App& parent, Env& env, const std::string& name, const std::string& help,
                      const char* group, const std::string& footer,
                      std::function<int()> action = nullptr);
+
+// The action of a subcommand: `run` on the subcommand's flags; the overload
+// whose `run` takes a Backend opens it first (Env::WithBackend, not creating
+// a database).
+template <typename Flags>
+std::function<int()> Action(Env& env, std::shared_ptr<Flags> flags,
+                            int (*run)(Env&, const Flags&)) {
+  return [&env, flags, run] { return run(env, *flags); };
+}
+template <typename Flags>
+std::function<int()> Action(Env& env, std::shared_ptr<Flags> flags,
+                            int (*run)(Env&, Backend&, const Flags&)) {
+  return [&env, flags, run] {
+    return env.WithBackend(false, [&](Backend& b) { return run(env, b, *flags); });
+  };
+}
 
 // "eu-west-1" for ".../regions/eu-west-1" (where lqsd keeps the databases of
 // regions other than its default one), else "".

@@ -17,6 +17,7 @@ namespace lqs_cli {
 namespace {
 
 struct BridgeFlags {
+  lqs::BridgeDirection direction = lqs::BridgeDirection::kForward;
   std::string local_queue;
   std::string remote_url;
   bool once = false;
@@ -32,17 +33,14 @@ struct BridgeFlags {
   int once_attempts = 4;
 };
 
-int Run(Env& env, const BridgeFlags& f, lqs::BridgeDirection direction) {
-  int rc = 0;
-  Backend* backend = env.Open(false, &rc);
-  if (!backend) return rc;
-  if (backend->broker() == nullptr) {
+int Run(Env& env, Backend& backend, const BridgeFlags& f) {
+  if (backend.broker() == nullptr) {
     return env.out->Usage(
         "a bridge runs on a database directory (--data DIR); to bridge the queues of a running "
         "lqsd, give it --forward / --pull");
   }
   lqs::BridgeOptions o;
-  o.direction = direction;
+  o.direction = f.direction;
   o.local_queue = f.local_queue;
   o.remote_queue_url = f.remote_url;
   o.region = f.remote_region;
@@ -61,7 +59,7 @@ int Run(Env& env, const BridgeFlags& f, lqs::BridgeDirection direction) {
   o.once = f.once;
   o.once_attempts = f.once_attempts;
   if (env.out->json() || env.flags.quiet) o.log = [](std::string_view) {};
-  auto bridge = lqs::Bridge::Start(backend->broker(), o);
+  auto bridge = lqs::Bridge::Start(backend.broker(), o);
   if (!bridge.ok()) {
     if (bridge.status().code() == lqs::ErrorCode::kInvalidParameterValue) {
       return env.out->Usage(bridge.status().message());
@@ -84,7 +82,7 @@ int Run(Env& env, const BridgeFlags& f, lqs::BridgeDirection direction) {
   if (env.out->json()) {
     env.out->PrintJson(lqs::wire::BridgeStatsJson(stats));
   } else {
-    const bool forward = direction == lqs::BridgeDirection::kForward;
+    const bool forward = f.direction == lqs::BridgeDirection::kForward;
     std::string line =
         (forward ? "forwarded " : "pulled ") + std::to_string(stats.transferred) + " message(s)";
     if (stats.duplicates > 0)
@@ -138,7 +136,7 @@ void RegisterBridgeCommands(CLI::App& app, Env& env) {
       "  lqs -d ./db forward outbox http://127.0.0.1:9324/000000000000/inbox --once\n"
       "Runs until SIGTERM or Ctrl-C (messages in flight go back to the queue). Semantics,\n"
       "failures and metrics: docs/bridge.md. Local mode only.",
-      [&env, forward] { return Run(env, *forward, lqs::BridgeDirection::kForward); });
+      Action(env, forward, Run));
   c->add_option("local_queue", forward->local_queue, "The local queue")->required();
   c->add_option("remote_queue_url", forward->remote_url,
                 "The remote queue's URL (http:// or https://)")
@@ -149,6 +147,7 @@ void RegisterBridgeCommands(CLI::App& app, Env& env) {
   AddCommon(c, *forward);
 
   auto pull = std::make_shared<BridgeFlags>();
+  pull->direction = lqs::BridgeDirection::kPull;
   c = AddCommand(
       app, env, "pull",
       "Drain a remote SQS queue into a local queue (each message deleted remotely once it is "
@@ -159,7 +158,7 @@ void RegisterBridgeCommands(CLI::App& app, Env& env) {
       "  lqs -d ./db pull http://127.0.0.1:9324/000000000000/commands commands --once\n"
       "Runs until SIGTERM or Ctrl-C. Semantics, failures and metrics: docs/bridge.md. Local\n"
       "mode only.",
-      [&env, pull] { return Run(env, *pull, lqs::BridgeDirection::kPull); });
+      Action(env, pull, Run));
   c->add_option("remote_queue_url", pull->remote_url, "The remote queue's URL")->required();
   c->add_option("local_queue", pull->local_queue, "The local queue")->required();
   c->add_option("--dedup-window", pull->dedup_window_seconds,

@@ -164,6 +164,12 @@ Backend* Env::Open(bool create, int* exit_code) {
   return backend_.get();
 }
 
+int Env::WithBackend(bool create, const std::function<int(Backend&)>& run) {
+  int rc = 0;
+  Backend* b = Open(create, &rc);
+  return b ? run(*b) : rc;
+}
+
 int Env::Close(int exit_code) {
   if (!backend_) return exit_code;
   Status s = backend_->Close();

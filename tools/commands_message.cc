@@ -157,96 +157,94 @@ int RunSend(Env& env, const MessageFlags& f) {
   if (!f.file.empty() && !ReadFile(f.file, &body)) {
     return env.out->Error(Status(lqs::ErrorCode::kIOError, "cannot read " + f.file));
   }
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  if (lines) return SendLines(env, *b, f, base);
+  return env.WithBackend(false, [&](Backend& b) -> int {
+    if (lines) return SendLines(env, b, f, base);
 
-  base.body = std::move(body);
-  auto r = b->SendMessage(f.queue, base);
-  if (!r.ok()) return env.out->Error(r.status(), f.queue);
-  if (env.out->json()) {
-    Json j{{"queue", f.queue},
-           {"MessageId", r->message_id},
-           {"MD5OfMessageBody", r->md5_of_message_body}};
-    if (r->md5_of_message_attributes) j["MD5OfMessageAttributes"] = *r->md5_of_message_attributes;
-    if (r->sequence_number) j["SequenceNumber"] = *r->sequence_number;
-    env.out->PrintJson(j);
-  } else {
-    env.out->Line(r->message_id);
-  }
-  return kExitOk;
+    base.body = std::move(body);
+    auto r = b.SendMessage(f.queue, base);
+    if (!r.ok()) return env.out->Error(r.status(), f.queue);
+    if (env.out->json()) {
+      Json j{{"queue", f.queue},
+             {"MessageId", r->message_id},
+             {"MD5OfMessageBody", r->md5_of_message_body}};
+      if (r->md5_of_message_attributes) j["MD5OfMessageAttributes"] = *r->md5_of_message_attributes;
+      if (r->sequence_number) j["SequenceNumber"] = *r->sequence_number;
+      env.out->PrintJson(j);
+    } else {
+      env.out->Line(r->message_id);
+    }
+    return kExitOk;
+  });
 }
 
 int RunReceive(Env& env, const MessageFlags& f) {
   if (f.max < 1) return env.out->Usage("--max must be at least 1");
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  std::vector<lqs::ReceivedMessage> got;
-  std::set<std::string> seen;
-  while (static_cast<int>(got.size()) < f.max) {
-    lqs::ReceiveMessageRequest req;
-    req.max_number_of_messages =
-        std::min(lqs::limits::kMaxReceiveMessages, f.max - static_cast<int>(got.size()));
-    req.wait_time_seconds = f.wait;
-    req.visibility_timeout = f.visibility;
-    req.message_system_attribute_names = {"All"};
-    req.message_attribute_names = {"All"};
-    auto r = b->ReceiveMessage(f.queue, req);
-    if (!r.ok()) return env.out->Error(r.status(), f.queue);
-    // With a short visibility timeout the same messages come back: stop then.
-    bool any_new = false;
-    for (auto& m : r->messages) {
-      if (!seen.insert(m.message_id).second) continue;
-      any_new = true;
-      got.push_back(std::move(m));
-    }
-    if (!any_new) break;
-  }
-  std::vector<lqs::BatchResultError> failed;
-  if (f.delete_after) {
-    for (size_t i = 0; i < got.size(); i += kBatchEntries) {
-      std::vector<lqs::DeleteMessageBatchEntry> entries;
-      for (size_t k = i; k < got.size() && k < i + kBatchEntries; ++k) {
-        entries.push_back({"m" + std::to_string(k), got[k].receipt_handle});
-      }
-      auto r = b->DeleteMessageBatch(f.queue, entries);
+  return env.WithBackend(false, [&](Backend& b) -> int {
+    std::vector<lqs::ReceivedMessage> got;
+    std::set<std::string> seen;
+    while (static_cast<int>(got.size()) < f.max) {
+      lqs::ReceiveMessageRequest req;
+      req.max_number_of_messages =
+          std::min(lqs::limits::kMaxReceiveMessages, f.max - static_cast<int>(got.size()));
+      req.wait_time_seconds = f.wait;
+      req.visibility_timeout = f.visibility;
+      req.message_system_attribute_names = {"All"};
+      req.message_attribute_names = {"All"};
+      auto r = b.ReceiveMessage(f.queue, req);
       if (!r.ok()) return env.out->Error(r.status(), f.queue);
-      for (const auto& e : r->failed) failed.push_back(e);
-    }
-  }
-  if (env.out->json()) {
-    Json arr = Json::array();
-    for (const auto& m : got) arr.push_back(lqs::wire::ReceivedMessageJson(m));
-    Json j{{"queue", f.queue}, {"messages", arr}};
-    if (f.delete_after) j["deleted"] = got.size() - failed.size();
-    if (!failed.empty()) j["failed"] = FailuresJson(failed);
-    env.out->PrintJson(j);
-  } else if (f.body_only) {
-    for (const auto& m : got) env.out->Line(m.body);
-  } else {
-    for (size_t i = 0; i < got.size(); ++i) {
-      const auto& m = got[i];
-      if (i > 0) std::cout << "\n";
-      std::cout << "MessageId:     " << m.message_id << "\n";
-      std::cout << "ReceiptHandle: " << m.receipt_handle << "\n";
-      auto rc_it = m.attributes.find("ApproximateReceiveCount");
-      if (rc_it != m.attributes.end()) std::cout << "ReceiveCount:  " << rc_it->second << "\n";
-      for (const auto& [k, v] : m.message_attributes) {
-        std::cout << "Attribute:     " << k << " (" << v.data_type << ") = "
-                  << (v.IsBinary() ? "<" + std::to_string(v.binary_value.size()) + " bytes>"
-                                   : v.string_value)
-                  << "\n";
+      // With a short visibility timeout the same messages come back: stop then.
+      bool any_new = false;
+      for (auto& m : r->messages) {
+        if (!seen.insert(m.message_id).second) continue;
+        any_new = true;
+        got.push_back(std::move(m));
       }
-      std::cout << "Body:          " << m.body << "\n";
+      if (!any_new) break;
     }
-    if (got.empty()) env.out->Info("no messages");
-  }
-  for (const auto& e : failed) {
-    std::cerr << "lqs: delete failed: " << e.code << ": " << e.message << "\n";
-  }
-  return failed.empty() ? kExitOk : kExitPartial;
+    std::vector<lqs::BatchResultError> failed;
+    if (f.delete_after) {
+      for (size_t i = 0; i < got.size(); i += kBatchEntries) {
+        std::vector<lqs::DeleteMessageBatchEntry> entries;
+        for (size_t k = i; k < got.size() && k < i + kBatchEntries; ++k) {
+          entries.push_back({"m" + std::to_string(k), got[k].receipt_handle});
+        }
+        auto r = b.DeleteMessageBatch(f.queue, entries);
+        if (!r.ok()) return env.out->Error(r.status(), f.queue);
+        for (const auto& e : r->failed) failed.push_back(e);
+      }
+    }
+    if (env.out->json()) {
+      Json arr = Json::array();
+      for (const auto& m : got) arr.push_back(lqs::wire::ReceivedMessageJson(m));
+      Json j{{"queue", f.queue}, {"messages", arr}};
+      if (f.delete_after) j["deleted"] = got.size() - failed.size();
+      if (!failed.empty()) j["failed"] = FailuresJson(failed);
+      env.out->PrintJson(j);
+    } else if (f.body_only) {
+      for (const auto& m : got) env.out->Line(m.body);
+    } else {
+      for (size_t i = 0; i < got.size(); ++i) {
+        const auto& m = got[i];
+        if (i > 0) std::cout << "\n";
+        std::cout << "MessageId:     " << m.message_id << "\n";
+        std::cout << "ReceiptHandle: " << m.receipt_handle << "\n";
+        auto rc_it = m.attributes.find("ApproximateReceiveCount");
+        if (rc_it != m.attributes.end()) std::cout << "ReceiveCount:  " << rc_it->second << "\n";
+        for (const auto& [k, v] : m.message_attributes) {
+          std::cout << "Attribute:     " << k << " (" << v.data_type << ") = "
+                    << (v.IsBinary() ? "<" + std::to_string(v.binary_value.size()) + " bytes>"
+                                     : v.string_value)
+                    << "\n";
+        }
+        std::cout << "Body:          " << m.body << "\n";
+      }
+      if (got.empty()) env.out->Info("no messages");
+    }
+    for (const auto& e : failed) {
+      std::cerr << "lqs: delete failed: " << e.code << ": " << e.message << "\n";
+    }
+    return failed.empty() ? kExitOk : kExitPartial;
+  });
 }
 
 std::string Shorten(const std::string& s, size_t n) {
@@ -260,39 +258,38 @@ int RunPeek(Env& env, const MessageFlags& f) {
   if (!f.state.empty() && f.state != "visible" && f.state != "in_flight" && f.state != "delayed") {
     return env.out->Usage("--state must be visible, in_flight or delayed");
   }
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  std::vector<lqs::StoredMessage> msgs;
-  Status s = b->ScanMessages(f.queue, [&](const lqs::StoredMessage& m) {
-    if (!f.state.empty() && m.state != f.state) return true;
-    msgs.push_back(m);
-    return f.peek_max <= 0 || static_cast<int>(msgs.size()) < f.peek_max;
+  return env.WithBackend(false, [&](Backend& b) -> int {
+    std::vector<lqs::StoredMessage> msgs;
+    Status s = b.ScanMessages(f.queue, [&](const lqs::StoredMessage& m) {
+      if (!f.state.empty() && m.state != f.state) return true;
+      msgs.push_back(m);
+      return f.peek_max <= 0 || static_cast<int>(msgs.size()) < f.peek_max;
+    });
+    if (!s.ok()) return env.out->Error(s, f.queue);
+    if (env.out->json()) {
+      Json arr = Json::array();
+      for (const auto& m : msgs) arr.push_back(StoredMessageJson(f.queue, m));
+      env.out->PrintJson(Json{{"queue", f.queue}, {"messages", arr}});
+      return kExitOk;
+    }
+    if (f.body_only) {
+      for (const auto& m : msgs) env.out->Line(m.body);
+      return kExitOk;
+    }
+    Table t({"MESSAGE_ID", "STATE", "RECEIVES", "SENT", "BODY"});
+    for (const auto& m : msgs) {
+      auto get = [&](const char* k) {
+        auto it = m.attributes.find(k);
+        return it == m.attributes.end() ? std::string("-") : it->second;
+      };
+      std::string sent = get("SentTimestamp");
+      if (sent != "-") sent = FormatTimestampMs(std::stoll(sent));
+      t.AddRow({m.message_id, m.state, get("ApproximateReceiveCount"), sent, Shorten(m.body, 60)});
+    }
+    std::cout << t.Render();
+    if (msgs.empty()) env.out->Info("no messages");
+    return kExitOk;
   });
-  if (!s.ok()) return env.out->Error(s, f.queue);
-  if (env.out->json()) {
-    Json arr = Json::array();
-    for (const auto& m : msgs) arr.push_back(StoredMessageJson(f.queue, m));
-    env.out->PrintJson(Json{{"queue", f.queue}, {"messages", arr}});
-    return kExitOk;
-  }
-  if (f.body_only) {
-    for (const auto& m : msgs) env.out->Line(m.body);
-    return kExitOk;
-  }
-  Table t({"MESSAGE_ID", "STATE", "RECEIVES", "SENT", "BODY"});
-  for (const auto& m : msgs) {
-    auto get = [&](const char* k) {
-      auto it = m.attributes.find(k);
-      return it == m.attributes.end() ? std::string("-") : it->second;
-    };
-    std::string sent = get("SentTimestamp");
-    if (sent != "-") sent = FormatTimestampMs(std::stoll(sent));
-    t.AddRow({m.message_id, m.state, get("ApproximateReceiveCount"), sent, Shorten(m.body, 60)});
-  }
-  std::cout << t.Render();
-  if (msgs.empty()) env.out->Info("no messages");
-  return kExitOk;
 }
 
 int RunDelete(Env& env, const MessageFlags& f) {
@@ -308,34 +305,30 @@ int RunDelete(Env& env, const MessageFlags& f) {
     }
   }
   if (handles.empty()) return env.out->Usage("no receipt handles");
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  int64_t deleted = 0;
-  std::vector<lqs::BatchResultError> failed;
-  for (size_t i = 0; i < handles.size(); i += kBatchEntries) {
-    std::vector<lqs::DeleteMessageBatchEntry> entries;
-    for (size_t k = i; k < handles.size() && k < i + kBatchEntries; ++k) {
-      entries.push_back({"h" + std::to_string(k), handles[k]});
+  return env.WithBackend(false, [&](Backend& b) -> int {
+    int64_t deleted = 0;
+    std::vector<lqs::BatchResultError> failed;
+    for (size_t i = 0; i < handles.size(); i += kBatchEntries) {
+      std::vector<lqs::DeleteMessageBatchEntry> entries;
+      for (size_t k = i; k < handles.size() && k < i + kBatchEntries; ++k) {
+        entries.push_back({"h" + std::to_string(k), handles[k]});
+      }
+      auto r = b.DeleteMessageBatch(f.queue, entries);
+      if (!r.ok()) return env.out->Error(r.status(), f.queue);
+      deleted += static_cast<int64_t>(r->successful.size());
+      for (auto e : r->failed) {
+        const size_t k = std::stoul(e.id.substr(1));
+        e.id = handles[k];
+        failed.push_back(std::move(e));
+      }
     }
-    auto r = b->DeleteMessageBatch(f.queue, entries);
-    if (!r.ok()) return env.out->Error(r.status(), f.queue);
-    deleted += static_cast<int64_t>(r->successful.size());
-    for (auto e : r->failed) {
-      const size_t k = std::stoul(e.id.substr(1));
-      e.id = handles[k];
-      failed.push_back(std::move(e));
-    }
-  }
-  if (!env.out->json()) env.out->Info("deleted " + std::to_string(deleted) + " message(s)");
-  return ReportBatch(env, deleted, failed, "deleted", f.queue);
+    if (!env.out->json()) env.out->Info("deleted " + std::to_string(deleted) + " message(s)");
+    return ReportBatch(env, deleted, failed, "deleted", f.queue);
+  });
 }
 
-int RunPurge(Env& env, const MessageFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  Status s = b->PurgeQueue(f.queue);
+int RunPurge(Env& env, Backend& b, const MessageFlags& f) {
+  Status s = b.PurgeQueue(f.queue);
   if (!s.ok()) return env.out->Error(s, f.queue);
   return env.out->Done(Json{{"purged", f.queue}}, "purged " + f.queue);
 }
@@ -344,10 +337,8 @@ int RunPurge(Env& env, const MessageFlags& f) {
 
 void RegisterMessageCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<MessageFlags>();
-  auto add = [&](const char* name, const char* help, const char* footer,
-                 int (*run)(Env&, const MessageFlags&)) {
-    CLI::App* c = AddCommand(app, env, name, help, "Messages", footer,
-                             [&env, f, run] { return run(env, *f); });
+  auto add = [&](const char* name, const char* help, const char* footer, auto run) {
+    CLI::App* c = AddCommand(app, env, name, help, "Messages", footer, Action(env, f, run));
     c->add_option("queue", f->queue, "Queue name")->required();
     return c;
   };

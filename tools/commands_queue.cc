@@ -29,27 +29,23 @@ int RunCreate(Env& env, const QueueFlags& f) {
   if (!ParsePairs(f.attrs, &attrs, &error) || !ParsePairs(f.tags, &tags, &error)) {
     return env.out->Usage(error);
   }
-  int rc = 0;
-  Backend* b = env.Open(/*create=*/true, &rc);
-  if (!b) return rc;
-  auto r = b->CreateQueue(f.name, attrs, tags);
-  if (!r.ok()) return env.out->Error(r.status(), "create " + f.name);
-  Json j{{"queue", f.name}};
-  if (b->IsRemote()) j["url"] = *r;
-  return env.out->Result(j, {*r});
+  return env.WithBackend(/*create=*/true, [&](Backend& b) -> int {
+    auto r = b.CreateQueue(f.name, attrs, tags);
+    if (!r.ok()) return env.out->Error(r.status(), "create " + f.name);
+    Json j{{"queue", f.name}};
+    if (b.IsRemote()) j["url"] = *r;
+    return env.out->Result(j, {*r});
+  });
 }
 
-int RunList(Env& env, const QueueFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  auto names = ListAllQueues(*b, f.prefix);
+int RunList(Env& env, Backend& b, const QueueFlags& f) {
+  auto names = ListAllQueues(b, f.prefix);
   if (!names.ok()) return env.out->Error(names.status(), "list");
   if (!f.long_format) return env.out->Result(Json{{"queues", *names}}, *names);
   Table t({"QUEUE", "MESSAGES", "IN_FLIGHT", "DELAYED", "VISIBILITY", "RETENTION", "DLQ"});
   Json arr = Json::array();
   for (const auto& n : *names) {
-    auto a = b->GetAttributes(n, {"All"});
+    auto a = b.GetAttributes(n, {"All"});
     if (!a.ok()) return env.out->Error(a.status(), n);
     std::string dlq = "-";
     if (auto it = a->find("RedrivePolicy"); it != a->end() && !it->second.empty()) {
@@ -77,11 +73,8 @@ int RunList(Env& env, const QueueFlags& f) {
   return kExitOk;
 }
 
-int RunDelete(Env& env, const QueueFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  Status s = b->DeleteQueue(f.name);
+int RunDelete(Env& env, Backend& b, const QueueFlags& f) {
+  Status s = b.DeleteQueue(f.name);
   if (!s.ok()) return env.out->Error(s, "delete " + f.name);
   return env.out->Done(Json{{"deleted", f.name}}, "deleted queue " + f.name);
 }
@@ -100,13 +93,10 @@ int PrintMap(Env& env, const std::map<std::string, std::string>& m, const char* 
   return kExitOk;
 }
 
-int RunGet(Env& env, const QueueFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
+int RunGet(Env& env, Backend& b, const QueueFlags& f) {
   std::vector<std::string> names = f.names;
   if (names.empty()) names.push_back("All");
-  auto a = b->GetAttributes(f.name, names);
+  auto a = b.GetAttributes(f.name, names);
   if (!a.ok()) return env.out->Error(a.status(), f.name);
   return PrintMap(env, *a, "ATTRIBUTE", "attributes", f.name);
 }
@@ -115,56 +105,45 @@ int RunSet(Env& env, const QueueFlags& f) {
   lqs::AttributeMap attrs;
   std::string error;
   if (!ParsePairs(f.attrs, &attrs, &error)) return env.out->Usage(error);
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  Status s = b->SetAttributes(f.name, attrs);
-  if (!s.ok()) return env.out->Error(s, f.name);
-  return env.out->Done(Json{{"queue", f.name}, {"set", attrs}},
-                       "set " + std::to_string(attrs.size()) + " attribute(s) of " + f.name);
+  return env.WithBackend(false, [&](Backend& b) -> int {
+    Status s = b.SetAttributes(f.name, attrs);
+    if (!s.ok()) return env.out->Error(s, f.name);
+    return env.out->Done(Json{{"queue", f.name}, {"set", attrs}},
+                         "set " + std::to_string(attrs.size()) + " attribute(s) of " + f.name);
+  });
 }
 
 int RunTag(Env& env, const QueueFlags& f) {
   lqs::TagMap tags;
   std::string error;
   if (!ParsePairs(f.tags, &tags, &error)) return env.out->Usage(error);
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  Status s = b->TagQueue(f.name, tags);
-  if (!s.ok()) return env.out->Error(s, f.name);
-  if (env.out->json()) env.out->PrintJson(Json{{"queue", f.name}, {"tagged", tags.size()}});
-  return kExitOk;
+  return env.WithBackend(false, [&](Backend& b) -> int {
+    Status s = b.TagQueue(f.name, tags);
+    if (!s.ok()) return env.out->Error(s, f.name);
+    if (env.out->json()) env.out->PrintJson(Json{{"queue", f.name}, {"tagged", tags.size()}});
+    return kExitOk;
+  });
 }
 
-int RunUntag(Env& env, const QueueFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  Status s = b->UntagQueue(f.name, f.names);
+int RunUntag(Env& env, Backend& b, const QueueFlags& f) {
+  Status s = b.UntagQueue(f.name, f.names);
   if (!s.ok()) return env.out->Error(s, f.name);
   if (env.out->json()) env.out->PrintJson(Json{{"queue", f.name}, {"untagged", f.names}});
   return kExitOk;
 }
 
-int RunTags(Env& env, const QueueFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  auto t = b->ListQueueTags(f.name);
+int RunTags(Env& env, Backend& b, const QueueFlags& f) {
+  auto t = b.ListQueueTags(f.name);
   if (!t.ok()) return env.out->Error(t.status(), f.name);
   return PrintMap(env, *t, "TAG", "tags", f.name);
 }
 
-int RunDlqSources(Env& env, const QueueFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
+int RunDlqSources(Env& env, Backend& b, const QueueFlags& f) {
   std::vector<std::string> names;
   lqs::ListQueuesRequest req;
   req.max_results = lqs::limits::kMaxListQueuesResults;
   while (true) {
-    auto page = b->ListDeadLetterSourceQueues(f.name, req);
+    auto page = b.ListDeadLetterSourceQueues(f.name, req);
     if (!page.ok()) return env.out->Error(page.status(), f.name);
     names.insert(names.end(), page->queue_names.begin(), page->queue_names.end());
     if (page->next_token.empty()) break;
@@ -188,10 +167,8 @@ void RegisterQueueCommands(CLI::App& app, Env& env) {
                  "  lqs --endpoint http://127.0.0.1:9324 queue get jobs VisibilityTimeout");
   q->require_subcommand(1);
 
-  auto add = [&](const char* name, const char* help, const char* footer,
-                 int (*run)(Env&, const QueueFlags&)) {
-    return AddCommand(*q, env, name, help, nullptr, footer,
-                      [&env, f, run] { return run(env, *f); });
+  auto add = [&](const char* name, const char* help, const char* footer, auto run) {
+    return AddCommand(*q, env, name, help, nullptr, footer, Action(env, f, run));
   };
 
   CLI::App* c = add("create", "Create a queue (or return it if it exists with the same attributes)",

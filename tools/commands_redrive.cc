@@ -25,28 +25,25 @@ struct RedriveFlags {
   std::string handle;
 };
 
-int RunStart(Env& env, const RedriveFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  auto source = b->QueueArn(f.dlq);
+int RunStart(Env& env, Backend& b, const RedriveFlags& f) {
+  auto source = b.QueueArn(f.dlq);
   if (!source.ok()) return env.out->Error(source.status(), f.dlq);
   lqs::StartMessageMoveTaskRequest req;
   req.source_arn = *source;
   req.max_number_of_messages_per_second = f.rate;
   if (!f.to.empty()) {
-    auto dest = b->QueueArn(f.to);
+    auto dest = b.QueueArn(f.to);
     if (!dest.ok()) return env.out->Error(dest.status(), f.to);
     req.destination_arn = *dest;
   }
-  auto handle = b->StartMessageMoveTask(req);
+  auto handle = b.StartMessageMoveTask(req);
   if (!handle.ok()) return env.out->Error(handle.status(), "redrive " + f.dlq);
   if (f.no_wait) {
     if (env.out->json()) {
       env.out->PrintJson(Json{{"TaskHandle", *handle}, {"Status", "RUNNING"}});
     } else {
       env.out->Line(*handle);
-      if (!b->IsRemote()) {
+      if (!b.IsRemote()) {
         env.out->Info(
             "note: in local mode the task advances only while a process holds the database "
             "(lqsd, or `lqs redrive start` without --no-wait)");
@@ -59,7 +56,7 @@ int RunStart(Env& env, const RedriveFlags& f) {
   Progress progress(*env.out, "redrive " + f.dlq, 0);
   lqs::MessageMoveTask last;
   while (true) {
-    auto tasks = b->ListMessageMoveTasks(*source, 1);
+    auto tasks = b.ListMessageMoveTasks(*source, 1);
     if (!tasks.ok()) return env.out->Error(tasks.status(), "redrive " + f.dlq);
     if (!tasks->empty()) {
       last = tasks->front();
@@ -96,40 +93,36 @@ int RunList(Env& env, const RedriveFlags& f) {
   if (f.max < 1 || f.max > lqs::limits::kMaxMoveTaskResults) {
     return env.out->Usage("--max must be 1.." + std::to_string(lqs::limits::kMaxMoveTaskResults));
   }
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  auto source = b->QueueArn(f.dlq);
-  if (!source.ok()) return env.out->Error(source.status(), f.dlq);
-  auto tasks = b->ListMessageMoveTasks(*source, f.max);
-  if (!tasks.ok()) return env.out->Error(tasks.status(), f.dlq);
-  if (env.out->json()) {
-    Json arr = Json::array();
-    for (const auto& t : *tasks) arr.push_back(lqs::wire::MoveTaskJson(t));
-    env.out->PrintJson(Json{{"queue", f.dlq}, {"tasks", arr}});
+  return env.WithBackend(false, [&](Backend& b) -> int {
+    auto source = b.QueueArn(f.dlq);
+    if (!source.ok()) return env.out->Error(source.status(), f.dlq);
+    auto tasks = b.ListMessageMoveTasks(*source, f.max);
+    if (!tasks.ok()) return env.out->Error(tasks.status(), f.dlq);
+    if (env.out->json()) {
+      Json arr = Json::array();
+      for (const auto& t : *tasks) arr.push_back(lqs::wire::MoveTaskJson(t));
+      env.out->PrintJson(Json{{"queue", f.dlq}, {"tasks", arr}});
+      return kExitOk;
+    }
+    Table t({"STATUS", "MOVED", "TO_MOVE", "RATE", "STARTED", "DESTINATION", "FAILURE", "HANDLE"});
+    for (const auto& m : *tasks) {
+      t.AddRow({m.status, std::to_string(m.approximate_number_of_messages_moved),
+                std::to_string(m.approximate_number_of_messages_to_move),
+                m.max_number_of_messages_per_second
+                    ? std::to_string(*m.max_number_of_messages_per_second)
+                    : "-",
+                FormatTimestampMs(m.started_timestamp),
+                m.destination_arn ? QueueNameFromArn(*m.destination_arn) : "(sources)",
+                m.failure_reason.value_or("-"), m.task_handle.empty() ? "-" : m.task_handle});
+    }
+    std::cout << t.Render();
+    if (tasks->empty()) env.out->Info("no move tasks");
     return kExitOk;
-  }
-  Table t({"STATUS", "MOVED", "TO_MOVE", "RATE", "STARTED", "DESTINATION", "FAILURE", "HANDLE"});
-  for (const auto& m : *tasks) {
-    t.AddRow({m.status, std::to_string(m.approximate_number_of_messages_moved),
-              std::to_string(m.approximate_number_of_messages_to_move),
-              m.max_number_of_messages_per_second
-                  ? std::to_string(*m.max_number_of_messages_per_second)
-                  : "-",
-              FormatTimestampMs(m.started_timestamp),
-              m.destination_arn ? QueueNameFromArn(*m.destination_arn) : "(sources)",
-              m.failure_reason.value_or("-"), m.task_handle.empty() ? "-" : m.task_handle});
-  }
-  std::cout << t.Render();
-  if (tasks->empty()) env.out->Info("no move tasks");
-  return kExitOk;
+  });
 }
 
-int RunCancel(Env& env, const RedriveFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  auto moved = b->CancelMessageMoveTask(f.handle);
+int RunCancel(Env& env, Backend& b, const RedriveFlags& f) {
+  auto moved = b.CancelMessageMoveTask(f.handle);
   if (!moved.ok()) return env.out->Error(moved.status(), "cancel");
   return env.out->Result(Json{{"cancelled", true}, {"ApproximateNumberOfMessagesMoved", *moved}},
                          {"cancelled; " + std::to_string(*moved) + " message(s) moved so far"});
@@ -156,15 +149,14 @@ void RegisterRedriveCommands(CLI::App& app, Env& env) {
       "  lqs --endpoint http://127.0.0.1:9324 redrive start jobs-dlq --no-wait\n"
       "Moved messages are new messages (new MessageId and send time). Waits until the task\n"
       "ends, with a progress bar on a terminal; one task at a time per dead-letter queue.",
-      [&env, f] { return RunStart(env, *f); });
+      Action(env, f, RunStart));
   c->add_option("dlq", f->dlq, "The dead-letter queue to move messages out of")->required();
   c->add_option("--to", f->to, "Destination queue (default: each message's source queue)");
   c->add_option("--rate", f->rate, "Messages per second, 1-500 (default 100)");
   c->add_flag("--no-wait", f->no_wait, "Print the task handle and return at once");
 
   c = AddCommand(*r, env, "list", "Show the most recent move tasks of a dead-letter queue", nullptr,
-                 "Example:\n  lqs -d ./db redrive list jobs-dlq -n 5",
-                 [&env, f] { return RunList(env, *f); });
+                 "Example:\n  lqs -d ./db redrive list jobs-dlq -n 5", Action(env, f, RunList));
   c->add_option("dlq", f->dlq, "The dead-letter queue")->required();
   c->add_option(
        "-n,--max", f->max,
@@ -175,7 +167,7 @@ void RegisterRedriveCommands(CLI::App& app, Env& env) {
       *r, env, "cancel", "Cancel a running move task", nullptr,
       "Example:\n  lqs -d ./db redrive cancel \"$(lqs -d ./db --json redrive list jobs-dlq "
       "| jq -r '.tasks[0].TaskHandle')\"",
-      [&env, f] { return RunCancel(env, *f); });
+      Action(env, f, RunCancel));
   c->add_option("handle", f->handle, "TaskHandle (from `redrive start` or `redrive list`)")
       ->required();
 }

@@ -180,45 +180,44 @@ int RunStats(Env& env, const StatsFlags& f) {
   if (f.watch) {
     CatchStopSignals();
   }
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
-  for (int iteration = 1;; ++iteration) {
-    auto rows = Collect(*b, f);
-    if (!rows.ok()) return env.out->Error(rows.status());
-    auto bridges = b->Bridges();
-    if (!bridges.ok()) return env.out->Error(bridges.status());
-    const int64_t now = lqs::SystemClock::Default()->NowMillis();
-    if (env.out->json()) {
-      Json j{{"time", FormatTimestampMs(now)},
-             {"queues", RowsJson(*rows)},
-             {"bridges", Json(*bridges)}};
-      if (f.watch) {
-        env.out->PrintJsonLine(j);
+  return env.WithBackend(false, [&](Backend& b) -> int {
+    for (int iteration = 1;; ++iteration) {
+      auto rows = Collect(b, f);
+      if (!rows.ok()) return env.out->Error(rows.status());
+      auto bridges = b.Bridges();
+      if (!bridges.ok()) return env.out->Error(bridges.status());
+      const int64_t now = lqs::SystemClock::Default()->NowMillis();
+      if (env.out->json()) {
+        Json j{{"time", FormatTimestampMs(now)},
+               {"queues", RowsJson(*rows)},
+               {"bridges", Json(*bridges)}};
+        if (f.watch) {
+          env.out->PrintJsonLine(j);
+        } else {
+          env.out->PrintJson(j);
+        }
       } else {
-        env.out->PrintJson(j);
+        if (f.watch && env.out->stdout_tty()) std::cout << "\x1b[H\x1b[2J";
+        if (f.watch) {
+          std::cout << "lqs stats — " << b.Describe() << " — " << FormatTimestampMs(now)
+                    << " (every " << f.interval << "s, Ctrl-C stops)\n\n";
+        }
+        std::cout << RowsTable(*rows);
+        if (rows->empty()) std::cout << "(no queues)\n";
+        if (!bridges->empty()) std::cout << "\n" << BridgesTable(*bridges, now);
+        if (f.watch && !env.out->stdout_tty()) std::cout << "\n";
+        std::cout << std::flush;
       }
-    } else {
-      if (f.watch && env.out->stdout_tty()) std::cout << "\x1b[H\x1b[2J";
-      if (f.watch) {
-        std::cout << "lqs stats — " << b->Describe() << " — " << FormatTimestampMs(now)
-                  << " (every " << f.interval << "s, Ctrl-C stops)\n\n";
+      if (!f.watch || (f.count > 0 && iteration >= f.count)) break;
+      const auto until = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds(static_cast<int64_t>(f.interval * 1000));
+      while (!StopRequested() && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
-      std::cout << RowsTable(*rows);
-      if (rows->empty()) std::cout << "(no queues)\n";
-      if (!bridges->empty()) std::cout << "\n" << BridgesTable(*bridges, now);
-      if (f.watch && !env.out->stdout_tty()) std::cout << "\n";
-      std::cout << std::flush;
+      if (StopRequested()) break;
     }
-    if (!f.watch || (f.count > 0 && iteration >= f.count)) break;
-    const auto until = std::chrono::steady_clock::now() +
-                       std::chrono::milliseconds(static_cast<int64_t>(f.interval * 1000));
-    while (!StopRequested() && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    if (StopRequested()) break;
-  }
-  return kExitOk;
+    return kExitOk;
+  });
 }
 
 // Runs `call`, sets *seconds to how long it took (wall clock) and returns its result.
@@ -230,12 +229,9 @@ auto Timed(Call&& call, double* seconds) {
   return result;
 }
 
-int RunVerify(Env& env) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
+int RunVerify(Env& env, Backend& b) {
   double secs = 0;
-  auto problems = Timed([b] { return b->Verify(); }, &secs);
+  auto problems = Timed([&b] { return b.Verify(); }, &secs);
   if (!problems.ok()) return env.out->Error(problems.status(), "verify");
   if (env.out->json()) {
     env.out->PrintJson(
@@ -249,12 +245,9 @@ int RunVerify(Env& env) {
   return problems->empty() ? kExitOk : kExitVerifyFailed;
 }
 
-int RunCompact(Env& env) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
+int RunCompact(Env& env, Backend& b) {
   double secs = 0;
-  Status s = Timed([b] { return b->CompactAll(); }, &secs);
+  Status s = Timed([&b] { return b.CompactAll(); }, &secs);
   if (!s.ok()) return env.out->Error(s, "compact");
   return env.out->Done(Json{{"compacted", true}, {"seconds", secs}},
                        "compacted in " + std::to_string(secs) + " s");
@@ -279,7 +272,7 @@ void RegisterStatsCommands(CLI::App& app, Env& env) {
       "each bridge: STATE (online/offline), MOVED (forwarded or pulled), DUPLICATES (dropped),\n"
       "TO_DLQ and STUCK (refused by the remote), FAILURES by error code, BACKOFF (current\n"
       "wait), LAST_OK, and the local BACKLOG with its OLDEST message; then each last error.",
-      [&env, f] { return RunStats(env, *f); });
+      Action(env, f, RunStats));
   c->add_option("queues", f->queues, "Queues (default: all)");
   c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
   c->add_flag("-w,--watch", f->watch, "Refresh until Ctrl-C");
@@ -291,13 +284,14 @@ void RegisterStatsCommands(CLI::App& app, Env& env) {
       "Example:\n  lqs -d ./db verify\n"
       "Reads everything: every message in exactly one state, counters agree with the data,\n"
       "every record verifies. Exit 0 when consistent, 4 with the list of problems.",
-      [&env] { return RunVerify(env); });
+      [&env] { return env.WithBackend(false, [&env](Backend& b) { return RunVerify(env, b); }); });
 
-  c = AddCommand(app, env, "compact",
-                 "Compact the whole database, dropping deleted data (local mode)", "Operations",
-                 "Example:\n  lqs -d ./db compact\nSlow on big databases; run it while nothing "
-                 "else needs the database.",
-                 [&env] { return RunCompact(env); });
+  c = AddCommand(
+      app, env, "compact", "Compact the whole database, dropping deleted data (local mode)",
+      "Operations",
+      "Example:\n  lqs -d ./db compact\nSlow on big databases; run it while nothing "
+      "else needs the database.",
+      [&env] { return env.WithBackend(false, [&env](Backend& b) { return RunCompact(env, b); }); });
 }
 
 }  // namespace lqs_cli

@@ -31,13 +31,10 @@ struct TransferFlags {
   bool no_delay = false;
 };
 
-int RunExport(Env& env, const TransferFlags& f) {
-  int rc = 0;
-  Backend* b = env.Open(false, &rc);
-  if (!b) return rc;
+int RunExport(Env& env, Backend& b, const TransferFlags& f) {
   // A peek over --endpoint does not say when a delayed or in-flight message
   // becomes visible (visible_at_ms), which an export records.
-  if (b->IsRemote()) {
+  if (b.IsRemote()) {
     return env.out->Error(Status(lqs::ErrorCode::kUnsupportedOperation,
                                  "export is not available over --endpoint: the server's answers "
                                  "do not say when a delayed message becomes visible. Stop lqsd "
@@ -46,7 +43,7 @@ int RunExport(Env& env, const TransferFlags& f) {
   }
   std::vector<std::string> names = f.queues;
   if (names.empty()) {
-    auto all = ListAllQueues(*b, f.prefix);
+    auto all = ListAllQueues(b, f.prefix);
     if (!all.ok()) return env.out->Error(all.status(), "export");
     names = std::move(*all);
   }
@@ -62,11 +59,11 @@ int RunExport(Env& env, const TransferFlags& f) {
   int64_t total = 0;
   std::vector<Json> queue_lines;
   for (const auto& n : names) {
-    auto attrs = b->GetAttributes(n, {"All"});
+    auto attrs = b.GetAttributes(n, {"All"});
     if (!attrs.ok()) return env.out->Error(attrs.status(), n);
-    auto tags = b->ListQueueTags(n);
+    auto tags = b.ListQueueTags(n);
     if (!tags.ok()) return env.out->Error(tags.status(), n);
-    auto stats = b->GetStats(n);
+    auto stats = b.GetStats(n);
     if (stats.ok()) total += stats->stats.visible + stats->stats.in_flight + stats->stats.delayed;
     Json q{
         {"type", "queue"}, {"name", n}, {"attributes", Json::object()}, {"tags", Json::object()}};
@@ -79,7 +76,7 @@ int RunExport(Env& env, const TransferFlags& f) {
               {"format", kFormat},
               {"version", kFormatVersion},
               {"exported_at", FormatTimestampMs(lqs::SystemClock::Default()->NowMillis())},
-              {"source", b->Describe()}}
+              {"source", b.Describe()}}
              .dump()
       << "\n";
   for (const auto& q : queue_lines) *os << q.dump() << "\n";
@@ -90,7 +87,7 @@ int RunExport(Env& env, const TransferFlags& f) {
     Progress progress(*env.out, "exporting", total);
     for (const auto& n : names) {
       int64_t& count = counts[n];
-      Status s = b->ScanMessages(n, [&](const lqs::StoredMessage& m) {
+      Status s = b.ScanMessages(n, [&](const lqs::StoredMessage& m) {
         *os << StoredMessageJson(n, m).dump() << "\n";
         ++count;
         progress.Update(++done);
@@ -103,11 +100,11 @@ int RunExport(Env& env, const TransferFlags& f) {
   // The application's table records (lqs/transaction.h) belong to the whole
   // database: exported with it, not with chosen queues or definitions only.
   int64_t records = 0;
-  if (f.queues.empty() && f.prefix.empty() && !f.no_messages && b->broker() != nullptr) {
-    auto tables = b->broker()->ListTables();
+  if (f.queues.empty() && f.prefix.empty() && !f.no_messages && b.broker() != nullptr) {
+    auto tables = b.broker()->ListTables();
     if (!tables.ok()) return env.out->Error(tables.status(), "export tables");
     for (const auto& table : *tables) {
-      auto entries = b->broker()->Scan(table, "");
+      auto entries = b.broker()->Scan(table, "");
       if (!entries.ok()) return env.out->Error(entries.status(), "export table " + table);
       for (const auto& e : *entries) {
         *os << Json{{"type", "record"},
@@ -157,29 +154,16 @@ StatusOr<std::string> RewriteArns(Backend& b, const std::string& policy) {
   return p.dump();
 }
 
-int RunImport(Env& env, const TransferFlags& f) {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  int64_t total_bytes = 0;
-  if (f.file != "-") {
-    file.open(f.file, std::ios::binary);
-    if (!file) return env.out->Error(Status(lqs::ErrorCode::kIOError, "cannot read " + f.file));
-    in = &file;
-    std::error_code ec;
-    total_bytes = static_cast<int64_t>(std::filesystem::file_size(f.file, ec));
-    if (ec) total_bytes = 0;
-  }
-  int rc = 0;
-  Backend* b = env.Open(/*create=*/true, &rc);
-  if (!b) return rc;
-
+// Imports the export read from `in` into `b`; `total_bytes`: the size of the
+// input when known (the progress then counts bytes), else 0.
+int Import(Env& env, Backend& b, const TransferFlags& f, std::istream& in, int64_t total_bytes) {
   std::map<std::string, std::unique_ptr<BatchSender>> senders;
   std::vector<std::string> order;
   std::map<std::string, lqs::AttributeMap> deferred;  // redrive policies, set at the end
   auto sender_for = [&](const std::string& q) -> BatchSender& {
     auto& s = senders[q];
     if (!s) {
-      s = std::make_unique<BatchSender>(*b, q);
+      s = std::make_unique<BatchSender>(b, q);
       s->set_keep_ids(false);
       order.push_back(q);
     }
@@ -204,7 +188,7 @@ int RunImport(Env& env, const TransferFlags& f) {
     progress.Finish();
     return code;
   };
-  while (std::getline(*in, line)) {
+  while (std::getline(in, line)) {
     ++line_no;
     bytes += static_cast<int64_t>(line.size()) + 1;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -244,7 +228,7 @@ int RunImport(Env& env, const TransferFlags& f) {
           if (v.is_string()) tags[k] = v.get<std::string>();
         }
       }
-      auto created = b->CreateQueue(name, attrs, tags);
+      auto created = b.CreateQueue(name, attrs, tags);
       if (!created.ok()) {
         if (created.status().code() != lqs::ErrorCode::kQueueNameExists) {
           return fail(env.out->Error(created.status(), where + ": create " + name));
@@ -257,7 +241,7 @@ int RunImport(Env& env, const TransferFlags& f) {
       continue;
     }
     if (type == "record") {
-      if (b->broker() == nullptr) {
+      if (b.broker() == nullptr) {
         return fail(env.out->Usage(where + ": table records can only be imported into a database "
                                            "(--data), not over --endpoint"));
       }
@@ -266,7 +250,7 @@ int RunImport(Env& env, const TransferFlags& f) {
       if (!key || !value) {
         return fail(env.out->Usage(where + ": a record's key and value must be base64"));
       }
-      if (!records_tx) records_tx = b->broker()->BeginTransaction();
+      if (!records_tx) records_tx = b.broker()->BeginTransaction();
       Status s = records_tx->Put(j.value("table", ""), *key, *value);
       if (!s.ok()) return fail(env.out->Error(s, where));
       if (++records % kRecordsPerCommit == 0) {
@@ -301,9 +285,9 @@ int RunImport(Env& env, const TransferFlags& f) {
     for (const auto& [queue, policies] : deferred) {
       auto it = policies.find(key);
       if (it == policies.end()) continue;
-      auto rewritten = RewriteArns(*b, it->second);
+      auto rewritten = RewriteArns(b, it->second);
       if (!rewritten.ok()) return env.out->Error(rewritten.status(), queue + " " + key);
-      Status s = b->SetAttributes(queue, {{key, *rewritten}});
+      Status s = b.SetAttributes(queue, {{key, *rewritten}});
       if (!s.ok()) return env.out->Error(s, std::string("setting the ") + key + " of " + queue);
     }
   }
@@ -332,6 +316,22 @@ int RunImport(Env& env, const TransferFlags& f) {
   return failed.empty() ? kExitOk : kExitPartial;
 }
 
+int RunImport(Env& env, const TransferFlags& f) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  int64_t total_bytes = 0;
+  if (f.file != "-") {
+    file.open(f.file, std::ios::binary);
+    if (!file) return env.out->Error(Status(lqs::ErrorCode::kIOError, "cannot read " + f.file));
+    in = &file;
+    std::error_code ec;
+    total_bytes = static_cast<int64_t>(std::filesystem::file_size(f.file, ec));
+    if (ec) total_bytes = 0;
+  }
+  return env.WithBackend(/*create=*/true,
+                         [&](Backend& b) { return Import(env, b, f, *in, total_bytes); });
+}
+
 }  // namespace
 
 void RegisterTransferCommands(CLI::App& app, Env& env) {
@@ -349,7 +349,7 @@ void RegisterTransferCommands(CLI::App& app, Env& env) {
       "export (no queue names, no --prefix or --no-messages) ends with one\n"
       "{\"type\":\"record\"} line per table record (table, base64 key and value).\n"
       "Local mode only.",
-      [&env, f] { return RunExport(env, *f); });
+      Action(env, f, RunExport));
   c->add_option("queues", f->queues, "Queues (default: all)");
   c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
   c->add_option("-o,--output", f->file, "Write to this file instead of stdout");
@@ -369,7 +369,7 @@ void RegisterTransferCommands(CLI::App& app, Env& env) {
       "send times, and in-flight messages become visible. A delayed message keeps the rest\n"
       "of its delay unless --no-delay. Table records are written in transactions of 1000\n"
       "(into a database only, not over --endpoint).",
-      [&env, f] { return RunImport(env, *f); });
+      Action(env, f, RunImport));
   c->add_option("-i,--input", f->file, "Read this file instead of stdin");
   c->add_option("--into", f->into, "Send every message to this existing queue; skip queue lines");
   c->add_flag("--no-delay", f->no_delay, "Make delayed messages visible at once");
