@@ -76,26 +76,9 @@ std::string QueryParam(const HttpRequest& request, std::string_view name) {
 }
 
 std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  static constexpr CharEscape kHtml[] = {
+      {'<', "&lt;"}, {'>', "&gt;"}, {'&', "&amp;"}, {'"', "&quot;"}};
+  return EscapeChars(text, kHtml);
 }
 
 HttpResponse LoginPage(int status, std::string_view error) {

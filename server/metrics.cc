@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/text_util.h"
+
 #include "lqs/limits.h"
 
 namespace lqsd {
@@ -160,24 +162,9 @@ void RenderBridges(const std::vector<lqs::BridgeStats>& bridges, std::string* ou
 }  // namespace
 
 std::string EscapeLabelValue(std::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (const char c : value) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  // The Prometheus text format's escapes of a label value.
+  static constexpr CharEscape kLabelValue[] = {{'\\', "\\\\"}, {'"', "\\\""}, {'\n', "\\n"}};
+  return EscapeChars(value, kLabelValue);
 }
 
 void Metrics::Record(std::string_view action, int http_status, double seconds) {

@@ -2,6 +2,7 @@
 
 #include "server/text_util.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <random>
@@ -146,6 +147,21 @@ void AppendXmlEscaped(std::string& out, std::string_view text) {
       i += len;
     }
   }
+}
+
+std::string EscapeChars(std::string_view text, std::span<const CharEscape> escapes) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto e =
+        std::find_if(escapes.begin(), escapes.end(), [c](const CharEscape& x) { return x.c == c; });
+    if (e == escapes.end()) {
+      out += c;
+    } else {
+      out += e->replacement;
+    }
+  }
+  return out;
 }
 
 std::string XmlEscape(std::string_view text) {

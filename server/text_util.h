@@ -1,6 +1,7 @@
 // server/text_util.h — small text codecs lqsd needs on the wire: base64
 // (BinaryValue), percent-decoding (query strings and form bodies), XML text
-// escaping (docs/sqs-reference.md §11.5), request ids, a few string helpers,
+// escaping (docs/sqs-reference.md §11.5), table-driven character escaping,
+// request ids, a few string helpers,
 // and the byte-level scanners of the JSON writer (sqs_json.h).
 //
 // Thread safety: pure functions over values; NewRequestId() uses a
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,6 +50,15 @@ std::vector<std::pair<std::string, std::string>> ParseFormPairs(std::string_view
 // message body never contains them.
 void AppendXmlEscaped(std::string& out, std::string_view text);
 std::string XmlEscape(std::string_view text);
+
+// A character and the text that stands for it once escaped.
+struct CharEscape {
+  char c;
+  std::string_view replacement;
+};
+// `text` with each character that `escapes` lists replaced by its text (the
+// escapings of HTML text, Prometheus label values, ...).
+std::string EscapeChars(std::string_view text, std::span<const CharEscape> escapes);
 
 // Replaces each byte that starts no well-formed UTF-8 sequence by
 // `replacement` (by default U+FFFD, for text echoed in errors).

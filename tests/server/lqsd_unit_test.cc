@@ -23,6 +23,7 @@
 #include "server/endpoint.h"
 #include "server/error_map.h"
 #include "server/http_server.h"
+#include "server/metrics.h"
 #include "server/router.h"
 #include "server/sigv4.h"
 #include "server/sqs_json.h"
@@ -66,6 +67,15 @@ TEST(TextUtil, XmlEscape) {
   EXPECT_EQ(XmlEscape("\xF0\x9F\x98\x80"), "\xF0\x9F\x98\x80");  // U+1F600 kept as UTF-8
   EXPECT_EQ(XmlEscape(std::string("a\x01", 2)), "a\xEF\xBF\xBD");
   EXPECT_EQ(XmlEscape("\xC3"), "\xEF\xBF\xBD");  // truncated UTF-8
+}
+
+TEST(TextUtil, EscapeCharsReplacesOnlyTheListedCharacters) {
+  constexpr CharEscape kEscapes[] = {{'<', "&lt;"}, {'\n', "\\n"}};
+  EXPECT_EQ(EscapeChars("a<b\n<", kEscapes), "a&lt;b\\n&lt;");
+  EXPECT_EQ(EscapeChars("plain > text", kEscapes), "plain > text");
+  EXPECT_EQ(EscapeChars("", kEscapes), "");
+  // The Prometheus label values of GET /metrics.
+  EXPECT_EQ(EscapeLabelValue("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
 }
 
 TEST(TextUtil, RequestIdIsUuid4) {
