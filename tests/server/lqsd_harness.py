@@ -132,6 +132,26 @@ def http_request(host, port, method, target, body=None, headers=None):
         conn.close()
 
 
+def write_keys_file(directory, key, secret):
+    """Writes an --auth-file holding the one key pair (key, secret) into
+    `directory`; returns its path."""
+    path = os.path.join(directory, "keys")
+    with open(path, "w") as f:
+        f.write("%s %s\n" % (key, secret))
+    return path
+
+
+def sigv4_headers(method, url, key, secret, body=None):
+    """The headers of a request to `url` signed (SigV4, botocore's signer) for
+    SQS in us-east-1 with (key, secret)."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+    req = AWSRequest(method=method, url=url, data=body)
+    SigV4Auth(Credentials(key, secret), "sqs", "us-east-1").add_auth(req)
+    return dict(req.headers.items())
+
+
 def signed_for(region):
     """An Authorization header scoped to `region`, with a dummy signature: lqsd
     without --auth-file reads the scope's region and verifies nothing."""

@@ -21,7 +21,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from lqsd_harness import (Config, Lqsd, boto3, http_request, lqsd_binary,  # noqa: E402
-                          missing_client)
+                          missing_client, sigv4_headers, write_keys_file)
 
 if boto3 is None:  # pragma: no cover
     missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
@@ -206,21 +206,15 @@ KEY, SECRET = "AKIDCLOCK", "clock-test-secret"
 
 
 def test_auth_file_requires_a_signature():
-    from botocore.auth import SigV4Auth
-    from botocore.awsrequest import AWSRequest
-    from botocore.credentials import Credentials
     with tempfile.TemporaryDirectory() as tmp:
-        keys = os.path.join(tmp, "keys")
-        with open(keys, "w") as f:
-            f.write("%s %s\n" % (KEY, SECRET))
+        keys = write_keys_file(tmp, KEY, SECRET)
         with Lqsd("--auth-file", keys, "--manual-clock") as s:
             status, _, text = clock(s, "POST", "/_lqs/clock/advance?seconds=5")
             assert status == 403 and "MissingAuthenticationToken" in text, text
 
             def signed(method, target, body, secret):
-                req = AWSRequest(method=method, url=s.url + target, data=body)
-                SigV4Auth(Credentials(KEY, secret), "sqs", "us-east-1").add_auth(req)
-                return clock(s, method, target, body=body, headers=dict(req.headers))
+                headers = sigv4_headers(method, s.url + target, KEY, secret, body)
+                return clock(s, method, target, body=body, headers=headers)
 
             status, _, text = signed("GET", "/_lqs/clock", None, "wrong")
             assert status == 403 and "SignatureDoesNotMatch" in text, text

@@ -20,7 +20,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from lqsd_harness import (  # noqa: E402
-    Config, Lqsd, boto3, http_request, lqsd_binary, missing_client)
+    Config, Lqsd, boto3, http_request, lqsd_binary, missing_client, sigv4_headers)
 
 if boto3 is None:  # pragma: no cover
     missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
@@ -297,12 +297,7 @@ def auth_server(keys_file):
 
 
 def signed_get(server, target, secret=SECRET):
-    from botocore.auth import SigV4Auth
-    from botocore.awsrequest import AWSRequest
-    from botocore.credentials import Credentials
-    req = AWSRequest(method="GET", url=server.url + target)
-    SigV4Auth(Credentials(KEY, secret), "sqs", "us-east-1").add_auth(req)
-    return http_get(server, target, headers=dict(req.headers.items()))
+    return http_get(server, target, headers=sigv4_headers("GET", server.url + target, KEY, secret))
 
 
 def test_auth_file_refuses_unsigned_metrics_and_health(auth_server):

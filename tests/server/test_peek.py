@@ -24,7 +24,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lqsd_harness import Config, Lqsd, boto3, http_request, missing_client  # noqa: E402
+from lqsd_harness import (Config, Lqsd, boto3, http_request, missing_client,  # noqa: E402
+                          sigv4_headers, write_keys_file)
 
 if boto3 is None:  # pragma: no cover
     missing_client.pytest_module("boto3 is not installed for %s" % sys.executable)
@@ -265,13 +266,8 @@ KEY, SECRET = "AKIDPEEK", "peek-test-secret"
 
 
 def test_auth_file_refuses_unsigned_peeks():
-    from botocore.auth import SigV4Auth
-    from botocore.awsrequest import AWSRequest
-    from botocore.credentials import Credentials
     with tempfile.TemporaryDirectory() as tmp:
-        keys = os.path.join(tmp, "keys")
-        with open(keys, "w") as f:
-            f.write("%s %s\n" % (KEY, SECRET))
+        keys = write_keys_file(tmp, KEY, SECRET)
         with Lqsd("--auth-file", keys, "--metrics-listen", "127.0.0.1:0") as s:
             sqs = boto3.client("sqs", endpoint_url=s.url, region_name="us-east-1",
                                aws_access_key_id=KEY, aws_secret_access_key=SECRET)
@@ -283,9 +279,8 @@ def test_auth_file_refuses_unsigned_peeks():
             assert "classified" not in body
 
             def signed(secret):
-                req = AWSRequest(method="GET", url=s.url + target)
-                SigV4Auth(Credentials(KEY, secret), "sqs", "us-east-1").add_auth(req)
-                return http_request(s.host, s.port, "GET", target, headers=dict(req.headers))
+                headers = sigv4_headers("GET", s.url + target, KEY, secret)
+                return http_request(s.host, s.port, "GET", target, headers=headers)
 
             status, _, body = signed("wrong")
             assert status == 403 and "SignatureDoesNotMatch" in body, body
