@@ -115,6 +115,14 @@ def echo_once(sock, data=b"ping"):
     return recv_exactly(sock, len(data))
 
 
+def assert_reset(sock, error=ConnectionResetError):
+    """Checks that the proxy reset `sock` (its next exchange fails with `error`); closes it."""
+    with pytest.raises(error):
+        sock.sendall(b"more")
+        sock.recv(10)
+    sock.close()
+
+
 def read_to_eof(sock):
     got = b""
     while True:
@@ -149,10 +157,7 @@ def test_refuse_resets_open_connections_and_refuses_new_ones(echo_proxy):
     echo_once(s)
     echo_proxy.refuse()
     assert echo_proxy.mode == "refuse"
-    with pytest.raises(ConnectionResetError):
-        s.sendall(b"more")
-        s.recv(10)
-    s.close()
+    assert_reset(s)
     with pytest.raises(ConnectionRefusedError):
         connect(echo_proxy)
     assert echo_proxy.faults == {"refuse": 1}
@@ -167,10 +172,7 @@ def test_drop_resets_open_and_new_connections(echo, echo_proxy):
     s = connect(echo_proxy)
     echo_once(s)
     echo_proxy.drop()
-    with pytest.raises(ConnectionResetError):
-        s.sendall(b"more")
-        s.recv(10)
-    s.close()
+    assert_reset(s)
     # Accepted, then reset: on loopback the RST may reach the client before its connect
     # call has returned, and that call reports it.
     with pytest.raises(ConnectionResetError):
@@ -278,10 +280,7 @@ def test_close_resets_connections_and_stops_listening(echo):
     echo_once(s)
     proxy.close()
     assert proxy.active == 0
-    with pytest.raises(ConnectionError):
-        s.sendall(b"x")
-        s.recv(10)
-    s.close()
+    assert_reset(s, ConnectionError)
     with pytest.raises(ConnectionRefusedError):
         connect(proxy)
     with pytest.raises(RuntimeError):
