@@ -15,6 +15,7 @@ Run by ctest (bridge_e2e) with LQSD and LQS_CLI set; LQS_BRIDGE_KILL_ROUNDS
 sets the crash rounds (default 4).
 """
 
+import contextlib
 import json
 import os
 import random
@@ -118,6 +119,21 @@ def local_lqsd(data, *args):
                 "--metrics-listen", "127.0.0.1:0", *args, stderr=subprocess.DEVNULL)
 
 
+@contextlib.contextmanager
+def forwarding_through_proxy(remote, tmp_path, local_queue, remote_queue):
+    """An lqsd on a new database that forwards `local_queue` to `remote_queue` of `remote`
+    through a FaultProxy: yields (the proxy, the lqsd, a client of it, the local queue's URL),
+    and checks that the lqsd stops cleanly."""
+    with FaultProxy(remote.host, remote.port) as proxy:
+        local = local_lqsd(str(tmp_path / "db"), "--forward",
+                           local_queue + "=" + remote_url_via(proxy, remote_queue))
+        try:
+            lsqs = client(local.url, signed=False)
+            yield proxy, local, lsqs, lsqs.get_queue_url(QueueName=local_queue)["QueueUrl"]
+        finally:
+            assert local.stop() == 0
+
+
 def metrics(server):
     url = "http://%s:%d/metrics" % (server.metrics_host, server.metrics_port)
     return urllib.request.urlopen(url, timeout=10).read().decode()
@@ -164,47 +180,41 @@ def send_all(sqs, url, bodies, fifo_groups=None):
 def test_forward_through_every_fault(remote, tmp_path):
     rsqs = client(remote.url)
     inbox = fresh_queue(rsqs, "fwd-faults")
-    with FaultProxy(remote.host, remote.port) as proxy:
-        local = local_lqsd(str(tmp_path / "db"), "--forward",
-                           "outbox=" + remote_url_via(proxy, "fwd-faults"))
-        try:
-            lsqs = client(local.url, signed=False)
-            outbox = lsqs.get_queue_url(QueueName="outbox")["QueueUrl"]
-            bodies = ["m-%d" % i for i in range(400)]
-            modes = [proxy.refuse, proxy.drop, proxy.stall,
-                     lambda: proxy.cut_response(40), lambda: proxy.slow(20000)]
-            sent = []
-            for k, mode in enumerate(modes):
-                mode()
-                sent += send_all(lsqs, outbox, bodies[k * 80:(k + 1) * 80])
-                time.sleep(1.5)
-                if k == 0:  # refused: `lqs stats` shows the bridge offline, and why
-                    [bridge] = cli_stats(local)["bridges"]
-                    assert bridge["Direction"] == "forward" and bridge["Running"]
-                    assert not bridge["Online"] and bridge["Backlog"] > 0
-                    assert bridge["Failures"]["NetworkError"] > 0
-                    assert "NetworkError" in bridge["LastError"]
-                proxy.pass_through()
-            assert len(sent) == len(bodies)
-            wait_until(lambda: count(lsqs, outbox) == 0, what="the outbox to drain")
-            text = metrics(local)
-            assert metric(text, "lqs_bridge_online") == 1
-            assert metric(text, "lqs_bridge_transferred_total") >= len(bodies)
-            assert metric(text, "lqs_bridge_failures_total", code="NetworkError") > 0
-            [bridge] = cli_stats(local)["bridges"]
-            assert bridge["Online"] and bridge["Transferred"] >= len(bodies)
-            assert bridge["Backlog"] == 0
-            table = cli_stats(local, json_output=False)
-            assert "outbox -> " in table and " online " in table, table
-            # lqsd's metrics listener serves the same JSON, unauthenticated.
-            url = "http://%s:%d/bridges" % (local.metrics_host, local.metrics_port)
-            [same] = json.loads(urllib.request.urlopen(url, timeout=10).read())["bridges"]
-            assert same["Bridge"] == bridge["Bridge"]
-            # (A refused connection never reaches the proxy: it has no count.)
-            for fault in ("drop", "stall", "cut", "slow"):
-                assert proxy.faults.get(fault, 0) > 0, fault
-        finally:
-            assert local.stop() == 0
+    with forwarding_through_proxy(remote, tmp_path, "outbox", "fwd-faults") as (
+            proxy, local, lsqs, outbox):
+        bodies = ["m-%d" % i for i in range(400)]
+        modes = [proxy.refuse, proxy.drop, proxy.stall,
+                 lambda: proxy.cut_response(40), lambda: proxy.slow(20000)]
+        sent = []
+        for k, mode in enumerate(modes):
+            mode()
+            sent += send_all(lsqs, outbox, bodies[k * 80:(k + 1) * 80])
+            time.sleep(1.5)
+            if k == 0:  # refused: `lqs stats` shows the bridge offline, and why
+                [bridge] = cli_stats(local)["bridges"]
+                assert bridge["Direction"] == "forward" and bridge["Running"]
+                assert not bridge["Online"] and bridge["Backlog"] > 0
+                assert bridge["Failures"]["NetworkError"] > 0
+                assert "NetworkError" in bridge["LastError"]
+            proxy.pass_through()
+        assert len(sent) == len(bodies)
+        wait_until(lambda: count(lsqs, outbox) == 0, what="the outbox to drain")
+        text = metrics(local)
+        assert metric(text, "lqs_bridge_online") == 1
+        assert metric(text, "lqs_bridge_transferred_total") >= len(bodies)
+        assert metric(text, "lqs_bridge_failures_total", code="NetworkError") > 0
+        [bridge] = cli_stats(local)["bridges"]
+        assert bridge["Online"] and bridge["Transferred"] >= len(bodies)
+        assert bridge["Backlog"] == 0
+        table = cli_stats(local, json_output=False)
+        assert "outbox -> " in table and " online " in table, table
+        # lqsd's metrics listener serves the same JSON, unauthenticated.
+        url = "http://%s:%d/bridges" % (local.metrics_host, local.metrics_port)
+        [same] = json.loads(urllib.request.urlopen(url, timeout=10).read())["bridges"]
+        assert same["Bridge"] == bridge["Bridge"]
+        # (A refused connection never reaches the proxy: it has no count.)
+        for fault in ("drop", "stall", "cut", "slow"):
+            assert proxy.faults.get(fault, 0) > 0, fault
     got = drain(rsqs, inbox)
     assert set(got) == set(bodies)
     # A cut answer is the one way to a duplicate here: the remote stored the
@@ -215,31 +225,25 @@ def test_forward_through_every_fault(remote, tmp_path):
 def test_fifo_forward_keeps_group_order_through_drops(remote, tmp_path):
     rsqs = client(remote.url)
     inbox = fresh_queue(rsqs, "fwd-order.fifo", fifo=True)
-    with FaultProxy(remote.host, remote.port) as proxy:
-        local = local_lqsd(str(tmp_path / "db"), "--forward",
-                           "out.fifo=" + remote_url_via(proxy, "fwd-order.fifo"))
-        try:
-            lsqs = client(local.url, signed=False)
-            out = lsqs.get_queue_url(QueueName="out.fifo")["QueueUrl"]
-            bodies = ["g%d:%03d" % (i % 5, i // 5) for i in range(250)]
-            stop = threading.Event()
+    with forwarding_through_proxy(remote, tmp_path, "out.fifo", "fwd-order.fifo") as (
+            proxy, _, lsqs, out):
+        bodies = ["g%d:%03d" % (i % 5, i // 5) for i in range(250)]
+        stop = threading.Event()
 
-            def chaos():
-                while not stop.is_set():
-                    random.choice([proxy.drop, lambda: proxy.cut_response(100),
-                                   proxy.pass_through, proxy.pass_through])()
-                    time.sleep(0.2)
-                proxy.pass_through()
-            t = threading.Thread(target=chaos)
-            t.start()
-            try:
-                assert len(send_all(lsqs, out, bodies, fifo_groups=True)) == len(bodies)
-                wait_until(lambda: count(lsqs, out) == 0, what="out.fifo to drain")
-            finally:
-                stop.set()
-                t.join()
+        def chaos():
+            while not stop.is_set():
+                random.choice([proxy.drop, lambda: proxy.cut_response(100),
+                               proxy.pass_through, proxy.pass_through])()
+                time.sleep(0.2)
+            proxy.pass_through()
+        t = threading.Thread(target=chaos)
+        t.start()
+        try:
+            assert len(send_all(lsqs, out, bodies, fifo_groups=True)) == len(bodies)
+            wait_until(lambda: count(lsqs, out) == 0, what="out.fifo to drain")
         finally:
-            assert local.stop() == 0
+            stop.set()
+            t.join()
     got = drain(rsqs, inbox)
     # Resends within five minutes are dropped by the remote's deduplication.
     assert sorted(got) == sorted(bodies)
