@@ -65,6 +65,15 @@ def child_env(protocol, endpoint):
     return env
 
 
+def make_venv(base_python, directory):
+    """Makes a virtual environment of `base_python` in `directory`/venv, without pip but
+    seeing the base's site packages; returns its python."""
+    venv = os.path.join(directory, "venv")
+    subprocess.run([base_python, "-m", "venv", "--system-site-packages", "--without-pip", venv],
+                   check=True, timeout=120)
+    return os.path.join(venv, "bin", "python")
+
+
 def run_example(python, protocol, endpoint_url=None, installed=False, load_option=True):
     """Runs the example with `python -m pytest -p lqs.pytest`; {test name: (outcome,
     message)} and the output. `installed`: without PYTHONPATH, the package pip
@@ -139,10 +148,7 @@ def test_query_protocol_plugin_from_the_pytest11_entry_point():
     build_dir = os.path.dirname(os.path.dirname(os.path.dirname(built)))  # <build>
     tmp = tempfile.mkdtemp(prefix="lqs-plugin-pip-")
     try:
-        venv = os.path.join(tmp, "venv")
-        subprocess.run([DEBIAN_PYTHON, "-m", "venv", "--system-site-packages", "--without-pip",
-                        venv], check=True, timeout=120)
-        python = os.path.join(venv, "bin", "python")
+        python = make_venv(DEBIAN_PYTHON, tmp)
         # setup.py and the package's sources, outside the checkout (setuptools writes
         # next to them); setup.py packages what the build assembled in LQS_BUILD_DIR.
         package = os.path.join(tmp, "package")
@@ -173,10 +179,7 @@ def venv_python():
         missing_client.pytest_module("no python3 on PATH besides Debian's")
     tmp = tempfile.mkdtemp(prefix="lqs-plugin-venv-")
     try:
-        venv = os.path.join(tmp, "venv")
-        subprocess.run([path_python, "-m", "venv", "--system-site-packages", "--without-pip",
-                        venv], check=True, timeout=120)
-        python = os.path.join(venv, "bin", "python")
+        python = make_venv(path_python, tmp)
         site = subprocess.run(
             [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
             check=True, stdout=subprocess.PIPE, timeout=60).stdout.decode().strip()
