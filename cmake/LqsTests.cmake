@@ -117,7 +117,7 @@ lqs_add_test(lqs_api_test
 # (crash_harness: spawn, "ready", kill, oracle files; uses gtest) and the
 # child's (crash_child_support: oracle log, Die, the queues; no gtest).
 lqs_add_test_library(lqs_crash_child_support SOURCES tests/crash_child_support.cc
-                     LIBS PUBLIC lqs)
+                     LIBS PUBLIC lqs lqs_fault_fs)
 # crash_check: the check of a crashed database against its oracle, shared by
 # the kill -9 and the power-loss tests.
 lqs_add_test_library(lqs_crash_harness SOURCES tests/crash_harness.cc tests/crash_check.cc

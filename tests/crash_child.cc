@@ -48,9 +48,7 @@
 #include <utility>
 #include <vector>
 
-#include "lib/engine/open.h"
 #include "tests/crash_child_support.h"
-#include "tests/fault_fs.h"
 
 #include "lqs/lqs.h"
 
@@ -295,26 +293,12 @@ int main(int argc, char** argv) {
   const std::string& seed_text = args.seed_text;
   const std::string& oracle_dir = args.oracle_dir;
   lqs::Options options = lqs::testing::ChildOptions(args, DurabilityOrDie(argv[4]));
-  if (const char* wb = std::getenv("LQS_CRASH_WRITE_BUFFER_BYTES")) {
-    options.write_buffer_bytes = std::strtoll(wb, nullptr, 10);
-  }
   const char* deferred_env = std::getenv("LQS_CRASH_DEFERRED_COMMITS");
   const bool deferred = deferred_env != nullptr && std::string(deferred_env) == "1";
   options.deferred_commits = deferred;
   // Simulated power loss: the file system and its Env live until the kill.
-  std::unique_ptr<lqs::testing::FaultFileSystem> fault_fs;
-  std::unique_ptr<rocksdb::Env> fault_env;
-  std::unique_ptr<lqs::Broker> broker;
-  if (const char* journal = std::getenv("LQS_POWER_LOSS_JOURNAL")) {
-    fault_fs =
-        std::make_unique<lqs::testing::FaultFileSystem>(rocksdb::FileSystem::Default(), journal);
-    fault_env = fault_fs->NewEnv();
-    auto opened = lqs::engine::OpenBroker(options, fault_env.get());
-    if (!opened.ok()) Die("open " + options.path + ": " + opened.status().ToString());
-    broker = std::move(opened).value();
-  } else {
-    broker = lqs::testing::OpenOrDie(options);
-  }
+  lqs::testing::ChildDatabase db = lqs::testing::OpenChildDatabase(options);
+  std::unique_ptr<lqs::Broker>& broker = db.broker;
   auto queues = lqs::testing::CreateCrashQueues(*broker);
   if (!queues.ok()) Die("create the queues: " + queues.status().ToString());
   lqs::Queue& work = *queues->work;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "lib/engine/open.h"
 #include "tests/test_profile.h"
 
 namespace lqs::testing {
@@ -89,6 +90,24 @@ std::unique_ptr<Broker> OpenOrDie(const Options& options) {
   auto opened = Broker::Open(options);
   if (!opened.ok()) Die("open failed: " + opened.status().ToString());
   return std::move(opened).value();
+}
+
+ChildDatabase OpenChildDatabase(Options options) {
+  if (const char* wb = std::getenv("LQS_CRASH_WRITE_BUFFER_BYTES")) {
+    options.write_buffer_bytes = std::strtoll(wb, nullptr, 10);
+  }
+  ChildDatabase db;
+  const char* journal = std::getenv("LQS_POWER_LOSS_JOURNAL");
+  if (journal == nullptr) {
+    db.broker = OpenOrDie(options);
+    return db;
+  }
+  db.fault_fs = std::make_unique<FaultFileSystem>(rocksdb::FileSystem::Default(), journal);
+  db.fault_env = db.fault_fs->NewEnv();
+  auto opened = engine::OpenBroker(options, db.fault_env.get());
+  if (!opened.ok()) Die("open " + options.path + ": " + opened.status().ToString());
+  db.broker = std::move(opened).value();
+  return db;
 }
 
 StatusOr<QueueWithDlq> CreateQueueWithDlq(Broker& broker, const std::string& name,

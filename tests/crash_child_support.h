@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/fault_fs.h"
+
 #include "lqs/lqs.h"
 
 namespace lqs::testing {
@@ -65,6 +67,21 @@ class OracleLog {
 
 // Broker::Open, or Die().
 std::unique_ptr<Broker> OpenOrDie(const Options& options);
+
+// A child's database and, for simulated power loss, the file system under it.
+// Members are destroyed broker first.
+struct ChildDatabase {
+  std::unique_ptr<FaultFileSystem> fault_fs;
+  std::unique_ptr<rocksdb::Env> fault_env;
+  std::unique_ptr<Broker> broker;
+};
+
+// Opens `options.path` as a crash child does: with LQS_POWER_LOSS_JOURNAL
+// set, on a journaling FaultFileSystem (tests/fault_fs.h) that records what
+// was synced, for the power cut the test applies after the kill; else
+// plainly. LQS_CRASH_WRITE_BUFFER_BYTES, when set, overrides
+// Options::write_buffer_bytes. Die()s if the database does not open.
+ChildDatabase OpenChildDatabase(Options options);
 
 // A queue and its dead-letter queue.
 struct QueueWithDlq {

@@ -45,9 +45,7 @@
 #include <thread>
 #include <vector>
 
-#include "lib/engine/open.h"
 #include "tests/crash_child_support.h"
-#include "tests/fault_fs.h"
 
 #include "lqs/lqs.h"
 
@@ -142,23 +140,9 @@ int main(int argc, char** argv) {
   const std::optional<lqs::Durability> durability = lqs::ParseDurability(argv[4]);
   if (!durability) Die(std::string("unknown durability ") + argv[4]);
   lqs::Options options = lqs::testing::ChildOptions(args, *durability);
-  if (const char* wb = std::getenv("LQS_CRASH_WRITE_BUFFER_BYTES")) {
-    options.write_buffer_bytes = std::strtoll(wb, nullptr, 10);
-  }
   // Simulated power loss: the file system and its Env live until the kill.
-  std::unique_ptr<lqs::testing::FaultFileSystem> fault_fs;
-  std::unique_ptr<rocksdb::Env> fault_env;
-  std::unique_ptr<lqs::Broker> broker;
-  if (const char* journal = std::getenv("LQS_POWER_LOSS_JOURNAL")) {
-    fault_fs =
-        std::make_unique<lqs::testing::FaultFileSystem>(rocksdb::FileSystem::Default(), journal);
-    fault_env = fault_fs->NewEnv();
-    auto opened = lqs::engine::OpenBroker(options, fault_env.get());
-    if (!opened.ok()) Die("open " + options.path + ": " + opened.status().ToString());
-    broker = std::move(opened).value();
-  } else {
-    broker = lqs::testing::OpenOrDie(options);
-  }
+  lqs::testing::ChildDatabase db = lqs::testing::OpenChildDatabase(options);
+  std::unique_ptr<lqs::Broker>& broker = db.broker;
   auto jobs = broker->CreateQueue("jobs", {{"VisibilityTimeout", "2"}}, {});
   if (!jobs.ok()) Die("create jobs: " + jobs.status().ToString());
   std::shared_ptr<lqs::Queue> q = *jobs;

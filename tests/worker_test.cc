@@ -34,36 +34,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Polls `pred` until it holds or `limit` (real time) passes. For waiting on
-// worker threads only.
-template <typename Pred>
-bool WaitFor(Pred pred, std::chrono::milliseconds limit = 20s) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
-
-// A latch handlers wait on; every wait is bounded so a failing test ends.
-class Gate {
- public:
-  void Open() {
-    std::lock_guard<std::mutex> lock(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-  bool Wait(std::chrono::milliseconds limit = 20s) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, limit, [this] { return open_; });
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-};
+using testing::Gate;
+using testing::WaitFor;
 
 class WorkerTest : public testing::BrokerTest {
  protected:
