@@ -57,6 +57,16 @@ struct lqs_send_batch_request_t {
   std::vector<lqs::SendMessageBatchEntry> rep;
 };
 
+// Defined here, not in lib/c_transaction.cc, because the worker
+// (lib/c_worker.cc) lends one to a transactional handler.
+struct lqs_transaction_t {
+  std::shared_ptr<lqs::Broker> broker;    // keeps the Broker's memory alive
+  std::unique_ptr<lqs::Transaction> rep;  // NULL once rolled back
+  // A worker's transaction lent to its handler for one call (rep is NULL):
+  // usable, but not committed, rolled back or freed through the C API.
+  lqs::Transaction* lent = nullptr;
+};
+
 struct lqs_batch_result_t {
   std::vector<std::string> successful_ids;
   std::vector<lqs_send_result_t> successful_sends;  // send batches only

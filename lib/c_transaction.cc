@@ -17,11 +17,6 @@
 #include "lqs/c.h"
 #include "lqs/lqs.h"
 
-struct lqs_transaction_t {
-  std::shared_ptr<lqs::Broker> broker;    // keeps the Broker's memory alive
-  std::unique_ptr<lqs::Transaction> rep;  // NULL once rolled back
-};
-
 struct lqs_table_entries_t {
   std::vector<lqs::TableEntry> rep;
 };
@@ -67,16 +62,22 @@ const char* Field(const std::string& s, size_t* len) {
   return s.c_str();
 }
 
+// The transaction a handle stands for: the worker's one it lends, or its
+// own (NULL once rolled back).
+lqs::Transaction* Rep(lqs_transaction_t* tx) {
+  return tx->lent != nullptr ? tx->lent : tx->rep.get();
+}
+
 }  // namespace
 
 // Inside a Guard: the transaction (not NULL, not rolled back) as `tx_rep`.
 #define LQS_TX(tx)                                                                               \
   LQS_REQUIRE((tx) != nullptr, "transaction must not be NULL");                                  \
-  if ((tx)->rep == nullptr) {                                                                    \
+  if (Rep(tx) == nullptr) {                                                                      \
     return ::lqs::c_internal::Fail(LQS_INVALID_PARAMETER_VALUE,                                  \
                                    "The transaction was rolled back; begin a new one.", errptr); \
   }                                                                                              \
-  lqs::Transaction& tx_rep = *(tx)->rep
+  lqs::Transaction& tx_rep = *Rep(tx)
 
 // Inside a Guard: `name` (pointer + length) as a string_view `var`, or the
 // error naming it.
@@ -233,6 +234,13 @@ int lqs_transaction_change_message_visibility(lqs_transaction_t* tx, const char*
 int lqs_transaction_commit(lqs_transaction_t* tx, lqs_transaction_result_t** result,
                            char** errptr) {
   return Guard(errptr, [&]() -> int {
+    if (tx != nullptr && tx->lent != nullptr) {
+      return ::lqs::c_internal::Fail(
+          LQS_INVALID_PARAMETER_VALUE,
+          "The worker commits its handler's transaction with the message's delete; "
+          "the handler cannot commit it (return LQS_WORKER_RETRY to roll it back).",
+          errptr);
+    }
     LQS_TX(tx);
     return SaveResult(tx_rep.Commit(), result, errptr, [](lqs::TransactionResult r) {
       auto out = std::make_unique<lqs_transaction_result_t>();
@@ -244,11 +252,14 @@ int lqs_transaction_commit(lqs_transaction_t* tx, lqs_transaction_result_t** res
 }
 
 void lqs_transaction_rollback(lqs_transaction_t* tx) {
-  if (tx == nullptr) return;
+  if (tx == nullptr || tx->lent != nullptr) return;  // the worker's: it decides
   IgnoreErrors([&] { tx->rep.reset(); });
 }
 
-void lqs_transaction_destroy(lqs_transaction_t* tx) { delete tx; }
+void lqs_transaction_destroy(lqs_transaction_t* tx) {
+  if (tx == nullptr || tx->lent != nullptr) return;  // the worker's: on its stack
+  delete tx;
+}
 
 // ---- Commit results -----------------------------------------------------------------------
 

@@ -16,6 +16,7 @@
 #include "lib/c_internal.h"
 
 #include "lqs/c.h"
+#include "lqs/c_transaction.h"
 #include "lqs/lqs.h"
 
 struct lqs_worker_options_t {
@@ -110,6 +111,18 @@ lqs::BatchHandler WrapBatchHandler(lqs_worker_batch_handler_t handler, void* use
   };
 }
 
+lqs::TransactionalHandler WrapTransactionalHandler(lqs_worker_transactional_handler_t handler,
+                                                   void* user) {
+  return [handler, user](const lqs::WorkerMessage& m, lqs::Transaction& tx) {
+    const lqs_worker_message_t view(m);
+    lqs_transaction_t lent;  // the worker's transaction, for this call only
+    lent.lent = &tx;
+    lqs_worker_result_t result;
+    const int outcome = handler(&view, &lent, user, &result);
+    return Verdict(outcome, std::move(result.error));
+  };
+}
+
 // A real-time deadline from milliseconds: negative is 0; huge values are cut
 // to about 35 years so that adding them to a steady_clock time cannot
 // overflow.
@@ -191,6 +204,17 @@ int lqs_worker_create_batch(lqs_queue_t* queue, const lqs_worker_options_t* opti
   });
 }
 
+int lqs_worker_create_transactional(lqs_queue_t* queue, const lqs_worker_options_t* options,
+                                    lqs_worker_transactional_handler_t handler, void* user,
+                                    lqs_worker_t** worker, char** errptr) {
+  return Guard(errptr, [&]() -> int {
+    return Create(
+        queue, options,
+        handler != nullptr ? WrapTransactionalHandler(handler, user) : lqs::TransactionalHandler(),
+        worker, errptr);
+  });
+}
+
 int lqs_worker_start(lqs_worker_t* w, char** errptr) {
   return Guard(errptr, [&]() -> int { return SaveError(w->rep->Start(), errptr); });
 }
@@ -231,6 +255,25 @@ void lqs_worker_get_stats(const lqs_worker_t* w, lqs_worker_stats_t* stats) {
       s.received,           s.succeeded,   s.retried,          s.dead_lettered,
       s.duplicates_skipped, s.released,    s.lease_extensions, s.lease_extension_failures,
       s.delete_failures,    s.in_progress, s.handler_p50_ms,   s.handler_p99_ms};
+}
+
+void lqs_worker_get_stats_v2(const lqs_worker_t* w, lqs_worker_stats_v2_t* stats) {
+  if (stats == nullptr) return;
+  lqs::WorkerStats s;
+  IgnoreErrors([&] { s = w->rep->stats(); });  // an exception leaves zeros
+  *stats = lqs_worker_stats_v2_t{s.received,
+                                 s.succeeded,
+                                 s.retried,
+                                 s.dead_lettered,
+                                 s.duplicates_skipped,
+                                 s.released,
+                                 s.lease_extensions,
+                                 s.lease_extension_failures,
+                                 s.delete_failures,
+                                 s.transaction_conflicts,
+                                 s.in_progress,
+                                 s.handler_p50_ms,
+                                 s.handler_p99_ms};
 }
 
 void lqs_worker_destroy(lqs_worker_t* w) { delete w; }

@@ -941,12 +941,194 @@ static void test_signal_handlers(lqs_broker_t* broker) {
   lqs_queue_destroy(q);
 }
 
+/* ---- Transactional handlers (lqs/c_transaction.h) --------------------------- */
+
+static lqs_worker_stats_v2_t stats_v2_of(const lqs_worker_t* w) {
+  lqs_worker_stats_v2_t s;
+  memset(&s, 0xff, sizeof s);
+  lqs_worker_get_stats_v2(w, &s);
+  return s;
+}
+
+struct tx_handler {
+  pthread_mutex_t mu;
+  int calls;
+  int outcome;          /* what the handler returns */
+  struct gate* gate;    /* the first call waits on it (NULL: no wait) */
+  int commit_rc;        /* what its lqs_transaction_commit returned */
+  int commit_named_why; /* its error said the worker commits */
+  int put_after_rc;     /* a put after rollback and destroy (no-ops) */
+};
+
+static void tx_handler_init(struct tx_handler* h, int outcome, struct gate* gate) {
+  pthread_mutex_init(&h->mu, NULL);
+  h->calls = 0;
+  h->outcome = outcome;
+  h->gate = gate;
+  h->commit_rc = -1;
+  h->commit_named_why = 0;
+  h->put_after_rc = -1;
+}
+
+/* Records "effects"/<body> = "shipped" in the worker's transaction, tries
+ * to commit, roll back and destroy it (all refused), records once more. */
+static int record_in_tx(const lqs_worker_message_t* m, lqs_transaction_t* tx, void* user,
+                        lqs_worker_result_t* r) {
+  struct tx_handler* h = user;
+  pthread_mutex_lock(&h->mu);
+  const int call = ++h->calls;
+  pthread_mutex_unlock(&h->mu);
+  if (call == 1 && h->gate != NULL) gate_wait(h->gate);
+  size_t len = 0;
+  const char* body = lqs_worker_message_body(m, &len);
+  char* err = NULL;
+  if (lqs_transaction_put(tx, "effects", body, len, "shipped", 7, &err) != LQS_OK) {
+    lqs_worker_result_set_error(r, err);
+    lqs_free(err);
+    return LQS_WORKER_RETRY;
+  }
+  const int rc = lqs_transaction_commit(tx, NULL, &err);
+  const int named = err != NULL && strstr(err, "worker commits") != NULL;
+  lqs_free(err);
+  err = NULL;
+  lqs_transaction_rollback(tx);
+  lqs_transaction_destroy(tx);
+  const int after = lqs_transaction_put(tx, "effects", "after", 5, "yes", 3, &err);
+  lqs_free(err);
+  pthread_mutex_lock(&h->mu);
+  h->commit_rc = rc;
+  h->commit_named_why = named;
+  h->put_after_rc = after;
+  pthread_mutex_unlock(&h->mu);
+  if (h->outcome != LQS_WORKER_SUCCESS) lqs_worker_result_set_error(r, "not now");
+  return h->outcome;
+}
+
+/* The committed value of "effects"/key, malloc'd, or NULL. */
+static char* effect(lqs_broker_t* broker, const char* key) {
+  char* value = NULL;
+  CHECK_OK(lqs_table_get(broker, "effects", key, strlen(key), &value, NULL, &err_));
+  return value;
+}
+
+static lqs_worker_t* start_tx_worker(lqs_queue_t* q, lqs_worker_options_t* o,
+                                     struct tx_handler* h) {
+  lqs_worker_t* w = NULL;
+  CHECK_OK(lqs_worker_create_transactional(q, o, record_in_tx, h, &w, &err_));
+  lqs_worker_options_destroy(o);
+  if (w != NULL) CHECK_OK(lqs_worker_start(w, &err_));
+  return w;
+}
+
+/* Success: the handler's record and the message's delete are one commit;
+ * the handler cannot commit, roll back or free the worker's transaction. */
+static void test_transactional_success(lqs_broker_t* broker) {
+  clear_log();
+  lqs_queue_t* q = make_queue(broker, "tx-success");
+  struct tx_handler h;
+  tx_handler_init(&h, LQS_WORKER_SUCCESS, NULL);
+  lqs_worker_t* w = NULL;
+  char* err = NULL;
+  CHECK(lqs_worker_create_transactional(q, NULL, NULL, &h, &w, &err) ==
+        LQS_INVALID_PARAMETER_VALUE);
+  CHECK(w == NULL && err != NULL && strstr(err, "handler") != NULL);
+  lqs_free(err);
+
+  send_body(q, "order-1");
+  w = start_tx_worker(q, test_options(), &h);
+  if (w != NULL) {
+    WAIT_FOR(stats_of(w).succeeded == 1);
+    CHECK(lqs_worker_stop(w, 5000) == 1);
+    const lqs_worker_stats_v2_t st = stats_v2_of(w);
+    CHECK(st.received == 1 && st.succeeded == 1 && st.retried == 0);
+    CHECK(st.transaction_conflicts == 0 && st.delete_failures == 0 && st.in_progress == 0);
+    lqs_worker_destroy(w);
+  }
+  CHECK(queue_depth(q) == 0);
+  char* v = effect(broker, "order-1");
+  CHECK(v != NULL && streq(v, "shipped"));
+  lqs_free(v);
+  v = effect(broker, "after"); /* the transaction outlived rollback and destroy */
+  CHECK(v != NULL && streq(v, "yes"));
+  lqs_free(v);
+  pthread_mutex_lock(&h.mu);
+  CHECK(h.calls == 1);
+  CHECK(h.commit_rc == LQS_INVALID_PARAMETER_VALUE && h.commit_named_why);
+  CHECK(h.put_after_rc == LQS_OK);
+  pthread_mutex_unlock(&h.mu);
+  pthread_mutex_destroy(&h.mu);
+  lqs_queue_destroy(q);
+}
+
+/* Retry: the transaction is rolled back, the message stays. */
+static void test_transactional_retry(lqs_broker_t* broker) {
+  clear_log();
+  lqs_queue_t* q = make_queue(broker, "tx-retry");
+  struct tx_handler h;
+  tx_handler_init(&h, LQS_WORKER_RETRY, NULL);
+  send_body(q, "order-2");
+  lqs_worker_t* w = start_tx_worker(q, test_options(), &h);
+  if (w != NULL) {
+    WAIT_FOR(stats_of(w).retried == 1);
+    CHECK(lqs_worker_stop(w, 5000) == 1);
+    const lqs_worker_stats_v2_t st = stats_v2_of(w);
+    CHECK(st.succeeded == 0 && st.transaction_conflicts == 0);
+    lqs_worker_destroy(w);
+  }
+  CHECK(queue_depth(q) == 1);
+  char* v = effect(broker, "order-2");
+  CHECK(v == NULL);
+  lqs_free(v);
+  CHECK(logged("not now"));
+  pthread_mutex_destroy(&h.mu);
+  lqs_queue_destroy(q);
+}
+
+/* The handler outlives its lease (the clock jumps past it, so no heartbeat
+ * runs) and another consumer receives the message: the commit is refused
+ * and counted, and nothing of it is applied. */
+static void test_transactional_lost_lease(lqs_broker_t* broker, lqs_clock_t* clock) {
+  clear_log();
+  lqs_queue_t* q = make_queue(broker, "tx-lost");
+  struct gate g;
+  gate_init(&g);
+  struct tx_handler h;
+  tx_handler_init(&h, LQS_WORKER_SUCCESS, &g);
+  send_body(q, "order-3");
+  lqs_worker_options_t* o = test_options();
+  lqs_worker_options_set_visibility_timeout_seconds(o, 30);
+  lqs_worker_options_set_concurrency(o, 1);
+  lqs_worker_options_set_max_in_progress(o, 1);
+  lqs_worker_t* w = start_tx_worker(q, o, &h);
+  if (w != NULL) {
+    WAIT_FOR(read_locked(&h.mu, &h.calls) == 1);
+    lqs_clock_advance_seconds(clock, 31);
+    lqs_messages_t* got = receive_now(q); /* another consumer's lease */
+    CHECK(lqs_messages_count(got) == 1);
+    lqs_messages_destroy(got);
+    gate_open(&g);
+    WAIT_FOR(stats_v2_of(w).transaction_conflicts == 1);
+    CHECK(lqs_worker_stop(w, 5000) == 1);
+    const lqs_worker_stats_v2_t st = stats_v2_of(w);
+    CHECK(st.succeeded == 0 && st.transaction_conflicts == 1);
+    lqs_worker_destroy(w);
+  }
+  CHECK(logged("transaction conflict"));
+  CHECK(queue_depth(q) == 1);
+  char* v = effect(broker, "order-3");
+  CHECK(v == NULL);
+  lqs_free(v);
+  gate_destroy(&g);
+  pthread_mutex_destroy(&h.mu);
+  lqs_queue_destroy(q);
+}
+
 int main(int argc, char** argv) {
   const char* base = scratch_dir(argc, argv, dir_template);
   if (base == NULL) return 2;
   char path[512];
   snprintf(path, sizeof path, "%s/broker", base);
-  CHECK(lqs_c_api_version() == LQS_C_API_VERSION && LQS_C_API_VERSION >= 2);
+  CHECK(lqs_c_api_version() == LQS_C_API_VERSION && LQS_C_API_VERSION >= 7);
 
   lqs_clock_t* clock = lqs_manual_clock_create(LQS_MANUAL_CLOCK_DEFAULT_START_MS);
   lqs_broker_t* broker = open_broker(path, clock);
@@ -963,6 +1145,9 @@ int main(int argc, char** argv) {
     test_heartbeat_and_stop_deadline(broker, clock);
     test_stop_releases_unstarted(broker);
     test_signal_handlers(broker);
+    test_transactional_success(broker);
+    test_transactional_retry(broker);
+    test_transactional_lost_lease(broker, clock);
     /* Every worker was destroyed before the close. */
     CHECK_OK(lqs_close(broker, &err_));
   }

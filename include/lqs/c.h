@@ -110,8 +110,11 @@ extern "C" {
  *    LQS_OVER_STORAGE_BUDGET).
  * 5: bridges to a remote SQS queue (lqs_bridge_*, lqs/c_bridge.h).
  * 6: tables and transactions (lqs_transaction_*, lqs_table_*,
- *    lqs_list_tables; lqs/c_transaction.h). */
-#define LQS_C_API_VERSION 6
+ *    lqs_list_tables; lqs/c_transaction.h).
+ * 7: transactional worker handlers (lqs_worker_create_transactional,
+ *    lqs/c_transaction.h) and lqs_worker_get_stats_v2
+ *    (transaction_conflicts). */
+#define LQS_C_API_VERSION 7
 
 /* ---- Error codes (== lqs::ErrorCode; never renumbered) ------------------ */
 
@@ -777,6 +780,30 @@ typedef struct lqs_worker_stats_t {
 
 /* Fills *stats (a snapshot; may be called while the worker runs). */
 LQS_C_EXPORT void lqs_worker_get_stats(const lqs_worker_t* w, lqs_worker_stats_t* stats);
+
+/* lqs_worker_stats_t with the counter of transactional workers
+ * (lqs_worker_create_transactional, lqs/c_transaction.h). Same rules: its
+ * layout never changes. */
+typedef struct lqs_worker_stats_v2_t {
+  int64_t received;
+  int64_t succeeded;
+  int64_t retried;
+  int64_t dead_lettered;
+  int64_t duplicates_skipped;
+  int64_t released;
+  int64_t lease_extensions;
+  int64_t lease_extension_failures;
+  int64_t delete_failures;
+  /* commits refused with LQS_TRANSACTION_CONFLICT (nothing applied; the
+   * message is redelivered); always 0 for other workers */
+  int64_t transaction_conflicts;
+  int64_t in_progress;
+  double handler_p50_ms;
+  double handler_p99_ms;
+} lqs_worker_stats_v2_t;
+
+/* As lqs_worker_get_stats, into the v2 struct. */
+LQS_C_EXPORT void lqs_worker_get_stats_v2(const lqs_worker_t* w, lqs_worker_stats_v2_t* stats);
 
 /* Stops the worker (30 s deadline) if it runs, waits for every handler (even
  * those that outlived a stop deadline), restores the signal handlers it

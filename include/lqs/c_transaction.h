@@ -163,11 +163,12 @@ LQS_C_EXPORT int lqs_transaction_commit(lqs_transaction_t* tx, lqs_transaction_r
 
 /* Abandons the transaction: nothing it recorded is applied, and further
  * calls fail with LQS_INVALID_PARAMETER_VALUE (it must still be
- * destroyed). Idempotent; NULL is a no-op. */
+ * destroyed). Idempotent; NULL is a no-op, and so is a worker's
+ * transaction (see "Transactional worker handlers"). */
 LQS_C_EXPORT void lqs_transaction_rollback(lqs_transaction_t* tx);
 
 /* Rolls back a transaction that was not committed, and frees it. NULL is a
- * no-op. */
+ * no-op, and so is a worker's transaction (see below). */
 LQS_C_EXPORT void lqs_transaction_destroy(lqs_transaction_t* tx);
 
 /* One send result per message the commit sent, in the order of the send
@@ -177,6 +178,40 @@ LQS_C_EXPORT size_t lqs_transaction_result_sent_count(const lqs_transaction_resu
 LQS_C_EXPORT const lqs_send_result_t* lqs_transaction_result_sent(const lqs_transaction_result_t* r,
                                                                   size_t i);
 LQS_C_EXPORT void lqs_transaction_result_destroy(lqs_transaction_result_t* r);
+
+/* ---- Transactional worker handlers (lqs::TransactionalHandler) -----------
+ * A worker (lqs/c.h, "Worker") whose handler records its effect in a
+ * transaction the worker gives it: table puts and deletes, sends, other
+ * messages' deletes. On LQS_WORKER_SUCCESS the worker adds the message's
+ * delete (and, with the inbox, its idempotency record) to that transaction
+ * and commits it: one atomic write, so the effect is applied exactly when
+ * the message is acknowledged.
+ *   - The commit fails with LQS_TRANSACTION_CONFLICT (the lease was lost, or
+ *     a key the handler read was changed by another commit): nothing is
+ *     applied, the message comes back (after the retry backoff if the lease
+ *     is still held) and lqs_worker_stats_v2_t.transaction_conflicts counts
+ *     it. Any other commit error: nothing applied; handled as a retry.
+ *   - LQS_WORKER_RETRY, LQS_WORKER_NON_RETRYABLE (or any other value): the
+ *     transaction is rolled back, and the message is retried or
+ *     dead-lettered as for lqs_worker_handler_t.
+ * The worker owns `tx`; it is valid only during the call. The handler may
+ * call every lqs_transaction_* function that records or reads on it, but:
+ * lqs_transaction_commit fails with LQS_INVALID_PARAMETER_VALUE (the
+ * error says the worker commits it) and changes nothing;
+ * lqs_transaction_rollback and lqs_transaction_destroy do nothing (return
+ * LQS_WORKER_RETRY to roll it back). It must not delete or change the
+ * visibility of its own message in `tx` (the worker does). There is no
+ * transactional batch handler. */
+typedef int (*lqs_worker_transactional_handler_t)(const lqs_worker_message_t* message,
+                                                  lqs_transaction_t* tx, void* user,
+                                                  lqs_worker_result_t* result);
+
+/* As lqs_worker_create, with a transactional handler. Errors: those of
+ * lqs_worker_create. */
+LQS_C_EXPORT int lqs_worker_create_transactional(lqs_queue_t* queue,
+                                                 const lqs_worker_options_t* options,
+                                                 lqs_worker_transactional_handler_t handler,
+                                                 void* user, lqs_worker_t** worker, char** errptr);
 
 #ifdef __cplusplus
 } /* extern "C" */
