@@ -717,7 +717,9 @@ LQS_C_EXPORT void lqs_worker_options_set_logger(lqs_worker_options_t* o, lqs_wor
 LQS_C_EXPORT int lqs_worker_create(lqs_queue_t* queue, const lqs_worker_options_t* options,
                                    lqs_worker_handler_t handler, void* user, lqs_worker_t** worker,
                                    char** errptr);
-/* The same with a batch handler. */
+/* The same with a batch handler. (With a handler that records its effect
+ * in a transaction the worker commits with the delete:
+ * lqs_worker_create_transactional, lqs/c_transaction.h.) */
 LQS_C_EXPORT int lqs_worker_create_batch(lqs_queue_t* queue, const lqs_worker_options_t* options,
                                          lqs_worker_batch_handler_t handler, void* user,
                                          lqs_worker_t** worker, char** errptr);
