@@ -19,7 +19,8 @@
 # tsan: builds build-tsan with -DLQS_SANITIZE=thread and runs the tests that
 #   exercise concurrency (long polling, async receive, concurrent FIFO
 #   consumers, fair queues, the database lock, the consumer-support
-#   methods), all of lqs_worker_test in two shards, the C API's worker test
+#   methods, transactions committing from several threads), all of
+#   lqs_worker_test in two shards, lqs_worker_transaction_test, the C API's worker test
 #   (c_api_worker_test: C handlers on the worker's threads), the bridges'
 #   tests (lqs_bridge_test: forward lanes and a pull loop on their threads,
 #   stopped mid-wait), and a 5-second soak (4 producers, 4 consumers).
@@ -112,14 +113,16 @@ if [[ $MODE == all || $MODE == tsan ]]; then
   stamp "tsan: configure and build ($CXX)"
   cmake -S . -B $B "${COMMON[@]}" -DLQS_SANITIZE=thread >/dev/null
   cmake --build $B -j"$JOBS" --target lqs lqs_engine_test lqs_crash_child lqs_soak_test \
-    lqs_worker_test c_api_worker_test lqs_bridge_test
+    lqs_worker_test lqs_worker_transaction_test c_api_worker_test lqs_bridge_test
   mkdir -p "$LOGDIR"
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}
   stamp "tsan: concurrency tests"
   run_sharded 2 $B/lqs_engine_test --gtest_brief=1 \
-    '--gtest_filter=LongPoll*:AsyncReceive*:Fifo*Concurrent*:FairQueue*:Durability*Locked*:ConsumerSupport*'
+    '--gtest_filter=LongPoll*:AsyncReceive*:Fifo*Concurrent*:FairQueue*:Durability*Locked*:ConsumerSupport*:Transaction*'
   stamp "tsan: lqs_worker_test (2 shards)"
   run_sharded 2 $B/lqs_worker_test --gtest_brief=1
+  stamp "tsan: lqs_worker_transaction_test"
+  $B/lqs_worker_transaction_test --gtest_brief=1
   stamp "tsan: c_api_worker_test"
   $B/c_api_worker_test
   stamp "tsan: lqs_bridge_test (bridge lanes, a pull loop, stop)"
