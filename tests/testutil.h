@@ -233,6 +233,19 @@ class Gate {
   bool open_ = false;
 };
 
+// The visible_at_ms of the one message `q` holds, or -1 when it holds none
+// or several (a failed scan fails the test).
+inline int64_t LoneMessageVisibleAt(Queue& q) {
+  int64_t at = -1;
+  int n = 0;
+  EXPECT_OK(q.ScanMessages([&](const StoredMessage& m) {
+    at = m.visible_at_ms;
+    ++n;
+    return true;
+  }));
+  return n == 1 ? at : -1;
+}
+
 }  // namespace lqs::testing
 
 #endif  // LQS_TESTS_TESTUTIL_H_

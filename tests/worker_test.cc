@@ -80,17 +80,7 @@ class WorkerTest : public testing::BrokerTest {
     return w.ok() ? std::move(w).value() : nullptr;
   }
 
-  // The lone message's visible_at_ms (-1 if the queue is not one message).
-  int64_t VisibleAt(Queue& q) {
-    int64_t at = -1;
-    int n = 0;
-    EXPECT_OK(q.ScanMessages([&](const StoredMessage& m) {
-      at = m.visible_at_ms;
-      ++n;
-      return true;
-    }));
-    return n == 1 ? at : -1;
-  }
+  int64_t VisibleAt(Queue& q) { return testing::LoneMessageVisibleAt(q); }
 
   std::string DumpLogs() {
     std::lock_guard<std::mutex> lock(log_mu_);

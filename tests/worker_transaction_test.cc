@@ -59,17 +59,7 @@ class WorkerTransactionTest : public testing::BrokerTest {
     return s.ok() ? *s : QueueStats{};
   }
 
-  // The lone message's visible_at_ms (-1 if the queue is not one message).
-  int64_t VisibleAt(Queue& q) {
-    int64_t at = -1;
-    int n = 0;
-    EXPECT_OK(q.ScanMessages([&](const StoredMessage& m) {
-      at = m.visible_at_ms;
-      ++n;
-      return true;
-    }));
-    return n == 1 ? at : -1;
-  }
+  int64_t VisibleAt(Queue& q) { return testing::LoneMessageVisibleAt(q); }
 
   // Adds one to the "count" record in `tx` (read, then written).
   static void Increment(Transaction& tx) {
