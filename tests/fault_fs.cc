@@ -67,12 +67,14 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
     return s.ok() ? FSWritableFileOwnerWrapper::Flush(o, dbg) : s;
   }
   IOStatus Sync(const IOOptions& o, IODebugContext* dbg) override {
+    fs_->RunSyncHook(path_);
     IOStatus s = fs_->InjectedWriteFault();
     if (s.ok()) s = FSWritableFileOwnerWrapper::Sync(o, dbg);
     if (s.ok()) Synced();
     return s;
   }
   IOStatus Fsync(const IOOptions& o, IODebugContext* dbg) override {
+    fs_->RunSyncHook(path_);
     IOStatus s = fs_->InjectedWriteFault();
     if (s.ok()) s = FSWritableFileOwnerWrapper::Fsync(o, dbg);
     if (s.ok()) Synced();
@@ -215,6 +217,21 @@ void FaultFileSystem::Journal(const std::string& line) {
     std::fprintf(stderr, "fault_fs: journal write failed: %s\n", std::strerror(errno));
     std::abort();
   }
+}
+
+void FaultFileSystem::SetSyncHook(std::function<void(const std::string& path)> hook) {
+  std::lock_guard<std::mutex> lock(sync_hook_mu_);
+  sync_hook_.reset();
+  if (hook) sync_hook_ = std::make_shared<const std::function<void(const std::string&)>>(hook);
+}
+
+void FaultFileSystem::RunSyncHook(const std::string& path) {
+  std::shared_ptr<const std::function<void(const std::string&)>> hook;
+  {
+    std::lock_guard<std::mutex> lock(sync_hook_mu_);
+    hook = sync_hook_;
+  }
+  if (hook) (*hook)(path);
 }
 
 IOStatus FaultFileSystem::InjectedWriteFault() {

@@ -41,7 +41,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <rocksdb/env.h>
@@ -63,6 +65,11 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   const char* Name() const override { return kClassName(); }
 
   void FailWrites(WriteFault fault) { write_fault_.store(fault); }
+  // Calls `hook` with the file's path at the start of every Sync and Fsync
+  // of a writable file (empty: none). The hook may block: a test holds a
+  // write in its sync this way.
+  void SetSyncHook(std::function<void(const std::string& path)> hook);
+  void RunSyncHook(const std::string& path);
   void FailReads(bool fail) { fail_reads_.store(fail); }
   // How many calls each kind of fault has failed so far.
   int64_t failed_writes() const { return failed_writes_.load(); }
@@ -115,6 +122,8 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   std::atomic<bool> fail_reads_{false};
   std::atomic<int64_t> failed_writes_{0};
   std::atomic<int64_t> failed_reads_{0};
+  std::mutex sync_hook_mu_;
+  std::shared_ptr<const std::function<void(const std::string&)>> sync_hook_;  // sync_hook_mu_
 };
 
 }  // namespace lqs::testing
