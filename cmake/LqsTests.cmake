@@ -142,6 +142,7 @@ lqs_add_test(lqs_engine_test
           tests/fair_queue_test.cc
           tests/consumer_support_test.cc
           tests/transaction_test.cc
+          tests/transaction_group_commit_test.cc
           tests/storage_budget_test.cc
   INCLUDES ${PROJECT_BINARY_DIR}/generated
   LIBS lqs lqs_api lqs_testutil RocksDB::rocksdb flatbuffers::flatbuffers OpenSSL::Crypto

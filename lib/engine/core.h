@@ -12,8 +12,11 @@
 // seq_mu_ may be taken under a queue's pending_mu_): seq_mu_ serialises
 // sequence reservations, catalog_mu_ guards the catalogue maps,
 // catalog_change_mu_ serialises catalogue changes; transaction_mu_ serialises
-// transactions' commits and is taken before any queue's locks (a commit
-// then takes queues' gates, then their mu_, each set in queue id order).
+// transactions' commits up to their write and is taken before any queue's
+// locks (a commit then takes queues' gates, then their mu_, each set in
+// queue id order, and releases transaction_mu_ before it writes, still
+// holding them; after that it takes no lock but the leaf mutex of
+// table_writes_in_flight()).
 // Errors: Status returns.
 
 #ifndef LQS_LIB_ENGINE_CORE_H_
@@ -26,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/engine/table_writes_in_flight.h"
 #include "lib/lease/receipt_handle.h"
 #include "lib/notify/async_receiver.h"
 #include "lib/notify/mutex.h"
@@ -77,9 +81,13 @@ class Core {
     return catalog_change_mu_;
   }
 
-  // Serialises transactions' commits (lib/engine/transaction.cc): their
-  // read validation and their write happen with no other commit between.
+  // Serialises transactions' commits (lib/engine/transaction.cc) up to
+  // their write: no other commit comes between a commit's validation and
+  // the registration of its table writes in table_writes_in_flight(). Held
+  // through a notify::MutexHold, which releases it before the write.
   notify::Mutex& transaction_mutex() ABSL_LOCK_RETURNED(transaction_mu_) { return transaction_mu_; }
+  // The table keys of commits that left transaction_mutex() and write now.
+  TableWritesInFlight& table_writes_in_flight() { return table_writes_in_flight_; }
 
   // Parked asynchronous receives (Queue::ReceiveMessageAsync).
   notify::AsyncReceiver& async_receiver() { return *async_; }
@@ -108,6 +116,7 @@ class Core {
   std::map<uint64_t, std::shared_ptr<QueueImpl>> by_id_ ABSL_GUARDED_BY(catalog_mu_);
   notify::Mutex catalog_change_mu_ ABSL_ACQUIRED_BEFORE(catalog_mu_);
   notify::Mutex transaction_mu_ ABSL_ACQUIRED_BEFORE(catalog_mu_);
+  TableWritesInFlight table_writes_in_flight_;
 };
 
 // Meta keys in the catalog column family.

@@ -2,25 +2,30 @@
 // reads and writes in memory until Commit(), its queue operations checked at
 // call time and applied at commit, and the commit itself.
 //
-// The commit (docs/transactions.md) holds the Core's transaction mutex
-// throughout, so that no other commit comes between its validation and its
-// write:
-//   1. validates the reads: every key read from the database (Get) and every
+// The commit (docs/transactions.md) holds the Core's transaction mutex from
+// its validation up to its write, so that no other commit comes between:
+//   1. waits until no earlier commit is still writing a table key that this
+//      one read, scanned or writes (Core::table_writes_in_flight());
+//   2. validates the reads: every key read from the database (Get) and every
 //      range scanned still holds what the transaction saw (the values are
 //      compared; a changed value is kTransactionConflict);
-//   2. runs each queue's part in turn — the sends of each queue (in queue id
+//   3. runs each queue's part in turn — the sends of each queue (in queue id
 //      order; the send path holds the queue's gate shared), then each
 //      queue's deletes and visibility changes (in queue id order, under its
 //      mu_, which checks the leases) — nested, each part's AlsoWrite
 //      continuing with the next one while the part still holds its locks;
-//   3. the innermost step writes one WriteBatch: the first part's own batch,
-//      with the later parts' batches copied and the table writes added. As the nesting unwinds,
-//      each part applies its in-memory changes (or undoes its registrations) by the write's
+//   4. the innermost step registers its table keys as in flight, releases
+//      the transaction mutex and writes one WriteBatch: the first part's own
+//      batch, with the later parts' batches copied and the table writes
+//      added. Concurrent commits' writes meet in RocksDB's write group and
+//      share one fsync. As the nesting unwinds, each part applies its
+//      in-memory changes (or undoes its registrations) by the write's
 //      outcome, exactly as after its own write.
 // All gates are taken before any mu_, each set in queue id order, so a
-// commit cannot deadlock with another commit (the mutex), nor with receives,
-// deletes and visibility changes (which never wait for a gate or a second
-// mu_ while holding a mu_).
+// commit cannot deadlock with another commit (the mutex; a commit that
+// released it takes no further lock but the in-flight set's leaf mutex), nor
+// with receives, deletes and visibility changes (which never wait for a gate
+// or a second mu_ while holding a mu_).
 
 #include "lib/engine/transaction.h"
 
@@ -206,14 +211,17 @@ class TransactionImpl final : public Transaction {
   StatusOr<TransactionResult> Commit() override {
     if (Status st = Usable(); !st.ok()) return st;
     finished_ = true;
-    notify::MutexLock lock(&core_->transaction_mutex());
+    notify::MutexHold hold(&core_->transaction_mutex());
     if (core_->closed()) return Status(ErrorCode::kClosed, "the database is closed");
+    core_->table_writes_in_flight().WaitUntilNoneTouched(
+        [this](const std::string& key) { return Touches(key); });
     if (Status st = ValidateReads(); !st.ok()) return st;
     if (!sends_.empty() || !writes_.empty()) {
       // Sends and records add data: the storage budget refuses them.
       if (Status st = core_->db()->CheckBudget(); !st.ok()) return st;
     }
     CommitState state;
+    state.hold = &hold;
     state.results.resize(send_count_);
     for (auto& entry : sends_) {
       const SendGroup* group = &entry.second;
@@ -266,6 +274,7 @@ class TransactionImpl final : public Transaction {
     rocksdb::WriteBatch* batch = &own;
     bool sync = false;
     std::vector<SendMessageResult> results;
+    notify::MutexHold* hold = nullptr;  // the transaction mutex (step 4 releases it)
   };
 
   Status Usable() const {
@@ -307,7 +316,16 @@ class TransactionImpl final : public Transaction {
     return Status::OK();
   }
 
-  // Step 1 of the commit (see the file comment).
+  // Whether this transaction read, scanned or writes the encoded table key.
+  bool Touches(const std::string& key) const {
+    if (reads_.count(key) != 0 || writes_.count(key) != 0) return true;
+    for (const ScanRead& scan : scans_) {
+      if (scan.lo <= key && key < scan.hi) return true;
+    }
+    return false;
+  }
+
+  // Step 2 of the commit (see the file comment).
   Status ValidateReads() {
     for (const auto& [k, seen] : reads_) {
       StatusOr<std::optional<std::string>> now = ReadTableValue(*core_, k);
@@ -331,7 +349,7 @@ class TransactionImpl final : public Transaction {
                       "transaction again.");
   }
 
-  // Steps 2 and 3 of the commit: step i's write continues with step i + 1;
+  // Steps 3 and 4 of the commit: step i's write continues with step i + 1;
   // after the last one, the whole batch is written.
   Status RunFrom(size_t i, CommitState* state) {
     if (i == state->steps.size()) return WriteAll(state);
@@ -368,6 +386,14 @@ class TransactionImpl final : public Transaction {
       }
     }
     if (state->batch->Count() == 0) return Status::OK();
+    std::vector<std::string> keys;
+    keys.reserve(writes_.size());
+    for (const auto& entry : writes_) keys.push_back(entry.first);
+    const TableWritesInFlight::Registration in_flight(&core_->table_writes_in_flight(),
+                                                      std::move(keys));
+    // The next commit may validate now: a key this one writes waits for it
+    // (step 1), and the queue parts still hold their locks.
+    state->hold->Release();
     // Records are kept as durably as sends.
     return db->Write(state->batch, state->sync || !writes_.empty());
   }

@@ -153,6 +153,27 @@ class ExclusiveHold {
   SharedMutex* mu_;
 };
 
+// A hold on a Mutex that its owner may release before the end of its scope
+// (a transaction's commit releases the transaction mutex before its write).
+// The analysis does not see it, as SharedHold: use it only for a mutex that
+// guards no data, never for one named in ABSL_GUARDED_BY.
+class MutexHold {
+ public:
+  explicit MutexHold(Mutex* mu) ABSL_NO_THREAD_SAFETY_ANALYSIS : mu_(mu) { mu_->Lock(); }
+  MutexHold(const MutexHold&) = delete;
+  MutexHold& operator=(const MutexHold&) = delete;
+  ~MutexHold() { Release(); }
+
+  // Releases the mutex now (once; later calls do nothing).
+  void Release() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (mu_ != nullptr) mu_->Unlock();
+    mu_ = nullptr;
+  }
+
+ private:
+  Mutex* mu_;
+};
+
 // std::condition_variable on a Mutex.
 class CondVar {
  public:
