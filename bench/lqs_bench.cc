@@ -31,7 +31,8 @@
 //   mixed 1     100B    1p1c    none process          50k each
 //   mixed 10    100B    1p1c    process               200k
 //   mixed 10    100B    4p4c    process fsync         200k 5k
-//   txsend 1    100B    1       none process fsync    50k 50k 500  (lqs, sqlite)
+//   txsend 1    100B    1       none process fsync    50k 50k 500
+//   txsend 1    100B    8       fsync (group commit)  2k
 //
 // life  = the issue's "lifecycle": each thread sends a batch, then receives
 //         and deletes that many (batches of up to `batch`), with a standing
@@ -49,9 +50,13 @@
 //         size) and one message in one commit, at the durability of the
 //         send b1 row beside it (lqs: BeginTransaction, Put, SendMessage,
 //         Commit; SQLite: INSERT OR REPLACE and the enqueue in one
-//         transaction, synced as its sends). msgs/s counts commits. The
-//         ceiling has no transactions ("-"). The report's "Transactional
-//         send" table sets each against send b1 of the same run.
+//         transaction, synced as its sends; the ceiling: the same writes in
+//         one batch, with no transaction). msgs/s counts commits. The
+//         report's "Transactional send" table sets each against send b1 of
+//         the same threads and durability, and the disk's fdatasync rate.
+// fdatasync = the disk's own rate, measured in the same run in the database
+//         directory: append 100 bytes to a file and fdatasync it, one at a
+//         time (what one synced commit at a time costs at least).
 // Latency (p50/p99): per send call, or per receive+delete pair (drain, mixed).
 //
 // Further sections (lqs; SQLite where it makes sense):
@@ -94,6 +99,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/disk_probe.h"
 #include "bench/report.h"
 #include "bench/systems.h"
 #include "bench/workloads.h"
@@ -196,6 +202,7 @@ std::vector<Workload> Matrix(const Flags& f) {
   add(Kind::kTxSend, 1, k100, 1, D::kNone, 50000);
   add(Kind::kTxSend, 1, k100, 1, D::kProcess, 50000);
   add(Kind::kTxSend, 1, k100, 1, D::kFsync, 500);
+  add(Kind::kTxSend, 1, k100, 8, D::kFsync, 2000);  // commits sharing fsyncs
   return m;
 }
 
@@ -322,7 +329,6 @@ int Main(int argc, char** argv) {
                        w.Name() + " (" + std::to_string(w.count) + " msgs):";
     for (SystemKind k : f.systems) {
       if (w.groups > 0 && k == SystemKind::kSqlite) continue;  // no FIFO model in SQLite
-      if (w.kind == Kind::kTxSend && k == SystemKind::kCeiling) continue;  // no transactions
       const std::string dir = f.db + "/run-" + SystemName(k);
       RemoveDir(dir);
       Measurement m = RunWorkload(k, w, dir);
@@ -332,6 +338,12 @@ int Main(int argc, char** argv) {
     }
     std::fprintf(stderr, "%s\n", line.c_str());
     report.rows.push_back(std::move(row));
+  }
+
+  if (std::any_of(report.rows.begin(), report.rows.end(),
+                  [](const Row& row) { return row.workload.durability == Durability::kFsync; })) {
+    report.fdatasync_per_s = FdatasyncPerSecond(f.db, f.quick ? 100 : 500);
+    std::fprintf(stderr, "disk: %.0f fdatasync/s\n", report.fdatasync_per_s);
   }
 
   auto has = [&](SystemKind k) {

@@ -46,6 +46,9 @@ struct Report {
   std::vector<MemoryResult> memory;
   std::vector<FifoIdleResult> fifo_idle;  // [0]: one group per message, [1]: control
   double elapsed_seconds = 0;
+  // The disk's fdatasync rate (bench/disk_probe.h), measured after the
+  // workload rows when any of them ran in mode fsync; 0 when not measured.
+  double fdatasync_per_s = 0;
   std::vector<std::string> notes;  // skipped workloads (FIFO) and other remarks
   nlohmann::json machine;
   nlohmann::json config;
