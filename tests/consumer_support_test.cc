@@ -9,6 +9,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -294,6 +295,79 @@ TEST_F(ConsumerSupportTest, SendAndRecordRefusesBadInputWithNothingWritten) {
   EXPECT_FALSE(Contains(*q, "k"));
   EXPECT_EQ(Counts(*q)[0], 0);
   EXPECT_EQ(RawInboxKeys(), 0);
+}
+
+TEST_F(ConsumerSupportTest, SendsAndRecordsInOneCallSendEachNewKeyOnce) {
+  auto q = MakeQueue("q");
+  SendMessageRequest s;
+  s.body = "before";
+  ASSERT_OK(q->SendMessageAndRecord(s, "k1", 600));
+  auto req = [](const std::string& body) {
+    SendMessageRequest r;
+    r.body = body;
+    return r;
+  };
+  auto got = q->SendMessagesAndRecord({req("a"), req("b"), req("c"), req(""), req("e"), req("f")},
+                                      {"k1", "k2", "", "k3", "k2", "k4"}, 600);
+  ASSERT_OK(got);
+  ASSERT_EQ(got->size(), 6u);
+  EXPECT_OK((*got)[0].status);  // recorded before: a duplicate
+  EXPECT_FALSE((*got)[0].sent.has_value());
+  EXPECT_OK((*got)[1].status);
+  ASSERT_TRUE((*got)[1].sent.has_value());
+  EXPECT_EQ((*got)[1].sent->md5_of_message_body, api::Md5Hex("b"));
+  EXPECT_CODE((*got)[2].status, kInvalidParameterValue);  // the key
+  EXPECT_CODE((*got)[3].status, kMissingParameter);       // the body
+  EXPECT_OK((*got)[4].status);                            // repeats entry 1's key
+  EXPECT_FALSE((*got)[4].sent.has_value());
+  ASSERT_TRUE((*got)[5].sent.has_value());
+  EXPECT_EQ((*got)[5].sent->md5_of_message_body, api::Md5Hex("f"));
+  EXPECT_TRUE(Contains(*q, "k2"));
+  EXPECT_TRUE(Contains(*q, "k4"));
+  EXPECT_FALSE(Contains(*q, "k3"));
+  EXPECT_EQ(Counts(*q)[0], 3);
+  std::multiset<std::string> bodies;
+  for (const ReceivedMessage& m : Receive(*q)) bodies.insert(m.body);
+  EXPECT_EQ(bodies, (std::multiset<std::string>{"before", "b", "f"}));
+  ExpectConsistent();
+}
+
+TEST_F(ConsumerSupportTest, SendsAndRecordsRefuseTheCallWithNothingWritten) {
+  auto q = MakeQueue("q");
+  SendMessageRequest s;
+  s.body = "x";
+  EXPECT_CODE(q->SendMessagesAndRecord({s, s}, {"k"}, 60), kInvalidParameterValue);
+  EXPECT_CODE(q->SendMessagesAndRecord({s}, {"k"}, 0), kInvalidParameterValue);
+  std::vector<SendMessageRequest> eleven(11, s);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 11; ++i) keys.push_back("k" + std::to_string(i));
+  EXPECT_CODE(q->SendMessagesAndRecord(eleven, keys, 60), kInvalidParameterValue);
+  EXPECT_EQ(Counts(*q)[0], 0);
+  EXPECT_EQ(RawInboxKeys(), 0);
+}
+
+TEST_F(ConsumerSupportTest, SendsAndRecordsKeepFifoOrder) {
+  auto q = MakeQueue("q.fifo", {{"FifoQueue", "true"}});
+  std::vector<SendMessageRequest> sends;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 3; ++i) {
+    SendMessageRequest r;
+    r.body = "m" + std::to_string(i);
+    r.message_group_id = "g";
+    r.message_deduplication_id = "d" + std::to_string(i);
+    sends.push_back(r);
+    keys.push_back("pull:" + std::to_string(i));
+  }
+  auto got = q->SendMessagesAndRecord(sends, keys, 600);
+  ASSERT_OK(got);
+  for (const RecordedSend& r : *got) {
+    EXPECT_OK(r.status);
+    ASSERT_TRUE(r.sent.has_value());
+    EXPECT_TRUE(r.sent->sequence_number.has_value());
+  }
+  auto received = Receive(*q);
+  ASSERT_EQ(received.size(), 3u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(received[i].body, "m" + std::to_string(i));
 }
 
 TEST_F(ConsumerSupportTest, ConcurrentSendsAndRecordsOfOneKeySendOnce) {

@@ -35,6 +35,12 @@
 
 namespace lqs {
 
+// One entry's outcome in Queue::SendMessagesAndRecord.
+struct RecordedSend {
+  Status status;                          // the entry's own error; not sent unless ok()
+  std::optional<SendMessageResult> sent;  // nullopt with ok(): a duplicate, not sent
+};
+
 class Queue {
  public:
   virtual ~Queue() = default;
@@ -191,6 +197,20 @@ class Queue {
   virtual StatusOr<std::optional<SendMessageResult>> SendMessageAndRecord(
       const SendMessageRequest& request, const std::string& idempotency_key,
       int64_t ttl_seconds) = 0;
+
+  // SendMessageAndRecord for up to 10 messages (limits::kMaxBatchEntries)
+  // in one atomic write: entry i sends requests[i] and records
+  // idempotency_keys[i] (same sizes), all for `ttl_seconds`. Each entry's
+  // result (same order): OK with the send's result; OK with nullopt when its
+  // key is recorded already or repeats an earlier entry's (nothing sent); or
+  // the entry's own validation error (IdempotencyKey, the message), the
+  // entry not sent — the others are. The call's error (sizes, TtlSeconds,
+  // OverStorageBudget, IOError, Closed): nothing sent, nothing recorded.
+  // Calls with the same keys on one Queue are serialized, as
+  // SendMessageAndRecord's.
+  virtual StatusOr<std::vector<RecordedSend>> SendMessagesAndRecord(
+      const std::vector<SendMessageRequest>& requests,
+      const std::vector<std::string>& idempotency_keys, int64_t ttl_seconds) = 0;
 
   // Moves the leased message that `receipt_handle` names to this queue's
   // dead-letter queue (its RedrivePolicy's deadLetterTargetArn) at once,

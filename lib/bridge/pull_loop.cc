@@ -122,38 +122,49 @@ class PullLoop {
     return req;
   }
 
-  // Sends the messages locally and deletes remotely those now stored (or
-  // stored before). False when the local queue failed for a reason that
-  // is not the message's (the others are left for later).
+  // Sends the messages locally, in one write with their records, and
+  // deletes remotely those now stored (or stored before). False when the
+  // local queue failed for a reason that is not the messages' (nothing was
+  // stored; they are left for later).
   bool Store(const std::vector<ReceivedMessage>& messages) {
-    std::vector<DeleteMessageBatchEntry> done;
-    bool local_ok = true;
+    std::vector<const ReceivedMessage*> intact;
+    std::vector<SendMessageRequest> sends;
+    std::vector<std::string> keys;
     for (const ReceivedMessage& m : messages) {
       if (api::Md5Hex(m.body) != m.md5_of_body) {
         rt_->Md5Mismatch();  // not ours to delete: it comes again
         continue;
       }
-      StatusOr<std::optional<SendMessageResult>> sent =
-          q_.SendMessageAndRecord(LocalSend(m), "pull:" + m.message_id, ttl_seconds_);
-      if (!sent.ok()) {
-        const ErrorCode code = sent.status().code();
-        if (code == ErrorCode::kClosed) {
-          rt_->RequestStop();  // the Broker closed under the bridge
-          return false;
-        }
-        rt_->Refused("Local" + std::string(ErrorCodeName(code)), sent.status().message());
-        if (!ErrorInfoFor(code).sender_fault) {
-          local_ok = false;
-          break;
-        }
-        continue;  // this message cannot be stored here: the remote keeps it
+      intact.push_back(&m);
+      sends.push_back(LocalSend(m));
+      keys.push_back("pull:" + m.message_id);
+    }
+    if (intact.empty()) return true;
+    StatusOr<std::vector<RecordedSend>> stored =
+        q_.SendMessagesAndRecord(sends, keys, ttl_seconds_);
+    if (!stored.ok()) {
+      const ErrorCode code = stored.status().code();
+      if (code == ErrorCode::kClosed) {
+        rt_->RequestStop();  // the Broker closed under the bridge
+        return false;
       }
-      if (sent->has_value()) {
+      rt_->Refused("Local" + std::string(ErrorCodeName(code)), stored.status().message());
+      return false;
+    }
+    std::vector<DeleteMessageBatchEntry> done;
+    for (size_t i = 0; i < intact.size(); ++i) {
+      const RecordedSend& r = (*stored)[i];
+      if (!r.status.ok()) {
+        // This message cannot be stored here: the remote keeps it.
+        rt_->Refused("Local" + std::string(ErrorCodeName(r.status.code())), r.status.message());
+        continue;
+      }
+      if (r.sent.has_value()) {
         rt_->Transferred(1);
       } else {
         rt_->Duplicate();
       }
-      done.push_back({std::to_string(done.size()), m.receipt_handle});
+      done.push_back({std::to_string(done.size()), intact[i]->receipt_handle});
     }
     if (!done.empty()) {
       const std::string payload =
@@ -169,7 +180,7 @@ class PullLoop {
         }
       }
     }
-    return local_ok;
+    return true;
   }
 
   Runtime* rt_;

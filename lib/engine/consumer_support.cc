@@ -12,6 +12,7 @@
 // batch.
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -138,6 +139,60 @@ StatusOr<std::optional<SendMessageResult>> QueueImpl::SendMessageAndRecord(
                     : StoreMessages({&request}, &results, record);
   if (!st.ok()) return st;
   return std::optional<SendMessageResult>(std::move(results[0]));
+}
+
+StatusOr<std::vector<RecordedSend>> QueueImpl::SendMessagesAndRecord(
+    const std::vector<SendMessageRequest>& requests,
+    const std::vector<std::string>& idempotency_keys, int64_t ttl_seconds) {
+  Status live = CheckLive();
+  if (!live.ok()) return live;
+  if (requests.size() != idempotency_keys.size() ||
+      requests.size() > static_cast<size_t>(limits::kMaxBatchEntries)) {
+    return Status(ErrorCode::kInvalidParameterValue,
+                  "SendMessagesAndRecord takes as many IdempotencyKeys as requests, at most " +
+                      std::to_string(limits::kMaxBatchEntries) + "; got " +
+                      std::to_string(requests.size()) + " requests and " +
+                      std::to_string(idempotency_keys.size()) + " keys.");
+  }
+  if (Status st = ValidateTtl(ttl_seconds); !st.ok()) return st;
+  const api::QueueConfig config = *SendConfig();
+  std::vector<RecordedSend> out(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    out[i].status = ValidateIdempotencyKey(idempotency_keys[i]);
+    if (out[i].status.ok()) {
+      out[i].status = api::ValidateSendMessage(requests[i], config, /*in_batch=*/false);
+    }
+  }
+  // Pulled messages are sends like any other: the storage budget refuses them.
+  Status room = core_->db()->CheckBudget();
+  if (!room.ok()) return room;
+  notify::MutexLock lock(&record_send_mu_);
+  std::vector<const SendMessageRequest*> to_send;
+  std::vector<size_t> sent_index;  // into out, by to_send's order
+  std::set<std::string> keys;      // the keys this call records
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (!out[i].status.ok() || keys.count(idempotency_keys[i]) != 0) continue;
+    StatusOr<bool> seen = InboxContains(idempotency_keys[i]);
+    if (!seen.ok()) return seen.status();
+    if (*seen) continue;
+    keys.insert(idempotency_keys[i]);
+    to_send.push_back(&requests[i]);
+    sent_index.push_back(i);
+  }
+  if (to_send.empty()) return out;
+  const AlsoWrite record = [this, &keys, ttl_seconds](rocksdb::WriteBatch* batch, int64_t now,
+                                                      bool must_sync) {
+    for (const std::string& key : keys) {
+      if (Status st = RecordInInbox(batch, key, now + ttl_seconds * 1000); !st.ok()) return st;
+    }
+    return core_->db()->Write(batch, must_sync);
+  };
+  std::vector<SendMessageResult> results;
+  Status st = fifo_ ? StoreFifoMessages(to_send, &results, record)
+                    : StoreMessages(to_send, &results, record);
+  if (!st.ok()) return st;
+  for (size_t j = 0; j < results.size(); ++j) out[sent_index[j]].sent = std::move(results[j]);
+  return out;
 }
 
 StatusOr<bool> QueueImpl::InboxContains(const std::string& idempotency_key) {

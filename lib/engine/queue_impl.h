@@ -144,6 +144,10 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   StatusOr<std::optional<SendMessageResult>> SendMessageAndRecord(
       const SendMessageRequest& request, const std::string& idempotency_key,
       int64_t ttl_seconds) override ABSL_LOCKS_EXCLUDED(record_send_mu_);
+  StatusOr<std::vector<RecordedSend>> SendMessagesAndRecord(
+      const std::vector<SendMessageRequest>& requests,
+      const std::vector<std::string>& idempotency_keys, int64_t ttl_seconds) override
+      ABSL_LOCKS_EXCLUDED(record_send_mu_);
   Status MoveToDeadLetterQueue(const std::string& receipt_handle,
                                const MessageAttributeMap& extra_attributes) override
       ABSL_LOCKS_EXCLUDED(mu_);
