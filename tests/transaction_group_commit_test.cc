@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <rocksdb/file_system.h>
@@ -98,6 +99,21 @@ class TransactionGroupCommitTest : public ::testing::Test {
     return a;
   }
 
+  // Commits `b` in a thread while `a` (StartHeldWriterOfK) is held in its
+  // sync; when `waits`, first checks that `b` waits for the key in flight.
+  // Then lets `a` finish; returns b's outcome.
+  Status CommitBesideHeldWriter(std::thread a, Transaction& b, bool waits) {
+    Status b_result;
+    std::thread bt([&] { b_result = b.Commit().status(); });
+    if (waits) {
+      EXPECT_TRUE(waiting_.Wait()) << "the second commit did not wait for the key in flight";
+    }
+    release_.Open();
+    a.join();
+    bt.join();
+    return b_result;
+  }
+
   TempDir dir_;
   std::unique_ptr<FaultFileSystem> fs_;
   std::unique_ptr<rocksdb::Env> env_;
@@ -123,12 +139,7 @@ TEST_F(TransactionGroupCommitTest, ReadOfAKeyBeingWrittenWaitsThenConflicts) {
   ASSERT_OK(seen);
   EXPECT_EQ(*seen, std::optional<std::string>("0"));
   ASSERT_OK(b->Put("t", "k", "B"));
-  Status b_result;
-  std::thread bt([&] { b_result = b->Commit().status(); });
-  EXPECT_TRUE(waiting_.Wait()) << "the second commit did not wait for the key in flight";
-  release_.Open();
-  a.join();
-  bt.join();
+  const Status b_result = CommitBesideHeldWriter(std::move(a), *b, /*waits=*/true);
   EXPECT_CODE(b_result, kTransactionConflict);
   EXPECT_EQ(Committed("k"), std::optional<std::string>("A"));
 }
@@ -140,12 +151,7 @@ TEST_F(TransactionGroupCommitTest, ScanOverAKeyBeingWrittenWaitsThenConflicts) {
   ASSERT_OK(seen);
   EXPECT_TRUE(seen->empty());
   ASSERT_OK(b->Put("t", "count", "0"));
-  Status b_result;
-  std::thread bt([&] { b_result = b->Commit().status(); });
-  EXPECT_TRUE(waiting_.Wait()) << "the second commit did not wait for the range in flight";
-  release_.Open();
-  a.join();
-  bt.join();
+  const Status b_result = CommitBesideHeldWriter(std::move(a), *b, /*waits=*/true);
   EXPECT_CODE(b_result, kTransactionConflict);
   EXPECT_EQ(Committed("count"), std::nullopt);
 }
@@ -154,12 +160,7 @@ TEST_F(TransactionGroupCommitTest, BlindWriteOfAKeyBeingWrittenLandsAfterIt) {
   std::thread a = StartHeldWriterOfK();
   auto b = broker_->BeginTransaction();
   ASSERT_OK(b->Put("t", "k", "B"));
-  Status b_result;
-  std::thread bt([&] { b_result = b->Commit().status(); });
-  EXPECT_TRUE(waiting_.Wait()) << "the second commit did not wait for the key in flight";
-  release_.Open();
-  a.join();
-  bt.join();
+  const Status b_result = CommitBesideHeldWriter(std::move(a), *b, /*waits=*/true);
   EXPECT_OK(b_result);
   // Commit order is write order: the later commit's value stays.
   EXPECT_EQ(Committed("k"), std::optional<std::string>("B"));
@@ -174,11 +175,7 @@ TEST_F(TransactionGroupCommitTest, CommitOfOtherKeysDoesNotWait) {
   SendMessageRequest r;
   r.body = "order B";
   ASSERT_OK(b->SendMessage("q", r));
-  Status b_result;
-  std::thread bt([&] { b_result = b->Commit().status(); });
-  release_.Open();
-  a.join();
-  bt.join();
+  const Status b_result = CommitBesideHeldWriter(std::move(a), *b, /*waits=*/false);
   EXPECT_OK(b_result);
   EXPECT_EQ(waits_.load(), 0);
   EXPECT_EQ(Committed("k"), std::optional<std::string>("A"));
