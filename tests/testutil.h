@@ -213,6 +213,23 @@ bool WaitFor(Pred pred, std::chrono::milliseconds limit = std::chrono::seconds(2
   return true;
 }
 
+// Walks `clock` 120 s in 5-second steps past a worker that holds a 30-second
+// lease: its keeper renews 20 s into each lease (a third left), so at each
+// 20th second this waits for `renewals()` to reach t / 20. `each_step(t)`
+// runs after every step. False, with a failure, when a renewal did not come.
+inline bool WalkLeaseRenewals(ManualClock* clock, const std::function<int64_t()>& renewals,
+                              const std::function<void(int)>& each_step = {}) {
+  for (int t = 5; t <= 120; t += 5) {
+    clock->AdvanceSeconds(5);
+    if (t % 20 == 0 && !WaitFor([&] { return renewals() >= t / 20; })) {
+      ADD_FAILURE() << "no lease renewal by t=" << t;
+      return false;
+    }
+    if (each_step) each_step(t);
+  }
+  return true;
+}
+
 // A latch that handlers wait on; every wait is bounded, so a failing test
 // ends. Thread-safe.
 class Gate {
