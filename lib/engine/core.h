@@ -14,9 +14,10 @@
 // catalog_change_mu_ serialises catalogue changes; transaction_mu_ serialises
 // transactions' commits up to their write and is taken before any queue's
 // locks (a commit then takes queues' gates, then their mu_, each set in
-// queue id order, and releases transaction_mu_ before it writes, still
-// holding them; after that it takes no lock but the leaf mutex of
-// table_writes_in_flight()).
+// queue id order; it releases transaction_mu_ before its write, still
+// holding them, and never takes it again, so a commit that waits under
+// transaction_mu_ for an earlier one's keys in table_writes_in_flight(), a
+// leaf, waits for that RocksDB write only).
 // Errors: Status returns.
 
 #ifndef LQS_LIB_ENGINE_CORE_H_

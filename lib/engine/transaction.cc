@@ -22,10 +22,12 @@
 //      in-memory changes (or undoes its registrations) by the write's
 //      outcome, exactly as after its own write.
 // All gates are taken before any mu_, each set in queue id order, so a
-// commit cannot deadlock with another commit (the mutex; a commit that
-// released it takes no further lock but the in-flight set's leaf mutex), nor
-// with receives, deletes and visibility changes (which never wait for a gate
-// or a second mu_ while holding a mu_).
+// commit cannot deadlock with another commit (both take their locks in that
+// order; one that released the mutex holds all of its locks already and
+// releases them innermost first; one that waits in step 1 holds the mutex
+// and no queue lock, and the keys it waits for leave the in-flight set as
+// soon as their write returns), nor with receives, deletes and visibility
+// changes (which never wait for a gate or a second mu_ while holding a mu_).
 
 #include "lib/engine/transaction.h"
 
