@@ -181,14 +181,22 @@ std::vector<Outcome> Comparable(std::vector<Outcome> outcomes) {
 
 bool IsTchar(char c);
 
-// "<token> <target> HTTP/<digit>.<digit>\r\n" at the start of `s`.
-bool GoodRequestLine(std::string_view s) {
+// Where the version part of a request line at the start of `s` begins: the
+// index just past "<token> <target>" (the space before the version, if
+// any); npos when `s` does not start with a token, a space and a target.
+size_t AfterTarget(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && IsTchar(s[i])) ++i;
-  if (i == 0 || i == s.size() || s[i] != ' ') return false;
+  if (i == 0 || i == s.size() || s[i] != ' ') return std::string_view::npos;
   const size_t target = ++i;
   while (i < s.size() && static_cast<unsigned char>(s[i]) > 0x20 && s[i] != 0x7f) ++i;
-  if (i == target) return false;
+  return i == target ? std::string_view::npos : i;
+}
+
+// "<token> <target> HTTP/<digit>.<digit>\r\n" at the start of `s`.
+bool GoodRequestLine(std::string_view s) {
+  const size_t i = AfterTarget(s);
+  if (i == std::string_view::npos) return false;
   const std::string_view v = s.substr(i);
   return v.size() >= 11 && v.substr(0, 6) == " HTTP/" && v[6] >= '0' && v[6] <= '9' &&
          v[7] == '.' && v[8] >= '0' && v[8] <= '9' && v.substr(9, 2) == "\r\n";
@@ -200,12 +208,8 @@ bool GoodRequestLine(std::string_view s) {
 // is refused as too long (431), even when it is malformed and a blank line
 // follows within the limit.
 bool VersionPastLimit(std::string_view s, size_t limit) {
-  size_t i = 0;
-  while (i < s.size() && IsTchar(s[i])) ++i;
-  if (i == 0 || i == s.size() || s[i] != ' ') return false;
-  const size_t target = ++i;
-  while (i < s.size() && static_cast<unsigned char>(s[i]) > 0x20 && s[i] != 0x7f) ++i;
-  if (i == target || i == s.size() || s[i] != ' ') return false;
+  const size_t i = AfterTarget(s);
+  if (i == std::string_view::npos || i == s.size() || s[i] != ' ') return false;
   return i + 1 + 8 > limit;
 }
 
