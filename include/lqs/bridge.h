@@ -5,10 +5,10 @@
 // message only after the remote acknowledged that entry with the same
 // MD5OfMessageBody (and MD5OfMessageAttributes, MD5OfMessageSystemAttributes).
 // A pull bridge drains a remote queue into a local one: it long-polls the
-// remote, sends each message to the local queue durably, recording the
-// remote MessageId in the same write (Queue::SendMessageAndRecord), and only
-// then deletes it remotely. The remote is any endpoint that speaks SQS's
-// JSON 1.0 protocol: Amazon SQS (HTTPS, SigV4) or another lqsd.
+// remote, sends each receive's messages to the local queue durably,
+// recording their remote MessageIds in the same write
+// (Queue::SendMessagesAndRecord), and only then deletes them remotely. The remote is any endpoint
+// that speaks SQS's JSON 1.0 protocol: Amazon SQS (HTTPS, SigV4) or another lqsd.
 //
 // Delivery is at least once. What can be duplicated, what is never lost and
 // how failures are handled: docs/bridge.md.

@@ -1,8 +1,8 @@
 // lib/bridge/pull_loop.h — one of a pull bridge's loops (it runs
 // max_batches_in_flight of them, each on its own thread and connection):
-// long-polls the remote queue (up to ten messages), sends each message to
-// the local queue with its remote MessageId recorded in the same write
-// (Queue::SendMessageAndRecord), and only then deletes it remotely.
+// long-polls the remote queue (up to ten messages), sends them to the local
+// queue with their remote MessageIds recorded, all in one write
+// (Queue::SendMessagesAndRecord), and only then deletes them remotely.
 //
 // A message whose local send failed is not deleted remotely: the remote
 // delivers it again after its visibility timeout (and, after its

@@ -76,7 +76,7 @@ Status QueueImpl::DeleteMessageAndRecord(const std::string& receipt_handle,
   if (Status st = ValidateIdempotencyKey(idempotency_key); !st.ok()) return st;
   if (Status st = ValidateTtl(ttl_seconds); !st.ok()) return st;
   // Runs under mu_, after the handle passed DeleteMessage's rules.
-  return DeleteOne(receipt_handle, InboxRecorder(idempotency_key, ttl_seconds));
+  return DeleteOne(receipt_handle, InboxRecorder({idempotency_key}, ttl_seconds));
 }
 
 Status QueueImpl::CheckTxInboxRecord(const std::string& idempotency_key,
@@ -85,13 +85,14 @@ Status QueueImpl::CheckTxInboxRecord(const std::string& idempotency_key,
   return ValidateTtl(ttl_seconds);
 }
 
-QueueImpl::AlsoWrite QueueImpl::InboxRecorder(const std::string& idempotency_key,
+QueueImpl::AlsoWrite QueueImpl::InboxRecorder(std::vector<std::string> idempotency_keys,
                                               int64_t ttl_seconds) {
-  return [this, &idempotency_key, ttl_seconds](rocksdb::WriteBatch* batch, int64_t now,
-                                               bool must_sync) {
-    Status st = RecordInInbox(batch, idempotency_key, now + ttl_seconds * 1000);
-    if (st.ok()) st = core_->db()->Write(batch, must_sync);
-    return st;
+  return [this, keys = std::move(idempotency_keys), ttl_seconds](rocksdb::WriteBatch* batch,
+                                                                 int64_t now, bool must_sync) {
+    for (const std::string& key : keys) {
+      if (Status st = RecordInInbox(batch, key, now + ttl_seconds * 1000); !st.ok()) return st;
+    }
+    return core_->db()->Write(batch, must_sync);
   };
 }
 
@@ -122,23 +123,12 @@ StatusOr<std::optional<SendMessageResult>> QueueImpl::SendMessageAndRecord(
   Status live = CheckLive();
   if (!live.ok()) return live;
   if (Status st = ValidateIdempotencyKey(idempotency_key); !st.ok()) return st;
-  if (Status st = ValidateTtl(ttl_seconds); !st.ok()) return st;
-  const api::QueueConfig config = *SendConfig();
-  Status valid = api::ValidateSendMessage(request, config, /*in_batch=*/false);
-  if (!valid.ok()) return valid;
-  // A pulled message is a send like any other: the storage budget refuses it.
-  Status room = core_->db()->CheckBudget();
-  if (!room.ok()) return room;
-  notify::MutexLock lock(&record_send_mu_);
-  StatusOr<bool> seen = InboxContains(idempotency_key);
-  if (!seen.ok()) return seen.status();
-  if (*seen) return std::optional<SendMessageResult>();
-  const AlsoWrite record = InboxRecorder(idempotency_key, ttl_seconds);
-  std::vector<SendMessageResult> results;
-  Status st = fifo_ ? StoreFifoMessages({&request}, &results, record)
-                    : StoreMessages({&request}, &results, record);
-  if (!st.ok()) return st;
-  return std::optional<SendMessageResult>(std::move(results[0]));
+  StatusOr<std::vector<RecordedSend>> out =
+      SendAndRecord({&request, 1}, {&idempotency_key, 1}, ttl_seconds);
+  if (!out.ok()) return out.status();
+  RecordedSend& entry = (*out)[0];
+  if (!entry.status.ok()) return entry.status;
+  return std::move(entry.sent);
 }
 
 StatusOr<std::vector<RecordedSend>> QueueImpl::SendMessagesAndRecord(
@@ -154,15 +144,24 @@ StatusOr<std::vector<RecordedSend>> QueueImpl::SendMessagesAndRecord(
                       std::to_string(requests.size()) + " requests and " +
                       std::to_string(idempotency_keys.size()) + " keys.");
   }
+  return SendAndRecord(requests, idempotency_keys, ttl_seconds);
+}
+
+StatusOr<std::vector<RecordedSend>> QueueImpl::SendAndRecord(
+    std::span<const SendMessageRequest> requests, std::span<const std::string> idempotency_keys,
+    int64_t ttl_seconds) {
   if (Status st = ValidateTtl(ttl_seconds); !st.ok()) return st;
   const api::QueueConfig config = *SendConfig();
   std::vector<RecordedSend> out(requests.size());
+  bool any_valid = false;
   for (size_t i = 0; i < requests.size(); ++i) {
     out[i].status = ValidateIdempotencyKey(idempotency_keys[i]);
     if (out[i].status.ok()) {
       out[i].status = api::ValidateSendMessage(requests[i], config, /*in_batch=*/false);
     }
+    any_valid = any_valid || out[i].status.ok();
   }
+  if (!any_valid) return out;
   // Pulled messages are sends like any other: the storage budget refuses them.
   Status room = core_->db()->CheckBudget();
   if (!room.ok()) return room;
@@ -180,13 +179,7 @@ StatusOr<std::vector<RecordedSend>> QueueImpl::SendMessagesAndRecord(
     sent_index.push_back(i);
   }
   if (to_send.empty()) return out;
-  const AlsoWrite record = [this, &keys, ttl_seconds](rocksdb::WriteBatch* batch, int64_t now,
-                                                      bool must_sync) {
-    for (const std::string& key : keys) {
-      if (Status st = RecordInInbox(batch, key, now + ttl_seconds * 1000); !st.ok()) return st;
-    }
-    return core_->db()->Write(batch, must_sync);
-  };
+  const AlsoWrite record = InboxRecorder({keys.begin(), keys.end()}, ttl_seconds);
   std::vector<SendMessageResult> results;
   Status st = fifo_ ? StoreFifoMessages(to_send, &results, record)
                     : StoreMessages(to_send, &results, record);

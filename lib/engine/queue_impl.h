@@ -70,6 +70,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -290,9 +291,15 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   // `expiry` (ms), moving a recorded key's sweep entry (consumer_support.cc).
   Status RecordInInbox(rocksdb::WriteBatch* batch, const std::string& idempotency_key,
                        int64_t expiry);
-  // An AlsoWrite that records `idempotency_key` (borrowed: it must outlive
-  // the call) for `ttl_seconds` from the write's time.
-  AlsoWrite InboxRecorder(const std::string& idempotency_key, int64_t ttl_seconds);
+  // An AlsoWrite that records each of `idempotency_keys` (distinct) for
+  // `ttl_seconds` from the write's time.
+  AlsoWrite InboxRecorder(std::vector<std::string> idempotency_keys, int64_t ttl_seconds);
+  // SendMessage(s)AndRecord after their call-level checks (CheckLive, and
+  // the sizes or the single key): `requests[i]` with `idempotency_keys[i]`.
+  StatusOr<std::vector<RecordedSend>> SendAndRecord(std::span<const SendMessageRequest> requests,
+                                                    std::span<const std::string> idempotency_keys,
+                                                    int64_t ttl_seconds)
+      ABSL_LOCKS_EXCLUDED(record_send_mu_);
 
   // ---- Send path (queue_send.cc, fifo_queue.cc) ----
   // The attributes sends use (a consistent copy).
