@@ -9,6 +9,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include <rocksdb/db.h>
 
 #include "lib/api/message_rules.h"
+#include "lib/engine/queue_impl.h"
 #include "lib/storage/keys.h"
 #include "tests/testutil.h"
 
@@ -260,6 +262,42 @@ TEST_F(ConsumerSupportTest, SendAndRecordSendsOnceAndRecords) {
   EXPECT_TRUE(later->has_value());
   EXPECT_EQ(Counts(*q)[0], 2);
   ExpectConsistent();
+}
+
+TEST_F(ConsumerSupportTest, SweepKeepsARecordASendRenewsDuringIt) {
+  // A send renews an expired record (read, then write) while a sweep that
+  // read the old record is about to delete it. The sweep holds mu_ from its
+  // read to its write, and so does the send's record step: the renewal
+  // waits for the sweep and writes after it. Were the send's step unlocked,
+  // it would finish inside the grace below and the sweep's write would then
+  // delete the new record. The grace only decides how surely that bug is
+  // seen; a correct build passes whatever it is.
+  constexpr auto kRenewalGrace = std::chrono::milliseconds(200);
+  auto q = MakeQueue("q");
+  SendMessageRequest s;
+  s.body = "pulled";
+  ASSERT_OK(q->SendMessageAndRecord(s, "k", 60));
+  clock_->AdvanceSeconds(60);  // expired, not swept
+  std::future<StatusOr<std::optional<SendMessageResult>>> renewal;
+  int sweeps = 0;
+  static_cast<engine::QueueImpl&>(*q).SetInboxSweepHookForTest([&] {
+    if (++sweeps > 1) return;
+    renewal =
+        std::async(std::launch::async, [&q, &s] { return q->SendMessageAndRecord(s, "k", 600); });
+    renewal.wait_for(kRenewalGrace);
+  });
+  ASSERT_OK(broker_->RunMaintenance());
+  static_cast<engine::QueueImpl&>(*q).SetInboxSweepHookForTest(nullptr);
+  ASSERT_EQ(sweeps, 1);
+  auto renewed = renewal.get();
+  ASSERT_OK(renewed);
+  EXPECT_TRUE(renewed->has_value());  // the expired record did not hold it back
+  EXPECT_TRUE(Contains(*q, "k"));
+  clock_->AdvanceSeconds(599);
+  ExpectInboxKeysAfterMaintenance(2);  // its record and its sweep-index entry
+  q = Get("q");
+  EXPECT_TRUE(Contains(*q, "k"));
+  EXPECT_EQ(Counts(*q)[0], 2);
 }
 
 TEST_F(ConsumerSupportTest, SendAndRecordSurvivesReopenAndFifo) {

@@ -6,10 +6,12 @@
 //
 // The inbox holds, per queue, one record per key (its expiry time) and one
 // sweep-index entry per record (keyed by that expiry). Every inbox write
-// happens under the queue's mu_ (the delete path holds it across its
-// write, and so does the sweep), so a record and its index entry always
-// change together: renewing a key deletes its old index entry in the same
-// batch.
+// happens under the queue's mu_, from the read of the old record to the
+// write (the delete path holds it across its write; the send path's
+// recorder takes it; so does the sweep). A record and its index entry
+// therefore always change together (renewing a key deletes its old index
+// entry in the same batch), and a sweep never deletes a record that a send
+// renewed after the sweep read it.
 
 #include <algorithm>
 #include <set>
@@ -76,7 +78,7 @@ Status QueueImpl::DeleteMessageAndRecord(const std::string& receipt_handle,
   if (Status st = ValidateIdempotencyKey(idempotency_key); !st.ok()) return st;
   if (Status st = ValidateTtl(ttl_seconds); !st.ok()) return st;
   // Runs under mu_, after the handle passed DeleteMessage's rules.
-  return DeleteOne(receipt_handle, InboxRecorder({idempotency_key}, ttl_seconds));
+  return DeleteOne(receipt_handle, InboxRecorder({idempotency_key}, ttl_seconds, MuHeld::kYes));
 }
 
 Status QueueImpl::CheckTxInboxRecord(const std::string& idempotency_key,
@@ -86,14 +88,27 @@ Status QueueImpl::CheckTxInboxRecord(const std::string& idempotency_key,
 }
 
 QueueImpl::AlsoWrite QueueImpl::InboxRecorder(std::vector<std::string> idempotency_keys,
-                                              int64_t ttl_seconds) {
-  return [this, keys = std::move(idempotency_keys), ttl_seconds](rocksdb::WriteBatch* batch,
-                                                                 int64_t now, bool must_sync) {
-    for (const std::string& key : keys) {
-      if (Status st = RecordInInbox(batch, key, now + ttl_seconds * 1000); !st.ok()) return st;
+                                              int64_t ttl_seconds, MuHeld held) {
+  return [this, keys = std::move(idempotency_keys), ttl_seconds, held](
+             rocksdb::WriteBatch* batch, int64_t now, bool must_sync) {
+    const int64_t expiry = now + ttl_seconds * 1000;
+    if (held == MuHeld::kNo) {
+      notify::MutexLock lock(&mu_);
+      return RecordAndWriteLocked(keys, expiry, batch, must_sync);
     }
-    return core_->db()->Write(batch, must_sync);
+    // A std::function hides its caller's locks from the analysis: MuHeld
+    // states them.
+    mu_.AssertHeld();
+    return RecordAndWriteLocked(keys, expiry, batch, must_sync);
   };
+}
+
+Status QueueImpl::RecordAndWriteLocked(const std::vector<std::string>& idempotency_keys,
+                                       int64_t expiry, rocksdb::WriteBatch* batch, bool must_sync) {
+  for (const std::string& key : idempotency_keys) {
+    if (Status st = RecordInInbox(batch, key, expiry); !st.ok()) return st;
+  }
+  return core_->db()->Write(batch, must_sync);
 }
 
 Status QueueImpl::RecordInInbox(rocksdb::WriteBatch* batch, const std::string& idempotency_key,
@@ -179,7 +194,7 @@ StatusOr<std::vector<RecordedSend>> QueueImpl::SendAndRecord(
     sent_index.push_back(i);
   }
   if (to_send.empty()) return out;
-  const AlsoWrite record = InboxRecorder({keys.begin(), keys.end()}, ttl_seconds);
+  const AlsoWrite record = InboxRecorder({keys.begin(), keys.end()}, ttl_seconds, MuHeld::kNo);
   std::vector<SendMessageResult> results;
   Status st = fifo_ ? StoreFifoMessages(to_send, &results, record)
                     : StoreMessages(to_send, &results, record);
@@ -231,6 +246,7 @@ StatusOr<int64_t> QueueImpl::ExpireInboxLocked(int64_t now, size_t budget) {
   }
   if (Status st = it.status("sweeping the inbox"); !st.ok()) return st;
   if (n > 0) {
+    if (inbox_sweep_hook_) inbox_sweep_hook_();
     Status st = db->Write(&batch, /*must_sync=*/false);
     if (!st.ok()) return st;
   }

@@ -269,6 +269,9 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   void SetDeadLetterWaitHookForTest(std::function<void()> hook) {
     dead_letter_wait_hook_ = std::move(hook);
   }
+  // `hook` runs inside each inbox sweep that found records to drop, after it
+  // read them and before its write, holding mu_. Not synchronised, as above.
+  void SetInboxSweepHookForTest(std::function<void()> hook) { inbox_sweep_hook_ = std::move(hook); }
 
  private:
   struct Taken {
@@ -289,11 +292,23 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
 
   // Adds to `batch` the inbox record of `idempotency_key`, expiring at
   // `expiry` (ms), moving a recorded key's sweep entry (consumer_support.cc).
+  // Under mu_ from its read of the old record to the batch's write: the sweep
+  // (ExpireInboxLocked) deletes records under mu_, so it cannot delete a
+  // record renewed between its read and its write.
   Status RecordInInbox(rocksdb::WriteBatch* batch, const std::string& idempotency_key,
-                       int64_t expiry);
+                       int64_t expiry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // An AlsoWrite that records each of `idempotency_keys` (distinct) for
-  // `ttl_seconds` from the write's time.
-  AlsoWrite InboxRecorder(std::vector<std::string> idempotency_keys, int64_t ttl_seconds);
+  // `ttl_seconds` from the write's time. Whether the write it takes over runs
+  // under mu_ already (the delete path) or the recorder takes mu_ around the
+  // records and the write (the send path, which holds only gate_ shared).
+  enum class MuHeld : bool { kNo, kYes };
+  AlsoWrite InboxRecorder(std::vector<std::string> idempotency_keys, int64_t ttl_seconds,
+                          MuHeld held);
+  // InboxRecorder's body: records each key until `expiry` (ms) in `batch`
+  // and writes it.
+  Status RecordAndWriteLocked(const std::vector<std::string>& idempotency_keys, int64_t expiry,
+                              rocksdb::WriteBatch* batch, bool must_sync)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // SendMessage(s)AndRecord after their call-level checks (CheckLive, and
   // the sizes or the single key): `requests[i]` with `idempotency_keys[i]`.
   StatusOr<std::vector<RecordedSend>> SendAndRecord(std::span<const SendMessageRequest> requests,
@@ -550,6 +565,7 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
 
   mutable notify::SharedMutex gate_ ABSL_ACQUIRED_BEFORE(mu_);
   std::function<void()> dead_letter_wait_hook_;  // SetDeadLetterWaitHookForTest
+  std::function<void()> inbox_sweep_hook_;       // SetInboxSweepHookForTest
   std::atomic<bool> deleted_{false};
   // Whether any message with a MessageGroupId was ever queued here (fair
   // queues); until then standard receives skip the group machinery.
