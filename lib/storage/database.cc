@@ -111,6 +111,13 @@ rocksdb::ColumnFamilyOptions ColumnFamilyOptionsFor(Cf which, const Options& opt
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   }
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  if (which == Cf::kInbox) {
+    // The same for the memtable, where recent records live: a recorded send
+    // (the pull bridge's store) reads each key twice, and a miss otherwise
+    // walks the skip list (docs/bridge.md, "Throughput").
+    cf.memtable_whole_key_filtering = true;
+    cf.memtable_prefix_bloom_size_ratio = 0.05;
+  }
   if (which == Cf::kCounters) {
     cf.merge_operator = NewCounterMergeOperator();
     // Every state change merges into its queue's counter key. The operands
