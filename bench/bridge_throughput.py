@@ -8,7 +8,9 @@ Starts an lqsd on loopback (the remote), then, for each round:
      queue by `lqs forward --once` (messages per second of the whole run,
      process start and database open included);
   3. pull: a remote queue holding N messages is drained into a local queue
-     by `lqs pull --once --wait 0`;
+     by `lqs pull --once --wait 0`; and pull's own ceiling, the remote half
+     of its work: lqs_http_load receiving ten and deleting them
+     (ReceiveMessage + DeleteMessageBatch) over 4 connections to that lqsd;
   4. the local half's own rate: lqs_bench's "drain b10 100B t2 process"
      (two threads leasing ten messages and deleting them, the local work a
      forward bridge does per message), in process, no HTTP.
@@ -59,11 +61,14 @@ def main():
         with open(lines, "w") as f:
             for _ in range(args.n):
                 f.write(json.dumps("x" * 100) + "\n")
-        ceiling, forward, pull, local_half = [], [], [], []
+        ceiling, forward, pull, local_half, recv_ceiling = [], [], [], [], []
         for r in range(args.rounds):
             out = run([load, "--endpoint", url, "--pid", str(server.pid), "--name", "lqsd",
                        "--n10", str(args.n), "--modes", "send10", "--concurrency", "4"])
             ceiling.append(json.loads(out.stdout)["modes"]["send10"]["msgs_per_s"])
+            out = run([load, "--endpoint", url, "--pid", str(server.pid), "--name", "lqsd",
+                       "--n10", str(args.n), "--modes", "recv10", "--concurrency", "4"])
+            recv_ceiling.append(json.loads(out.stdout)["modes"]["recv10"]["msgs_per_s"])
             out = run([bench, "--json", "--workloads=drain b10 100B t2 process", "--systems=lqs",
                        "--db=%s/bench-%d" % (tmp, r)])
             local_half.append(json.loads(out.stdout)["results"][0]["msgs_per_sec"])
@@ -101,7 +106,11 @@ def main():
             "forward_ratio": round(statistics.median(forward) / c, 2),
             "forward_of_limit": round(statistics.median(forward) / limit, 2),
             "pull_ratio": round(statistics.median(pull) / c, 2),
+            "pull_ceiling_recv10_msgs_per_s": round(statistics.median(recv_ceiling)),
+            "pull_of_its_ceiling": round(statistics.median(pull) / statistics.median(recv_ceiling),
+                                         2),
             "each_round": {"ceiling": ceiling, "local_half": [round(x) for x in local_half],
+                           "pull_ceiling": recv_ceiling,
                            "forward": [round(x) for x in forward],
                            "pull": [round(x) for x in pull]},
         }

@@ -3,8 +3,12 @@
 #include "lib/bridge/pull_loop.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,9 +25,98 @@ constexpr std::string_view kTraceHeader = "AWSTraceHeader";
 // on short polls (Amazon SQS) answers with what it has.
 constexpr int kOnceWaitSeconds = 2;
 
+// Deletes stored messages remotely on a thread and a connection of its own,
+// so that a loop asks for its next messages while the last ones are being
+// deleted: one HTTP round trip per ten messages on the loop's path instead
+// of two. One delete at a time: Submit() waits for the previous one.
+//
+// Thread safety: Submit() and WaitIdle() are called by the loop's thread.
+class DeleteAhead {
+ public:
+  explicit DeleteAhead(Runtime* rt) : rt_(rt), transport_(rt->NewTransport()) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  // Finishes the delete in progress (Stop() aborts its exchange) and drops
+  // one not yet started, when the bridge is stopping: the remote delivers
+  // those messages again and their records drop them.
+  ~DeleteAhead() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    rt_->Release(transport_.get());
+  }
+  DeleteAhead(const DeleteAhead&) = delete;
+  DeleteAhead& operator=(const DeleteAhead&) = delete;
+
+  // Hands `entries` (stored locally, deleted remotely next) to the thread.
+  void Submit(std::vector<DeleteMessageBatchEntry> entries) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !next_.has_value(); });
+    next_ = std::move(entries);
+    since_idle_ = true;
+    cv_.notify_all();
+  }
+
+  // Waits until no delete is queued or in progress. True when one was
+  // submitted since the last call: the remote may hold back what it would
+  // deliver next (a FIFO group's next message) until that delete ended.
+  bool WaitIdle() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !next_.has_value() && !busy_; });
+    return std::exchange(since_idle_, false);
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return quit_ || next_.has_value(); });
+      if (!next_.has_value() || (quit_ && rt_->stopping())) return;
+      std::vector<DeleteMessageBatchEntry> entries = std::move(*next_);
+      next_.reset();
+      busy_ = true;
+      lock.unlock();
+      cv_.notify_all();
+      Delete(entries);
+      lock.lock();
+      busy_ = false;
+      cv_.notify_all();
+    }
+  }
+
+  void Delete(const std::vector<DeleteMessageBatchEntry>& entries) {
+    const std::string payload =
+        wire::codec::EncodeDeleteMessageBatch(rt_->options().remote_queue_url, entries).dump();
+    Outcome o = Classify(transport_->Call("DeleteMessageBatch", payload, 0));
+    if (o.fault != Fault::kNone) {
+      // Stored locally; the remote delivers them again and the records
+      // drop them then. A delete that Stop() cut short is no refusal.
+      if (!rt_->stopping()) rt_->Refused(o.code, o.message);
+      return;
+    }
+    for (const BatchResultError& f : wire::codec::DecodeBatchResult(o.body).failed) {
+      rt_->Refused(f.code, f.message);
+    }
+  }
+
+  Runtime* const rt_;
+  const std::unique_ptr<RemoteTransport> transport_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<std::vector<DeleteMessageBatchEntry>> next_;  // guarded by mu_
+  bool busy_ = false;                                         // guarded by mu_
+  bool since_idle_ = false;  // guarded by mu_; only the loop reads it
+  bool quit_ = false;        // guarded by mu_
+  std::thread thread_;
+};
+
 class PullLoop {
  public:
-  explicit PullLoop(Runtime* rt) : rt_(rt), q_(rt->local()), transport_(rt->NewTransport()) {}
+  explicit PullLoop(Runtime* rt)
+      : rt_(rt), q_(rt->local()), transport_(rt->NewTransport()), deletes_(rt) {}
   ~PullLoop() { rt_->Release(transport_.get()); }
   PullLoop(const PullLoop&) = delete;
   PullLoop& operator=(const PullLoop&) = delete;
@@ -58,6 +151,7 @@ class PullLoop {
           rt_->Succeeded();
           failures = 0;
           if (r->messages.empty()) {
+            if (deletes_.WaitIdle()) continue;  // ask again once that delete ended
             if (o.once) return;
             // A short poll (wait 0) that found nothing waits a second
             // rather than asking again at once.
@@ -166,26 +260,14 @@ class PullLoop {
       }
       done.push_back({std::to_string(done.size()), intact[i]->receipt_handle});
     }
-    if (!done.empty()) {
-      const std::string payload =
-          wire::codec::EncodeDeleteMessageBatch(rt_->options().remote_queue_url, done).dump();
-      Outcome o = Classify(transport_->Call("DeleteMessageBatch", payload, 0));
-      if (o.fault != Fault::kNone) {
-        // Stored locally; the remote delivers them again and the records
-        // drop them then. A delete that Stop() cut short is no refusal.
-        if (!rt_->stopping()) rt_->Refused(o.code, o.message);
-      } else {
-        for (const BatchResultError& f : wire::codec::DecodeBatchResult(o.body).failed) {
-          rt_->Refused(f.code, f.message);
-        }
-      }
-    }
+    if (!done.empty()) deletes_.Submit(std::move(done));
     return true;
   }
 
   Runtime* rt_;
   Queue& q_;
   std::unique_ptr<RemoteTransport> transport_;
+  DeleteAhead deletes_;  // after transport_: destroyed (joined) first
   int64_t ttl_seconds_ =
       std::clamp<int64_t>(rt_->options().dedup_window_seconds, 1, limits::kMaxInboxTtlSeconds);
 };

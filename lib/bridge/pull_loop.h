@@ -2,7 +2,9 @@
 // max_batches_in_flight of them, each on its own thread and connection):
 // long-polls the remote queue (up to ten messages), sends them to the local
 // queue with their remote MessageIds recorded, all in one write
-// (Queue::SendMessagesAndRecord), and only then deletes them remotely.
+// (Queue::SendMessagesAndRecord), and only then deletes them remotely: on a
+// second thread and connection of the loop's, while the loop asks for its
+// next messages (one delete in flight per loop).
 //
 // A message whose local send failed is not deleted remotely: the remote
 // delivers it again after its visibility timeout (and, after its
@@ -16,7 +18,7 @@
 // AWSTraceHeader and, into a FIFO queue, its MessageGroupId (its
 // MessageDeduplicationId is its remote MessageId).
 //
-// Thread safety: run by one thread.
+// Thread safety: run by one thread (and its delete thread).
 
 #ifndef LQS_LIB_BRIDGE_PULL_LOOP_H_
 #define LQS_LIB_BRIDGE_PULL_LOOP_H_
