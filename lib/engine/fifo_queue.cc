@@ -109,7 +109,7 @@ Status QueueImpl::WriteFifoSends(const api::QueueConfig& config,
   }
 
   storage::Database* db = core_->db();
-  rocksdb::WriteBatch batch;
+  rocksdb::WriteBatch batch(SendBatchBytes(requests));
   CounterDelta delta;
   results->clear();
   results->reserve(n);
@@ -132,7 +132,6 @@ Status QueueImpl::WriteFifoSends(const api::QueueConfig& config,
 
     storage::Message m;
     m.message_id = p.entry.message_id;
-    m.body = r.body;
     m.md5_of_body = results->back().md5_of_message_body;
     m.attributes = r.message_attributes;
     if (!r.message_attributes.empty())
@@ -144,7 +143,7 @@ Status QueueImpl::WriteFifoSends(const api::QueueConfig& config,
     m.sequence_number = p.entry.sequence_number;
     m.sent_timestamp_ms = now;
     m.sender_id = core_->options().sender_id;
-    batch.Put(db->cf(Cf::kMessages), storage::MessageKey(id_, p.seq), storage::EncodeMessage(m));
+    storage::PutMessage(&batch, db->cf(Cf::kMessages), storage::MessageKey(id_, p.seq), m, r.body);
     VisibleEntry e;
     e.sent_ms = now;
     e.has_expiry_entry = true;

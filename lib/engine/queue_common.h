@@ -8,8 +8,10 @@
 #ifndef LQS_LIB_ENGINE_QUEUE_COMMON_H_
 #define LQS_LIB_ENGINE_QUEUE_COMMON_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lib/storage/counters.h"
 #include "lib/storage/keys.h"
@@ -32,6 +34,16 @@ inline constexpr size_t kExpireBudgetPerReceive = 256;
 
 inline Status QueueGone() {
   return Status(ErrorCode::kQueueDoesNotExist, "The specified queue does not exist.");
+}
+
+// The bytes a send's WriteBatch is reserved with: its bodies plus room for
+// each record's other fields and index entries, so that a batch of large
+// bodies is not regrown (and copied) while it is built.
+inline size_t SendBatchBytes(const std::vector<const SendMessageRequest*>& requests) {
+  constexpr size_t kPerMessage = 512;
+  size_t bytes = 64;
+  for (const SendMessageRequest* r : requests) bytes += r->body.size() + kPerMessage;
+  return bytes;
 }
 
 // The per-second delay bucket a message visible at `visible_at_ms` counts in.

@@ -90,7 +90,7 @@ Status QueueImpl::WriteSends(const api::QueueConfig& config,
     }
   }
 
-  rocksdb::WriteBatch batch;
+  rocksdb::WriteBatch batch(SendBatchBytes(requests));
   CounterDelta delta;
   results->clear();
   results->reserve(n);
@@ -100,7 +100,6 @@ Status QueueImpl::WriteSends(const api::QueueConfig& config,
     const uint64_t seq = first_seq + i;
     storage::Message m;
     m.message_id = NewMessageId();
-    m.body = r.body;
     m.md5_of_body = api::Md5Hex(r.body);
     m.attributes = r.message_attributes;
     if (!r.message_attributes.empty()) {
@@ -118,8 +117,8 @@ Status QueueImpl::WriteSends(const api::QueueConfig& config,
     // Without delay or group, the message is queued by its seq alone
     // (seq_lane.h): its record is its only entry.
     m.queued_by_seq = !delayed && !grouped[i];
-    batch.Put(core_->db()->cf(Cf::kMessages), storage::MessageKey(id_, seq),
-              storage::EncodeMessage(m));
+    storage::PutMessage(&batch, core_->db()->cf(Cf::kMessages), storage::MessageKey(id_, seq), m,
+                        r.body);
     VisibleEntry entry;
     entry.sent_ms = now;
     entry.has_expiry_entry = delayed || grouped[i];

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <flatbuffers/flatbuffers.h>
+#include <rocksdb/write_batch.h>
 
 #include "lib/storage/keys.h"
 #include "lib/storage/records_generated.h"
@@ -54,16 +55,51 @@ void ReadKeyValues(const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>*
 
 }  // namespace
 
-std::string EncodeMessage(const Message& m) {
-  // One builder per thread, reused: a send encodes one record per message.
-  // Its buffer is released after an unusually large record so that a thread
-  // does not keep a megabyte for one big message.
-  thread_local flatbuffers::FlatBufferBuilder fbb(1024);
+namespace {
+
+// A FlatBufferBuilder that can leave a string's bytes unwritten: the record
+// is then passed on in three parts, the body in the middle copied by its
+// reader (a WriteBatch) straight from the caller's buffer.
+class HoleBuilder : public flatbuffers::FlatBufferBuilder {
+ public:
+  using FlatBufferBuilder::FlatBufferBuilder;
+
+  // CreateString(len bytes) with the bytes left uninitialised; *hole_end is
+  // GetSize() right after the bytes' space was made, which places them in
+  // the finished buffer (HoleOffset).
+  flatbuffers::Offset<flatbuffers::String> CreateStringHole(size_t len, size_t* hole_end) {
+    NotNested();
+    PreAlign<flatbuffers::uoffset_t>(len + 1);  // as CreateString: 0-terminated
+    buf_.fill(1);
+    buf_.make_space(len);
+    *hole_end = GetSize();
+    PushElement(static_cast<flatbuffers::uoffset_t>(len));
+    return flatbuffers::Offset<flatbuffers::String>(GetSize());
+  }
+};
+
+// One builder per thread, reused: a send encodes one record per message.
+// Its buffer is released at the next call after an unusually large record,
+// so that a thread does not keep a megabyte for one big message (the body's
+// part of it is never written, so never resident).
+HoleBuilder& ThreadBuilder() {
+  thread_local HoleBuilder fbb(1024);
   constexpr size_t kKeptBufferBytes = 64 << 10;
-  fbb.Clear();
+  if (fbb.GetSize() > kKeptBufferBytes) {
+    fbb.Reset();
+  } else {
+    fbb.Clear();
+  }
+  return fbb;
+}
+
+}  // namespace
+
+MessageRecordParts EncodeMessageAround(const Message& m, std::string_view body) {
+  HoleBuilder& fbb = ThreadBuilder();
   // Empty strings are left out of the record (a missing field reads as "",
   // DecodeMessage's Str()); the id and the body are always written.
-  auto optional_string = [](const std::string& s) {
+  auto optional_string = [&fbb](const std::string& s) {
     return s.empty() ? flatbuffers::Offset<flatbuffers::String>() : fbb.CreateString(s);
   };
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Attribute>>> attrs_off;
@@ -83,7 +119,8 @@ std::string EncodeMessage(const Message& m) {
     attrs_off = fbb.CreateVector(attrs);
   }
   auto id = fbb.CreateString(m.message_id);
-  auto body = fbb.CreateString(m.body);
+  size_t hole_end = 0;
+  auto body_off = fbb.CreateStringHole(body.size(), &hole_end);
   auto md5 = optional_string(m.md5_of_body);
   auto md5a = optional_string(m.md5_of_attributes);
   auto trace = optional_string(m.aws_trace_header);
@@ -94,7 +131,7 @@ std::string EncodeMessage(const Message& m) {
   auto dlq = optional_string(m.dead_letter_source_arn);
   fb::MessageRecordBuilder b(fbb);
   b.add_message_id(id);
-  b.add_body(body);
+  b.add_body(body_off);
   b.add_md5_of_body(md5);
   b.add_attributes(attrs_off);
   b.add_md5_of_attributes(md5a);
@@ -107,9 +144,29 @@ std::string EncodeMessage(const Message& m) {
   b.add_dead_letter_source_arn(dlq);
   if (m.queued_by_seq) b.add_queued_by_seq(true);
   fbb.Finish(b.Finish());
-  std::string record = Finish(fbb);
-  if (fbb.GetSize() > kKeptBufferBytes) fbb.Reset();
+  // The buffer grows downwards: what was made at size S starts GetSize() - S
+  // bytes into the finished buffer.
+  const std::string_view all(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+  const size_t hole = all.size() - hole_end;
+  return MessageRecordParts{all.substr(0, hole), body, all.substr(hole + body.size())};
+}
+
+std::string EncodeMessage(const Message& m) {
+  const MessageRecordParts parts = EncodeMessageAround(m, m.body);
+  std::string record;
+  record.reserve(parts.size());
+  record.append(parts.head).append(parts.body).append(parts.tail);
   return record;
+}
+
+void PutMessage(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* cf, std::string_view key,
+                const Message& m, std::string_view body) {
+  const MessageRecordParts parts = EncodeMessageAround(m, body);
+  const rocksdb::Slice key_slice(key.data(), key.size());
+  const rocksdb::Slice value[3] = {{parts.head.data(), parts.head.size()},
+                                   {parts.body.data(), parts.body.size()},
+                                   {parts.tail.data(), parts.tail.size()}};
+  batch->Put(cf, rocksdb::SliceParts(&key_slice, 1), rocksdb::SliceParts(value, 3));
 }
 
 namespace {

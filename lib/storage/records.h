@@ -7,7 +7,8 @@
 // garbage. Small index values are fixed little-endian structs with a leading
 // format-version byte.
 //
-// Thread safety: pure functions over values.
+// Thread safety: pure functions over values; EncodeMessageAround's parts
+// live in a buffer of the calling thread (see there).
 
 #ifndef LQS_LIB_STORAGE_RECORDS_H_
 #define LQS_LIB_STORAGE_RECORDS_H_
@@ -20,6 +21,11 @@
 
 #include "lqs/status.h"
 #include "lqs/types.h"
+
+namespace rocksdb {
+class ColumnFamilyHandle;
+class WriteBatch;
+}  // namespace rocksdb
 
 namespace lqs::storage {
 
@@ -42,6 +48,23 @@ struct Message {
 };
 
 std::string EncodeMessage(const Message& m);
+
+// A message record in three parts around its body: head + body + tail is
+// EncodeMessage's record of `m` with `body` in place of m.body. `body` is
+// not copied; head and tail point into a buffer of the calling thread,
+// valid until its next EncodeMessageAround (or EncodeMessage, PutMessage).
+struct MessageRecordParts {
+  std::string_view head;
+  std::string_view body;
+  std::string_view tail;
+  size_t size() const { return head.size() + body.size() + tail.size(); }
+};
+MessageRecordParts EncodeMessageAround(const Message& m, std::string_view body);
+
+// Adds `key` -> the record of `m` with `body` as its body to `batch` in
+// `cf`: the body is copied once, into the batch (m.body is not read).
+void PutMessage(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* cf, std::string_view key,
+                const Message& m, std::string_view body);
 // kCorruption (naming `where`) if `data` does not verify.
 Status DecodeMessage(std::string_view data, std::string_view where, Message* out);
 // The same check; decodes into *out only a record with queued_by_seq (the
