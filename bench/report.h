@@ -49,6 +49,9 @@ struct Report {
   // The disk's fdatasync rate (bench/disk_probe.h), measured after the
   // workload rows when any of them ran in mode fsync; 0 when not measured.
   double fdatasync_per_s = 0;
+  // Seconds of MD5 per body (bench/md5_probe.h), by body size, measured
+  // after the workload rows for each large body size they ran.
+  std::map<size_t, double> md5_seconds;
   std::vector<std::string> notes;  // skipped workloads (FIFO) and other remarks
   nlohmann::json machine;
   nlohmann::json config;

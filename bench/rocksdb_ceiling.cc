@@ -66,6 +66,8 @@ class Ceiling final : public QueueSystem {
     m.sent_timestamp_ms = now;
     m.sender_id = defaults.sender_id;
     groups_ = config.fifo_groups;
+    reads_ = config.ceiling_reads;
+    config_body_bytes_ = config.body_bytes;
     if (groups_ > 0) {
       // FIFO messages also carry their group, dedup id and sequence number.
       m.message_group_id = GroupName(0);
@@ -127,8 +129,20 @@ class Ceiling final : public QueueSystem {
     delta.Add(storage::kReceivedTotal, static_cast<int64_t>(k));
     delta.Max(storage::kCursorMs, time_ms_);
     rocksdb::WriteBatch batch;
+    rocksdb::PinnableSlice record;
     for (uint64_t i = 0; i < k; ++i) {
       const uint64_t seq = first + i;
+      if (reads_) {
+        record.Reset();
+        if (!db_->Get(rocksdb::ReadOptions(), cf(Cf::kMessages), storage::MessageKey(kQid, seq),
+                      &record)
+                 .ok() ||
+            record.size() < config_body_bytes_) {
+          std::fprintf(stderr, "ceiling: message %llu was not read\n",
+                       static_cast<unsigned long long>(seq));
+          return -1;
+        }
+      }
       if (groups_ > 0) {
         batch.Delete(cf(Cf::kGrouped), storage::GroupedKey(kQid, GroupOf(seq), seq));
         batch.Delete(cf(Cf::kExpiry), storage::TimeKey(kQid, time_ms_, seq));
@@ -250,6 +264,8 @@ class Ceiling final : public QueueSystem {
   std::string record_value_;  // TxSend's record: config.body_bytes
   std::atomic<uint64_t> next_record_{0};
   int groups_ = 0;
+  bool reads_ = false;  // SystemConfig::ceiling_reads
+  size_t config_body_bytes_ = 0;
   storage::DedupEntry dedup_value_;
   std::atomic<uint64_t> next_seq_{1};
   std::atomic<uint64_t> sent_{1};  // seqs [1, sent_) are written (approx.)

@@ -9,6 +9,9 @@
 // It issues exactly the WriteBatches lqs issues, with the same keys, value
 // sizes and merge operands (encoded with lqs's own record encoders), and no
 // queue logic: no reads, no iterators, no leases, no validation, no MD5.
+// With SystemConfig::ceiling_reads (the large-body rows) its receive also
+// reads each record it claims (a Get into a pinned slice), the read-inclusive
+// ceiling: lqs must read a body to return it.
 //   send of n     : 1 batch = n x (Put messages + Put visible) + 1 Merge counters
 //   receive of n  : 1 batch = n x (Delete visible + Put inflight) + 1 Merge
 //   delete of n   : 1 batch = n x (Delete messages + Delete inflight) + 1 Merge

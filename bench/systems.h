@@ -38,7 +38,14 @@ struct SystemConfig {
   // message groups (group of the n-th message sent = n % fifo_groups), each
   // with a unique MessageDeduplicationId. lqs and ceiling only.
   int fifo_groups = 0;
+  // The ceiling's receive also reads each message's record (a Get into a
+  // pinned slice, as lqs must read what it returns). Set for the rows whose
+  // bodies are large (kReadInclusiveBodyBytes), where reading is most of a
+  // receive's work; ignored by lqs and sqlite, which always read.
+  bool ceiling_reads = false;
 };
+// The body size from which the ceiling's receive reads the records.
+inline constexpr size_t kReadInclusiveBodyBytes = 4096;
 
 // The name of group `i` of a FIFO workload: fixed width, so that runs with 1
 // and with 100,000 groups write keys of the same size.

@@ -150,6 +150,7 @@ std::unique_ptr<QueueSystem> Open(SystemKind kind, const std::string& dir, Durab
   c.durability = d;
   c.body_bytes = body;
   c.fifo_groups = groups;
+  c.ceiling_reads = body >= kReadInclusiveBodyBytes;
   return OpenSystem(kind, c);
 }
 
