@@ -75,19 +75,23 @@ _S, _I, _M, _L, _A, _E = "s", "i", "m", "l", "a", "e"
 _KINDS = {"string": _S, "integer": _I, "string_map": _M, "string_list": _L,
           "message_attribute_map": _A, "entry_list": _E}
 
-_Spec = Tuple[Dict[str, str], Dict[str, str]]
+_Spec = Tuple[Dict[str, str], Dict[str, str], frozenset, frozenset]
 
 
 def _spec(members: List[Tuple[str, str, bool, list]]) -> _Spec:
-    """(required, optional), each {param: type code} in the model's order."""
+    """(required, allowed, required names, string members): the required members and every
+    member (the required ones first), each {param: type code} in the model's order, then the
+    sets _check's fast path compares a call's names with."""
     required: Dict[str, str] = {}
     optional: Dict[str, str] = {}
     for name, kind, is_required, _entry in members:
         (required if is_required else optional)[name] = _KINDS[kind]
-    return required, optional
+    allowed = {**required, **optional}
+    return (required, allowed, frozenset(required),
+            frozenset(name for name, kind in allowed.items() if kind == _S))
 
 
-# operation name -> (required, optional); batch operation name -> the same for one entry
+# operation name -> (required, allowed); batch operation name -> the same for one entry
 _OPS: Dict[str, _Spec] = {}
 _ENTRIES: Dict[str, _Spec] = {}
 for _op, _members in sorted(_action_model().items()):
@@ -129,15 +133,22 @@ def _type_ok(kind: str, v: Any) -> bool:
     return isinstance(v, (list, tuple))
 
 
-def _check(path: str, spec: Tuple[Dict[str, str], Dict[str, str]], params: Dict[str, Any],
-           errors: List[str]) -> None:
-    required, optional = spec
-    allowed = {**required, **optional}
+def _check(entry: Optional[int], spec: _Spec, params: Dict[str, Any], errors: List[str]) -> None:
+    """Checks `params` (the input, or Entries[entry]) against `spec`, adding to `errors`."""
+    required, allowed, required_names, string_members = spec
+    names = params.keys()
+    if (required_names <= names and names <= string_members
+            and all(isinstance(v, str) for v in params.values())):
+        return  # the usual call or entry: every member present is a string, none missing
     for name in required:
         if name not in params:
+            path = "input" if entry is None else f"Entries[{entry}]"
             errors.append(f'Missing required parameter in {path}: "{name}"')
     for name, v in params.items():
         kind = allowed.get(name)
+        if kind == _S and isinstance(v, str):
+            continue  # most members: nothing more to check (every call pays this loop)
+        path = "input" if entry is None else f"Entries[{entry}]"
         if kind is None:
             errors.append(f'Unknown parameter in {path}: "{name}", must be one of: '
                           + ", ".join(allowed))
@@ -165,7 +176,7 @@ def _check(path: str, spec: Tuple[Dict[str, str], Dict[str, str]], params: Dict[
 
 def _validate(op: str, params: Dict[str, Any]) -> None:
     errors: List[str] = []
-    _check("input", _OPS[op], params, errors)
+    _check(None, _OPS[op], params, errors)
     entries = params.get("Entries")
     if op in _ENTRIES and isinstance(entries, (list, tuple)):
         for i, e in enumerate(entries):
@@ -173,7 +184,7 @@ def _validate(op: str, params: Dict[str, Any]) -> None:
                 errors.append(f"Invalid type for parameter Entries[{i}], value: {e!r}, "
                               f"type: {type(e)}, valid types: <class 'dict'>")
                 continue
-            _check(f"Entries[{i}]", _ENTRIES[op], e, errors)
+            _check(i, _ENTRIES[op], e, errors)
     if errors:
         report = "\n".join(errors)
         bc = _botocore()
@@ -219,12 +230,12 @@ def _with_blobs_encoded(params: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _wire_in(params: Dict[str, Any]) -> Dict[str, Any]:
-    """``params`` with every blob as base64 text (copied only where one may be)."""
+    """``params`` (validated: entries are dicts) with every blob as base64 text (copied only
+    where one may be)."""
     if _has_attributes(params):
         params = _with_blobs_encoded(params)
     entries = params.get("Entries")
-    if isinstance(entries, (list, tuple)) and any(
-            isinstance(e, dict) and _has_attributes(e) for e in entries):
+    if entries and any(_has_attributes(e) for e in entries):
         params = dict(params)
         params["Entries"] = [_with_blobs_encoded(e) if isinstance(e, dict) else e
                              for e in entries]

@@ -287,9 +287,10 @@ def _check_against_botocore(spec, shape, where):
             return "a" if member.value.type_name == "structure" else "m"
         return "e" if member.member.type_name == "structure" else "l"
 
-    required, optional = spec
+    required, ours, required_names, string_members = spec
     assert list(required) == list(shape.required_members), where
-    ours = {**required, **optional}
+    assert required_names == set(required), where
+    assert string_members == {n for n, k in ours.items() if k == "s"}, where
     assert {n: code(m) for n, m in shape.members.items()} == {
         n: ours.get(n) for n in shape.members}, where
     assert [n for n in ours if n in shape.members] == list(shape.members), where
