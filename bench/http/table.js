@@ -68,6 +68,9 @@ for (const mode of Object.keys(l.modes)) {
     `${a.server_cpu_us_per_request} | ${b.server_cpu_us_per_request} |`);
 }
 // The library's own figure for the lifecycle (bench/lqs_bench, same run).
+// Information, not a target: on one serial connection most of each request is
+// the kernel's loopback round trip (docs/performance.md, "Library vs HTTP");
+// issue #31's targets are for many connections, against the limit of HTTP.
 let library = null;
 const libRows = libRuns.map((doc) => (doc.results || [])
   .find((r) => r.workload === 'life b10 100B t1 process')).filter(Boolean);
@@ -78,7 +81,7 @@ if (libRows.length > 0 && libRows.length === lRuns.length && lRuns.every((r) => 
   const ratio = httpMedian / libMedian;
   library = {workload: row.workload, library_msgs_per_s: Math.round(libMedian),
              library_messages: row.messages, lqsd_http_msgs_per_s: Math.round(httpMedian),
-             ratio: round2(ratio), meets_50pct: ratio >= 0.5,
+             ratio: round2(ratio),
              ratio_per_round: libRows.map((r, i) => round2(lRuns[i].modes.life.msgs_per_s /
                                                            r.msgs_per_sec)),
              compared: 'lqs_bench life b10 100B t1 process (library, in process) vs load.js ' +
@@ -115,8 +118,8 @@ console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);
 if (library) {
   console.log(`\nlifecycle, library vs HTTP: lqs_bench ${library.library_msgs_per_s} msg/s, ` +
-    `lqsd over HTTP ${library.lqsd_http_msgs_per_s} msg/s: **${library.ratio.toFixed(2)}** ` +
-    `(target >= 0.50: ${library.meets_50pct ? 'yes' : 'NO'})` +
+    `lqsd over HTTP ${library.lqsd_http_msgs_per_s} msg/s: ${library.ratio.toFixed(2)} ` +
+    '(one serial connection: not a target, see docs/performance.md)' +
     (lRuns.length > 1 ? `; rounds: ${library.ratio_per_round.map((x) => x.toFixed(2)).join(', ')}` : ''));
 }
 console.log(`\nresults: ${out}`);
