@@ -19,7 +19,8 @@
 # LQS_BENCH=PATH/TO/lqs_bench (optional): also measures the library's own
 # lifecycle in the same run (lqs_bench --workloads="life b10 100B t1 process"
 # --systems=lqs, the same workload as load.js's `life` mode) and reports
-# lqsd's `life` over HTTP as a fraction of it (issue #7: >= 50%).
+# lqsd's `life` over HTTP as a fraction of it (information, not a target:
+# docs/performance.md, "Library vs HTTP").
 #
 # ROUNDS=N (default 1): repeat the comparison N times (fresh servers each
 # time, alternating which goes first) and report medians; see below.

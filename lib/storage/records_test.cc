@@ -95,13 +95,13 @@ TEST(MessageRecordTest, TheReusedBuilderCarriesNothingOver) {
 // before the split encoder wrote these bytes): id, body and md5 only.
 std::string StockRecord(const Message& m) {
   flatbuffers::FlatBufferBuilder fbb(64);
-  auto id = fbb.CreateString(m.message_id);
-  auto body = fbb.CreateString(m.body);
-  auto md5 = fbb.CreateString(m.md5_of_body);
+  // Made in the encoder's order (a braced list evaluates left to right).
+  const flatbuffers::Offset<flatbuffers::String> id_body_md5[] = {
+      fbb.CreateString(m.message_id), fbb.CreateString(m.body), fbb.CreateString(m.md5_of_body)};
   fb::MessageRecordBuilder b(fbb);
-  b.add_message_id(id);
-  b.add_body(body);
-  b.add_md5_of_body(md5);
+  b.add_message_id(id_body_md5[0]);
+  b.add_body(id_body_md5[1]);
+  b.add_md5_of_body(id_body_md5[2]);
   b.add_sent_timestamp_ms(m.sent_timestamp_ms);
   fbb.Finish(b.Finish());
   return {reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize()};
