@@ -66,7 +66,7 @@ class HoleBuilder : public flatbuffers::FlatBufferBuilder {
 
   // CreateString(len bytes) with the bytes left uninitialised; *hole_end is
   // GetSize() right after the bytes' space was made, which places them in
-  // the finished buffer (HoleOffset).
+  // the finished buffer (EncodeMessageAround).
   flatbuffers::Offset<flatbuffers::String> CreateStringHole(size_t len, size_t* hole_end) {
     NotNested();
     PreAlign<flatbuffers::uoffset_t>(len + 1);  // as CreateString: 0-terminated
