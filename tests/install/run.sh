@@ -18,7 +18,10 @@ rm -rf /tmp/lqs-quickstart
 "$WORK/build/bridge_consumer" "$WORK/bridge-db"
 # The shared C library, resolved from the prefix (the consumer's build RPATH).
 "$WORK/build/bridge_consumer_shared" "$WORK/bridge-db-shared"
-ldd "$WORK/build/bridge_consumer_shared" | grep -q "$WORK/prefix/.*liblqs_c\.so\.0"
+# (Through a file: `ldd | grep -q` under pipefail fails whenever grep exits on
+# its match before ldd has written its last line, and ldd dies of SIGPIPE.)
+ldd "$WORK/build/bridge_consumer_shared" >"$WORK/ldd.txt"
+grep -q "$WORK/prefix/.*liblqs_c\.so\.0" "$WORK/ldd.txt"
 # The Python module, installed for python3 under the prefix.
 (cd "$WORK" && PYTHONPATH="$WORK/prefix/lib/python3/dist-packages" /usr/bin/python3 -c \
   'import lqs, sys; assert lqs.__file__.startswith(sys.argv[1]), lqs.__file__' "$WORK/prefix")
