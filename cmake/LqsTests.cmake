@@ -151,9 +151,11 @@ lqs_add_test(lqs_engine_test
   DEPENDS lqs_generated lqs_crash_child)
 
 # Fault injection under RocksDB (tests/fault_fs.h): the power-loss journal
-# and its power cut (tests/power_cut.h), and full or failing disks.
+# and its power cut (tests/power_cut.h), full or failing disks, and a broker
+# opened over them (tests/faulty_broker.h).
 lqs_add_test_library(lqs_fault_fs SOURCES tests/fault_fs.cc tests/power_cut.cc
-                     LIBS PUBLIC RocksDB::rocksdb)
+                                          tests/faulty_broker.cc
+                     LIBS PUBLIC lqs RocksDB::rocksdb)
 
 # The child process that durability_test kills with SIGKILL (and
 # lqs_power_loss, over the journaling file system).

@@ -102,23 +102,11 @@ class DurableRecords {
   int calls_ = 0;
 };
 
-// Visible messages. (In-flight ones are bounded by the consumers' rate of
-// leaving leases to expire times the 2 s VisibilityTimeout.)
-int64_t Backlog(lqs::Queue& q) {
-  const std::string visible(lqs::attr::kApproximateNumberOfMessages);
-  auto attrs = q.GetAttributes({visible});
-  if (!attrs.ok()) return 0;
-  return std::stoll((*attrs)[visible]);
-}
-
 // A producer's loop step: every tenth loop waits while the backlog is over
 // kMaxBacklog; each pauses kProducerPause, then picks how many messages to
 // send: one, or (a third of the time) a batch of 2..10.
 int PaceAndPickBatch(lqs::Queue& q, int loop, std::mt19937_64& rng) {
-  if (loop % 10 == 0) {
-    while (Backlog(q) > kMaxBacklog) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  std::this_thread::sleep_for(kProducerPause);
+  lqs::testing::PaceProducer(q, loop, kMaxBacklog, kProducerPause);
   return (rng() % 3 == 0) ? 2 + static_cast<int>(rng() % 9) : 1;
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include <fcntl.h>
@@ -102,12 +103,9 @@ ChildDatabase OpenChildDatabase(Options options) {
     db.broker = OpenOrDie(options);
     return db;
   }
-  db.fault_fs = std::make_unique<FaultFileSystem>(rocksdb::FileSystem::Default(), journal);
-  db.fault_env = db.fault_fs->NewEnv();
-  auto opened = engine::OpenBroker(options, db.fault_env.get());
+  auto opened = OpenFaultyBroker(options, journal);
   if (!opened.ok()) Die("open " + options.path + ": " + opened.status().ToString());
-  db.broker = std::move(opened).value();
-  return db;
+  return std::move(opened).value();
 }
 
 StatusOr<QueueWithDlq> CreateQueueWithDlq(Broker& broker, const std::string& name,
@@ -137,6 +135,17 @@ StatusOr<CrashQueues> CreateCrashQueues(Broker& broker) {
       broker.CreateQueue(kCrashFifoQueue, {{"FifoQueue", "true"}, {"VisibilityTimeout", "2"}}, {});
   if (!fifo.ok()) return fifo.status();
   return CrashQueues{queues->queue, queues->dlq, *fifo};
+}
+
+void PaceProducer(Queue& q, int64_t step, int64_t max_backlog, std::chrono::milliseconds pause) {
+  if (step % 10 == 0) {
+    for (;;) {
+      auto s = q.GetStats();
+      if (!s.ok() || s->visible <= max_backlog) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  std::this_thread::sleep_for(pause);
 }
 
 void SignalReady() {

@@ -9,12 +9,13 @@
 #ifndef LQS_TESTS_CRASH_CHILD_SUPPORT_H_
 #define LQS_TESTS_CRASH_CHILD_SUPPORT_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "tests/fault_fs.h"
+#include "tests/faulty_broker.h"
 
 #include "lqs/lqs.h"
 
@@ -68,13 +69,9 @@ class OracleLog {
 // Broker::Open, or Die().
 std::unique_ptr<Broker> OpenOrDie(const Options& options);
 
-// A child's database and, for simulated power loss, the file system under it.
-// Members are destroyed broker first.
-struct ChildDatabase {
-  std::unique_ptr<FaultFileSystem> fault_fs;
-  std::unique_ptr<rocksdb::Env> fault_env;
-  std::unique_ptr<Broker> broker;
-};
+// A child's database and, for simulated power loss, the file system under it
+// (fs and env are null when the child runs without a journal).
+using ChildDatabase = FaultyBroker;
 
 // Opens `options.path` as a crash child does: with LQS_POWER_LOSS_JOURNAL
 // set, on a journaling FaultFileSystem (tests/fault_fs.h) that records what
@@ -111,6 +108,13 @@ struct CrashQueues {
 // database must have them before any crash (kNone, power cuts in mode
 // process).
 StatusOr<CrashQueues> CreateCrashQueues(Broker& broker);
+
+// A producer's pacing, called at the top of its loop step `step`: every
+// tenth step waits while `q` has more than `max_backlog` visible messages
+// (so that the test's drain of the database stays fast however many rounds
+// run on it), then every step pauses `pause`.
+void PaceProducer(Queue& q, int64_t step, int64_t max_backlog,
+                  std::chrono::milliseconds pause = std::chrono::milliseconds(1));
 
 // Prints "ready" on stdout (what the test waits for) and flushes it.
 void SignalReady();

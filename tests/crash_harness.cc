@@ -1,5 +1,6 @@
 #include "tests/crash_harness.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -21,11 +22,10 @@ extern char** environ;
 
 namespace lqs::testing {
 
-int CrashRoundsFromEnv(const char* env_var, int default_rounds) {
+int CrashRoundsFromEnv(const char* env_var, int default_rounds, int divisor) {
   const char* v = std::getenv(env_var);
-  if (v == nullptr || *v == '\0') return default_rounds;
-  const int n = std::atoi(v);
-  return n > 0 ? n : default_rounds;
+  const int n = v == nullptr ? 0 : std::atoi(v);
+  return std::max(1, (n > 0 ? n : default_rounds) / divisor);
 }
 
 // ---- ChildProcess -----------------------------------------------------------------

@@ -24,8 +24,9 @@
 namespace lqs::testing {
 
 // The number of rounds a crash test runs: the environment variable
-// `env_var` when it holds a positive integer, else `default_rounds`.
-int CrashRoundsFromEnv(const char* env_var, int default_rounds);
+// `env_var` when it holds a positive integer, else `default_rounds`; divided
+// by `divisor` (a slower variant runs a share of the rounds), and at least 1.
+int CrashRoundsFromEnv(const char* env_var, int default_rounds, int divisor = 1);
 
 // One run of a child program, its stdout read through a pipe. The
 // destructor kills it if the test did not.

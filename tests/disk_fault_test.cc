@@ -33,11 +33,8 @@
 #include <string>
 #include <vector>
 
-#include <rocksdb/file_system.h>
-
-#include "lib/engine/open.h"
 #include "tests/crash_harness.h"
-#include "tests/fault_fs.h"
+#include "tests/faulty_broker.h"
 #include "tests/testutil.h"
 
 namespace lqs::testing {
@@ -66,29 +63,19 @@ class Phase {
   int failures_ = 0;
 };
 
-struct Opened {
-  std::unique_ptr<FaultFileSystem> fs;
-  std::unique_ptr<rocksdb::Env> env;
-  std::unique_ptr<Broker> broker;
-};
-
 // Opens <dir>/db over a FaultFileSystem; exits the subprocess on failure.
-Opened OpenOverFaults(const std::string& dir, bool deferred_commits) {
-  Opened o;
-  o.fs = std::make_unique<FaultFileSystem>(rocksdb::FileSystem::Default());
-  o.env = o.fs->NewEnv();
+FaultyBroker OpenOverFaults(const std::string& dir, bool deferred_commits) {
   Options options = TestProfileOptions();
   options.path = dir + "/db";
   options.clock = std::make_shared<ManualClock>();
   options.background_maintenance = false;
   options.deferred_commits = deferred_commits;
-  auto opened = engine::OpenBroker(options, o.env.get());
+  auto opened = OpenFaultyBroker(options);
   if (!opened.ok()) {
     std::fprintf(stderr, "open: %s\n", opened.status().ToString().c_str());
     std::_Exit(2);
   }
-  o.broker = std::move(opened).value();
-  return o;
+  return std::move(opened).value();
 }
 
 Status Send(Queue& q, const std::string& body) {
@@ -121,7 +108,7 @@ Status SendDuringFault(Phase& phase, Queue& q, const std::string& body, bool def
 // Broker::Close(); without, it exits as if killed.
 int RunDiskFullPhase(const std::string& dir, bool deferred_commits, bool close_after) {
   Phase phase(dir);
-  Opened opened = OpenOverFaults(dir, deferred_commits);
+  FaultyBroker opened = OpenOverFaults(dir, deferred_commits);
   FaultFileSystem& fs = *opened.fs;
   Broker& broker = *opened.broker;
   auto created = broker.CreateQueue("jobs", {}, {});
@@ -311,7 +298,7 @@ std::shared_ptr<Queue> JobsWithFiveSends(Phase& phase, Broker& broker) {
 // and the database reopens with everything acknowledged before the fault.
 int RunCloseWhileFullPhase(const std::string& dir) {
   Phase phase(dir);
-  Opened opened = OpenOverFaults(dir, false);
+  FaultyBroker opened = OpenOverFaults(dir, false);
   std::shared_ptr<Queue> jobs = JobsWithFiveSends(phase, *opened.broker);
   if (!jobs) return 2;
   opened.fs->FailWrites(WriteFault::kNoSpace);
@@ -332,7 +319,7 @@ TEST(DiskFull, CloseWhileStillFull) { RunPhaseAndCheck(RunCloseWhileFullPhase); 
 // a write to a log writer that saw an error).
 int RunFullAfterFlushPhase(const std::string& dir) {
   Phase phase(dir);
-  Opened opened = OpenOverFaults(dir, false);
+  FaultyBroker opened = OpenOverFaults(dir, false);
   std::shared_ptr<Queue> jobs = JobsWithFiveSends(phase, *opened.broker);
   if (!jobs) return 2;
   phase.Check(opened.broker->CompactAll().ok(), "CompactAll (flushes every memtable)");
@@ -362,7 +349,7 @@ TEST(DiskFull, FullRightAfterAFlush) { RunPhaseAndCheck(RunFullAfterFlushPhase);
 // that reopens clean with everything acknowledged.
 int RunWriteErrorPhase(const std::string& dir, bool deferred_commits) {
   Phase phase(dir);
-  Opened opened = OpenOverFaults(dir, deferred_commits);
+  FaultyBroker opened = OpenOverFaults(dir, deferred_commits);
   auto created = opened.broker->CreateQueue("jobs", {}, {});
   if (!created.ok()) return 2;
   Queue& q = **created;
@@ -415,7 +402,7 @@ int RunReadErrorPhase(const std::string& dir) {
   Phase phase(dir);
   {
     // Messages in table files, not in the memtable: written, then closed.
-    Opened first = OpenOverFaults(dir, false);
+    FaultyBroker first = OpenOverFaults(dir, false);
     auto created = first.broker->CreateQueue("jobs", {}, {});
     if (!created.ok()) return 2;
     for (int i = 0; i < 50; ++i) {
@@ -425,7 +412,7 @@ int RunReadErrorPhase(const std::string& dir) {
     }
     phase.Check(first.broker->Close().ok(), "close");
   }
-  Opened opened = OpenOverFaults(dir, false);
+  FaultyBroker opened = OpenOverFaults(dir, false);
   auto q = opened.broker->GetQueue("jobs");
   if (!q.ok()) return 2;
   opened.fs->FailReads(true);

@@ -27,9 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int RoundsFromEnv(int default_rounds) {
-  return CrashRoundsFromEnv("LQS_CRASH_ROUNDS", default_rounds);
-}
+// Where a long run takes its number of rounds (docs/reliability.md).
+constexpr const char* kRoundsVar = "LQS_CRASH_ROUNDS";
 
 struct RoundStats {
   size_t acked = 0, deleted = 0, present = 0, in_dlq = 0, in_fifo = 0, pending_only_present = 0;
@@ -102,12 +101,12 @@ void RunKillNineRounds(Durability durability, int rounds,
 // the data. The child continues on the same database each round, so later
 // rounds recover databases that were themselves recovered.
 TEST(DurabilityTest, KillNineRecovery) {
-  RunKillNineRounds(Durability::kProcess, RoundsFromEnv(20));
+  RunKillNineRounds(Durability::kProcess, CrashRoundsFromEnv(kRoundsVar, 20));
 }
 
 // The same in mode `fsync` (group-committed synced sends).
 TEST(DurabilityTest, KillNineRecoveryFsync) {
-  RunKillNineRounds(Durability::kFsync, std::max(1, RoundsFromEnv(20) / 4));
+  RunKillNineRounds(Durability::kFsync, CrashRoundsFromEnv(kRoundsVar, 20, 4));
 }
 
 // The same with deferred commits (lqs/commit_scope.h), as lqsd runs: every
@@ -116,12 +115,12 @@ TEST(DurabilityTest, KillNineRecoveryFsync) {
 // Commit() makes every earlier change of the thread durable, and that
 // changes still waiting for one are lost whole or kept whole, never in part.
 TEST(DurabilityTest, KillNineRecoveryDeferredCommits) {
-  RunKillNineRounds(Durability::kProcess, std::max(1, RoundsFromEnv(20) / 2),
+  RunKillNineRounds(Durability::kProcess, CrashRoundsFromEnv(kRoundsVar, 20, 2),
                     {"LQS_CRASH_DEFERRED_COMMITS=1"});
 }
 
 TEST(DurabilityTest, KillNineRecoveryDeferredCommitsFsync) {
-  RunKillNineRounds(Durability::kFsync, std::max(1, RoundsFromEnv(20) / 4),
+  RunKillNineRounds(Durability::kFsync, CrashRoundsFromEnv(kRoundsVar, 20, 4),
                     {"LQS_CRASH_DEFERRED_COMMITS=1"});
 }
 
@@ -138,7 +137,7 @@ TEST(DurabilityTest, KillNineRecoveryDeferredCommitsFsync) {
 // messages and counters that disagree; without the pre-created queues, even
 // "orphan data" of queues whose catalogue entry was never flushed.
 TEST(DurabilityTest, KillNineNoneModeStaysConsistent) {
-  RunKillNineRounds(Durability::kNone, std::max(1, RoundsFromEnv(20) / 4),
+  RunKillNineRounds(Durability::kNone, CrashRoundsFromEnv(kRoundsVar, 20, 4),
                     {"LQS_CRASH_WRITE_BUFFER_BYTES=65536"});
 }
 

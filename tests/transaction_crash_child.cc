@@ -63,14 +63,7 @@ void Produce(lqs::Broker& broker, lqs::Queue& jobs, OracleLog& log, const std::s
              uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (int64_t n = 0;; ++n) {
-    if (n % 10 == 0) {
-      for (;;) {
-        auto s = jobs.GetStats();
-        if (!s.ok() || s->visible <= kMaxBacklog) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    lqs::testing::PaceProducer(jobs, n, kMaxBacklog);
     std::vector<std::string> ids = {prefix + std::to_string(n)};
     if (rng() % 8 == 0) ids.push_back(prefix + std::to_string(n) + "b");
     auto tx = broker.BeginTransaction();

@@ -37,9 +37,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int RoundsFromEnv(int default_rounds) {
-  return CrashRoundsFromEnv("LQS_TRANSACTION_CRASH_ROUNDS", default_rounds);
-}
+// Where a long run takes its number of rounds (docs/reliability.md).
+constexpr const char* kRoundsVar = "LQS_TRANSACTION_CRASH_ROUNDS";
 
 struct Oracle {
   std::set<std::string> order_pending, ordered, consume_pending, consumed, violations;
@@ -284,7 +283,7 @@ size_t RunRounds(const RoundsConfig& cfg) {
 // order exactly once.
 TEST(TransactionCrashTest, KillNine) {
   RoundsConfig cfg;
-  cfg.rounds = RoundsFromEnv(20);
+  cfg.rounds = CrashRoundsFromEnv(kRoundsVar, 20);
   cfg.drain = true;
   RunRounds(cfg);
 }
@@ -292,7 +291,7 @@ TEST(TransactionCrashTest, KillNine) {
 TEST(TransactionCrashTest, KillNineFsync) {
   RoundsConfig cfg;
   cfg.durability = Durability::kFsync;
-  cfg.rounds = std::max(1, RoundsFromEnv(20) / 4);
+  cfg.rounds = CrashRoundsFromEnv(kRoundsVar, 20, 4);
   RunRounds(cfg);
 }
 
@@ -301,7 +300,7 @@ TEST(TransactionCrashTest, KillNineFsync) {
 TEST(PowerLossTransactions, FsyncKeepsEveryAcknowledgedCommit) {
   RoundsConfig cfg;
   cfg.durability = Durability::kFsync;
-  cfg.rounds = std::max(1, RoundsFromEnv(20) / 2);
+  cfg.rounds = CrashRoundsFromEnv(kRoundsVar, 20, 2);
   cfg.power_cut = true;
   cfg.drain = true;
   RunRounds(cfg);
@@ -312,7 +311,7 @@ TEST(PowerLossTransactions, FsyncKeepsEveryAcknowledgedCommit) {
 // queue still agree after every cut.
 TEST(PowerLossTransactions, ProcessModeLosesWholeCommits) {
   RoundsConfig cfg;
-  cfg.rounds = std::max(1, RoundsFromEnv(20) / 4);
+  cfg.rounds = CrashRoundsFromEnv(kRoundsVar, 20, 4);
   cfg.power_cut = true;
   EXPECT_GT(RunRounds(cfg), 0u) << "no power cut took an acknowledged commit";
 }

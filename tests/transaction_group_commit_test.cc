@@ -13,11 +13,9 @@
 #include <utility>
 
 #include <gtest/gtest.h>
-#include <rocksdb/file_system.h>
 
-#include "lib/engine/open.h"
 #include "lib/engine/queue_impl.h"
-#include "tests/fault_fs.h"
+#include "tests/faulty_broker.h"
 #include "tests/testutil.h"
 
 namespace lqs::testing {
@@ -26,17 +24,15 @@ namespace {
 class TransactionGroupCommitTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    fs_ = std::make_unique<FaultFileSystem>(rocksdb::FileSystem::Default());
-    env_ = fs_->NewEnv();
     Options options = TestProfileOptions();
     options.path = dir_.path() + "/db";
     options.durability = Durability::kFsync;
     options.clock = std::make_shared<ManualClock>();
     options.background_maintenance = false;
-    auto opened = engine::OpenBroker(options, env_.get());
+    auto opened = OpenFaultyBroker(options);
     ASSERT_OK(opened);
-    broker_ = std::move(opened).value();
-    auto q = broker_->CreateQueue("q", {}, {});
+    db_ = std::move(opened).value();
+    auto q = db_.broker->CreateQueue("q", {}, {});
     ASSERT_OK(q);
     queue_ = *q;
     // The first send reserves a block of sequence numbers with a write of
@@ -53,9 +49,9 @@ class TransactionGroupCommitTest : public ::testing::Test {
 
   void TearDown() override {
     release_.Open();
-    fs_->SetSyncHook({});
-    if (broker_) {
-      EXPECT_OK(broker_->Close());
+    db_.fs->SetSyncHook({});
+    if (db_.broker) {
+      EXPECT_OK(db_.broker->Close());
     }
   }
 
@@ -63,7 +59,7 @@ class TransactionGroupCommitTest : public ::testing::Test {
   // when it starts.
   void HoldNextLogSync() {
     auto armed = std::make_shared<std::atomic<bool>>(true);
-    fs_->SetSyncHook([this, armed](const std::string& path) {
+    db_.fs->SetSyncHook([this, armed](const std::string& path) {
       const std::string suffix = ".log";
       if (path.size() < suffix.size() ||
           path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
@@ -78,7 +74,7 @@ class TransactionGroupCommitTest : public ::testing::Test {
   void Commit(Transaction& tx) { ASSERT_OK(tx.Commit()); }
 
   std::optional<std::string> Committed(const std::string& key) {
-    auto v = broker_->Get("t", key);
+    auto v = db_.broker->Get("t", key);
     EXPECT_OK(v);
     return v.ok() ? *v : std::nullopt;
   }
@@ -88,7 +84,7 @@ class TransactionGroupCommitTest : public ::testing::Test {
   std::thread StartHeldWriterOfK() {
     HoldNextLogSync();
     std::thread a([this] {
-      auto tx = broker_->BeginTransaction();
+      auto tx = db_.broker->BeginTransaction();
       ASSERT_OK(tx->Put("t", "k", "A"));
       SendMessageRequest r;
       r.body = "order A";
@@ -115,9 +111,7 @@ class TransactionGroupCommitTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  std::unique_ptr<FaultFileSystem> fs_;
-  std::unique_ptr<rocksdb::Env> env_;
-  std::unique_ptr<Broker> broker_;
+  FaultyBroker db_;
   std::shared_ptr<Queue> queue_;
   engine::TableWritesInFlight* in_flight_ = nullptr;
   Gate in_sync_, release_, waiting_;
@@ -126,7 +120,7 @@ class TransactionGroupCommitTest : public ::testing::Test {
 
 TEST_F(TransactionGroupCommitTest, ReadOfAKeyBeingWrittenWaitsThenConflicts) {
   {
-    auto tx = broker_->BeginTransaction();
+    auto tx = db_.broker->BeginTransaction();
     ASSERT_OK(tx->Put("t", "k", "0"));
     Commit(*tx);
   }
@@ -134,7 +128,7 @@ TEST_F(TransactionGroupCommitTest, ReadOfAKeyBeingWrittenWaitsThenConflicts) {
   // The first commit left the transaction mutex before its write: this one
   // gets it, and its read of "k" (still "0" in the database) must wait for
   // the write instead of validating against the old value.
-  auto b = broker_->BeginTransaction();
+  auto b = db_.broker->BeginTransaction();
   auto seen = b->Get("t", "k");
   ASSERT_OK(seen);
   EXPECT_EQ(*seen, std::optional<std::string>("0"));
@@ -146,7 +140,7 @@ TEST_F(TransactionGroupCommitTest, ReadOfAKeyBeingWrittenWaitsThenConflicts) {
 
 TEST_F(TransactionGroupCommitTest, ScanOverAKeyBeingWrittenWaitsThenConflicts) {
   std::thread a = StartHeldWriterOfK();
-  auto b = broker_->BeginTransaction();
+  auto b = db_.broker->BeginTransaction();
   auto seen = b->Scan("t", "");
   ASSERT_OK(seen);
   EXPECT_TRUE(seen->empty());
@@ -158,7 +152,7 @@ TEST_F(TransactionGroupCommitTest, ScanOverAKeyBeingWrittenWaitsThenConflicts) {
 
 TEST_F(TransactionGroupCommitTest, BlindWriteOfAKeyBeingWrittenLandsAfterIt) {
   std::thread a = StartHeldWriterOfK();
-  auto b = broker_->BeginTransaction();
+  auto b = db_.broker->BeginTransaction();
   ASSERT_OK(b->Put("t", "k", "B"));
   const Status b_result = CommitBesideHeldWriter(std::move(a), *b, /*waits=*/true);
   EXPECT_OK(b_result);
@@ -168,7 +162,7 @@ TEST_F(TransactionGroupCommitTest, BlindWriteOfAKeyBeingWrittenLandsAfterIt) {
 
 TEST_F(TransactionGroupCommitTest, CommitOfOtherKeysDoesNotWait) {
   std::thread a = StartHeldWriterOfK();
-  auto b = broker_->BeginTransaction();
+  auto b = db_.broker->BeginTransaction();
   auto seen = b->Get("t", "other");
   ASSERT_OK(seen);
   ASSERT_OK(b->Put("t", "other", "B"));

@@ -75,14 +75,7 @@ void Produce(lqs::Queue& q, OracleLog& log, const std::string& prefix, uint64_t 
   std::deque<std::string> recent;  // originals sent (not poison), for duplicates
   int64_t dups = 0;
   for (int64_t n = 0;; ++n) {
-    if (n % 10 == 0) {
-      for (;;) {
-        auto s = q.GetStats();
-        if (!s.ok() || s->visible <= kMaxBacklog) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    lqs::testing::PaceProducer(q, n, kMaxBacklog);
     if (!recent.empty() && rng() % 6 == 0) {
       const std::string& key = recent[rng() % recent.size()];
       auto done = q.InboxContains(key);

@@ -43,9 +43,8 @@ using namespace std::chrono_literals;
 constexpr const char* kJobs = "jobs";
 constexpr const char* kJobsDlq = "jobs-dlq";
 
-int RoundsFromEnv(int default_rounds) {
-  return CrashRoundsFromEnv("LQS_WORKER_CRASH_ROUNDS", default_rounds);
-}
+// Where a long run takes its number of rounds (docs/reliability.md).
+constexpr const char* kRoundsVar = "LQS_WORKER_CRASH_ROUNDS";
 
 std::string KeyOf(const std::string& body) { return body.substr(0, body.find('/')); }
 bool IsPoison(const std::string& key) { return !key.empty() && key.back() == 'x'; }
@@ -278,7 +277,7 @@ TEST(WorkerCrashTest, KillNineWithInbox) {
   TempDir dir;
   const std::string db = dir.path() + "/db", oracle_dir = dir.path() + "/oracle";
   fs::create_directories(oracle_dir);
-  const int rounds = RoundsFromEnv(20);
+  const int rounds = CrashRoundsFromEnv(kRoundsVar, 20);
   std::mt19937 rng(std::random_device{}());
   std::set<std::string> recorded_before;  // keys in the inbox when the round started
   State last;

@@ -14,11 +14,9 @@
 #include <boost/beast/http.hpp>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <rocksdb/file_system.h>
 
-#include "lib/engine/open.h"
 #include "server/endpoint.h"
-#include "tests/fault_fs.h"
+#include "tests/faulty_broker.h"
 #include "tests/server/loopback_http.h"
 #include "tests/testutil.h"
 
@@ -33,28 +31,26 @@ using Reply = HttpReply;
 class LqsdOnAFaultyDisk : public ::testing::Test {
  protected:
   void SetUp() override {
-    fs_ = std::make_unique<FaultFileSystem>(rocksdb::FileSystem::Default());
-    env_ = fs_->NewEnv();
     Options o = TestProfileOptions();
     o.path = dir_.path() + "/db";
     o.deferred_commits = true;  // as lqsd opens it
     o.background_maintenance = false;
-    auto broker = engine::OpenBroker(o, env_.get());
+    auto broker = OpenFaultyBroker(o);
     ASSERT_OK(broker);
-    broker_ = std::move(broker).value();
+    db_ = std::move(broker).value();
     lqsd::EndpointConfig config;
     config.port = 0;
     config.threads = 1;
     config.busy_poll_us = 0;
     config.single_region = true;
     std::string error;
-    endpoint_ = lqsd::Endpoint::Start(broker_.get(), config, &error);
+    endpoint_ = lqsd::Endpoint::Start(db_.broker.get(), config, &error);
     ASSERT_NE(endpoint_, nullptr) << error;
     const std::string& hp = endpoint_->host_port();
     port_ = hp.substr(hp.rfind(':') + 1);
   }
   void TearDown() override {
-    fs_->FailWrites(WriteFault::kNone);
+    db_.fs->FailWrites(WriteFault::kNone);
     if (endpoint_) {
       EXPECT_OK(endpoint_->Shutdown());
     }
@@ -79,9 +75,7 @@ class LqsdOnAFaultyDisk : public ::testing::Test {
   }
 
   TempDir dir_;
-  std::unique_ptr<FaultFileSystem> fs_;
-  std::unique_ptr<rocksdb::Env> env_;
-  std::unique_ptr<Broker> broker_;
+  FaultyBroker db_;
   std::unique_ptr<lqsd::Endpoint> endpoint_;
   std::string port_;
 };
@@ -96,7 +90,7 @@ TEST_F(LqsdOnAFaultyDisk, AnswersServiceUnavailableAndRecoversWithoutRestart) {
   ASSERT_EQ(Json("CreateQueue", {{"QueueName", "jobs"}}).status, 200);
   ASSERT_EQ(SendJson("before").status, 200);
 
-  fs_->FailWrites(WriteFault::kNoSpace);
+  db_.fs->FailWrites(WriteFault::kNoSpace);
   // The first write meets the full disk at the commit of its round: the
   // prepared 200 is replaced by SQS's retryable error.
   const Reply at_commit = SendJson("during-1");
@@ -118,7 +112,7 @@ TEST_F(LqsdOnAFaultyDisk, AnswersServiceUnavailableAndRecoversWithoutRestart) {
       200);
 
   // Room again: the same lqsd takes writes.
-  fs_->FailWrites(WriteFault::kNone);
+  db_.fs->FailWrites(WriteFault::kNone);
   const Reply after = SendJson("after");
   EXPECT_EQ(after.status, 200) << after.body;
   // Everything acknowledged is there; "during-2" and "q" were never applied.
