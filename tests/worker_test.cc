@@ -27,23 +27,18 @@
 #include "lib/worker/worker_log.h"
 #include "lib/worker/worker_message.h"
 #include "lib/worker/worker_stats.h"
-#include "tests/testutil.h"
+#include "tests/worker_fixture.h"
 
-namespace lqs {
+namespace lqs::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-using testing::Gate;
-using testing::WaitFor;
-using testing::WalkLeaseRenewals;
-
-class WorkerTest : public testing::BrokerTest {
+class WorkerTest : public WorkerFixture {
  protected:
+  // ClockedOptions(), logging into logs_ (Logged(), DumpLogs()).
   WorkerOptions Options() {
-    WorkerOptions o;
-    o.clock = clock_;
-    o.backoff_jitter = 0;
+    WorkerOptions o = ClockedOptions();
     o.logger = [this](WorkerLogLevel level, const std::string& line) {
       std::lock_guard<std::mutex> lock(log_mu_);
       logs_.push_back(std::string(worker::WorkerLog::LevelName(level)) + " " + line);
@@ -68,20 +63,6 @@ class WorkerTest : public testing::BrokerTest {
     EXPECT_TRUE(res.ok()) << res.status().ToString();
     return res.ok() ? res->message_id : "";
   }
-
-  QueueStats Stats(Queue& q) {
-    auto s = q.GetStats();
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    return s.ok() ? *s : QueueStats{};
-  }
-
-  std::unique_ptr<Worker> Make(std::shared_ptr<Queue> q, WorkerOptions o, MessageHandler h) {
-    auto w = Worker::Create(std::move(q), std::move(o), std::move(h));
-    EXPECT_TRUE(w.ok()) << w.status().ToString();
-    return w.ok() ? std::move(w).value() : nullptr;
-  }
-
-  int64_t VisibleAt(Queue& q) { return testing::LoneMessageVisibleAt(q); }
 
   std::string DumpLogs() {
     std::lock_guard<std::mutex> lock(log_mu_);
@@ -489,8 +470,7 @@ TEST_F(WorkerTest, StopInterruptsALongPollAtOnce) {
 
 TEST_F(WorkerTest, InboxTurnsADuplicateIntoASkip) {
   auto q = MakeQueue("jobs");
-  MessageAttributeMap key;
-  key["IdempotencyKey"] = MessageAttributeValue{"String", "order-42", ""};
+  const MessageAttributeMap key = IdempotencyKey("order-42");
   WorkerOptions o = Options();
   o.inbox = true;
   std::atomic<int> calls{0};
@@ -857,4 +837,4 @@ TEST_F(WorkerTest, SigtermStopsAWorkerThatInstalledHandlers) {
 }
 
 }  // namespace
-}  // namespace lqs
+}  // namespace lqs::testing

@@ -16,36 +16,25 @@
 #include <thread>
 #include <vector>
 
-#include "tests/testutil.h"
+#include "tests/worker_fixture.h"
 
 #include "lqs/transaction.h"
 #include "lqs/worker.h"
 
-namespace lqs {
+namespace lqs::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-using testing::Gate;
-using testing::WaitFor;
-using testing::WalkLeaseRenewals;
-
-class WorkerTransactionTest : public testing::BrokerTest {
+class WorkerTransactionTest : public WorkerFixture {
  protected:
+  // One handler at a time, and no logging.
   WorkerOptions Options() {
-    WorkerOptions o;
-    o.clock = clock_;
-    o.backoff_jitter = 0;
+    WorkerOptions o = ClockedOptions();
     o.concurrency = 1;
     o.max_in_progress = 1;
     o.logger = [](WorkerLogLevel, const std::string&) {};
     return o;
-  }
-
-  std::unique_ptr<Worker> Make(std::shared_ptr<Queue> q, WorkerOptions o, TransactionalHandler h) {
-    auto w = Worker::Create(std::move(q), std::move(o), std::move(h));
-    EXPECT_TRUE(w.ok()) << w.status().ToString();
-    return w.ok() ? std::move(w).value() : nullptr;
   }
 
   std::optional<std::string> Record(const std::string& key) {
@@ -53,14 +42,6 @@ class WorkerTransactionTest : public testing::BrokerTest {
     EXPECT_TRUE(v.ok()) << v.status().ToString();
     return v.ok() ? *v : std::nullopt;
   }
-
-  QueueStats Stats(Queue& q) {
-    auto s = q.GetStats();
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    return s.ok() ? *s : QueueStats{};
-  }
-
-  int64_t VisibleAt(Queue& q) { return testing::LoneMessageVisibleAt(q); }
 
   // Adds one to the "count" record in `tx` (read, then written).
   static void Increment(Transaction& tx) {
@@ -98,8 +79,7 @@ TEST_F(WorkerTransactionTest, EffectCommitsWithTheDelete) {
 // after the backoff and its second run commits everything once.
 TEST_F(WorkerTransactionTest, KeyConflictAppliesNothingAndRedelivers) {
   auto q = MakeQueue("jobs");
-  MessageAttributeMap key;
-  key["IdempotencyKey"] = MessageAttributeValue{"String", "order-7", ""};
+  const MessageAttributeMap key = IdempotencyKey("order-7");
   ASSERT_OK(SendWithAttributes(*q, "order-7", key));
   WorkerOptions o = Options();
   o.inbox = true;
@@ -215,8 +195,7 @@ TEST_F(WorkerTransactionTest, NonRetryableRollsBackAndDeadLetters) {
 
 TEST_F(WorkerTransactionTest, InboxSkipsADuplicateOfACommittedMessage) {
   auto q = MakeQueue("jobs");
-  MessageAttributeMap key;
-  key["IdempotencyKey"] = MessageAttributeValue{"String", "order-42", ""};
+  const MessageAttributeMap key = IdempotencyKey("order-42");
   WorkerOptions o = Options();
   o.inbox = true;
   std::atomic<int> calls{0};
@@ -275,4 +254,4 @@ TEST_F(WorkerTransactionTest, CreateRejectsAnEmptyHandler) {
 }
 
 }  // namespace
-}  // namespace lqs
+}  // namespace lqs::testing
