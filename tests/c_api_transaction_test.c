@@ -51,6 +51,15 @@ static void check_committed(lqs_broker_t* broker, const char* t, const char* k, 
   }
 }
 
+/* Commits `tx` and checks that it sent no message; destroys `tx`. */
+static void commit_sending_nothing(lqs_transaction_t* tx) {
+  lqs_transaction_result_t* done = NULL;
+  CHECK_OK(lqs_transaction_commit(tx, &done, &err_));
+  CHECK(done != NULL && lqs_transaction_result_sent_count(done) == 0);
+  lqs_transaction_result_destroy(done);
+  lqs_transaction_destroy(tx);
+}
+
 /* The number of messages one receive (up to 10, no wait) gets from `q`,
  * leasing them for `visibility` seconds. */
 static size_t receive_count(lqs_queue_t* q, int visibility) {
@@ -133,11 +142,7 @@ static void test_records(lqs_broker_t* broker) {
   }
   lqs_table_entries_destroy(e);
 
-  lqs_transaction_result_t* done = NULL;
-  CHECK_OK(lqs_transaction_commit(tx, &done, &err_));
-  CHECK(done != NULL && lqs_transaction_result_sent_count(done) == 0);
-  lqs_transaction_result_destroy(done);
-  lqs_transaction_destroy(tx);
+  commit_sending_nothing(tx);
 
   check_committed(broker, "t1", k_nul, 3, v_nul, 4);
   check_committed(broker, "t1", "empty", 5, "", 0);
@@ -217,11 +222,7 @@ static void test_sends(lqs_broker_t* broker, lqs_queue_t* q) {
         LQS_BATCH_ENTRY_IDS_NOT_DISTINCT);
   CHECK(err != NULL);
   lqs_free(err);
-  lqs_transaction_result_t* none = NULL;
-  CHECK_OK(lqs_transaction_commit(tx, &none, &err_));
-  CHECK(none != NULL && lqs_transaction_result_sent_count(none) == 0);
-  lqs_transaction_result_destroy(none);
-  lqs_transaction_destroy(tx);
+  commit_sending_nothing(tx);
   lqs_send_batch_request_destroy(bad);
 
   lqs_send_batch_request_destroy(batch);
@@ -446,11 +447,7 @@ static void test_bad_input(lqs_broker_t* broker, lqs_queue_t* q) {
 
   /* Nothing was recorded, and the transaction still works. */
   CHECK_OK(lqs_transaction_put(tx, "t", "k", 1, "ok", 2, &err_));
-  lqs_transaction_result_t* done = NULL;
-  CHECK_OK(lqs_transaction_commit(tx, &done, &err_));
-  CHECK(done != NULL && lqs_transaction_result_sent_count(done) == 0);
-  lqs_transaction_result_destroy(done);
-  lqs_transaction_destroy(tx);
+  commit_sending_nothing(tx);
   check_committed(broker, "t", "k", 1, "ok", 2);
   CHECK(receive_count(q, 0) == 0);
 
