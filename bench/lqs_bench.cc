@@ -3,9 +3,9 @@
 // same run:
 //
 //   ceiling  raw RocksDB issuing the same WriteBatches per message lifecycle
-//            (bench/rocksdb_ceiling.h): lqs/ceiling is the cost of the queue.
+//            (bench/rocksdb_ceiling.cc): lqs/ceiling is the cost of the queue.
 //   sqlite   a SQLite queue table with the same lease model
-//            (bench/sqlite_queue.h): lqs/sqlite is the obvious alternative.
+//            (bench/sqlite_queue.cc): lqs/sqlite is the obvious alternative.
 //
 // Compare ratios, not absolute numbers: absolute rates depend on the disk.
 //
@@ -41,7 +41,7 @@
 //         latency is per send+receive+delete round.
 // FIFO rows ("fifoNg"): a FIFO queue, message n in group n % N, a unique
 //         MessageDeduplicationId each; the ceiling issues the FIFO writes
-//         (bench/rocksdb_ceiling.h); SQLite has no FIFO model ("-").
+//         (bench/rocksdb_ceiling.cc); SQLite has no FIFO model ("-").
 // send  = SendMessage(Batch) calls; msgs/s counts messages sent.
 // drain = ReceiveMessage + DeleteMessage(Batch) of a prefilled backlog
 //         (prefilled in process mode, then reopened in the workload's mode).

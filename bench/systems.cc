@@ -7,8 +7,6 @@
 #include <utility>
 
 #include "bench/enum_names.h"
-#include "bench/rocksdb_ceiling.h"
-#include "bench/sqlite_queue.h"
 
 #include "lqs/lqs.h"
 

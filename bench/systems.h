@@ -3,9 +3,9 @@
 //
 //   lqs      the library, through its public API (Broker / Queue)
 //   ceiling  raw RocksDB issuing the same WriteBatches as lqs, no queue logic
-//            (bench/rocksdb_ceiling.h)
+//            (bench/rocksdb_ceiling.cc)
 //   sqlite   a queue table in SQLite with the same receive-with-visibility-
-//            timeout and delete-by-handle model (bench/sqlite_queue.h)
+//            timeout and delete-by-handle model (bench/sqlite_queue.cc)
 //
 // lqs and sqlite also run a transactional send (a record and a message in one
 // commit: TxSend).
@@ -82,6 +82,11 @@ std::unique_ptr<QueueSystem> MakeSystem(const SystemConfig& config) {
 
 // Opens `kind` at config.dir. nullptr on error (printed to stderr).
 std::unique_ptr<QueueSystem> OpenSystem(SystemKind kind, const SystemConfig& config);
+
+// The systems besides lqs, as OpenSystem opens them; each file's comment
+// says what it writes and why.
+std::unique_ptr<QueueSystem> OpenRocksDbCeiling(const SystemConfig& config);  // rocksdb_ceiling.cc
+std::unique_ptr<QueueSystem> OpenSqliteQueue(const SystemConfig& config);     // sqlite_queue.cc
 
 // A printable body of `n` bytes (valid SQS message text).
 std::string MakeBody(size_t n);
