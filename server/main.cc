@@ -187,37 +187,33 @@ int main(int argc, char** argv) {
                  "an existing queue gets the file's attribute values. A bad file stops lqsd "
                  "before anything is created")
       ->check(CLI::ExistingFile);
+  // The bridges' options, under their own heading in --help.
+  app.option_defaults()->group("Bridges");
   app.add_option("--forward", flags.forward,
                  "LOCAL_QUEUE=REMOTE_QUEUE_URL: drain a local queue into a remote SQS queue "
-                 "(repeatable; docs/bridge.md)")
-      ->group("Bridges");
+                 "(repeatable; docs/bridge.md)");
   app.add_option("--pull", flags.pull,
                  "REMOTE_QUEUE_URL=LOCAL_QUEUE: drain a remote SQS queue into a local queue "
-                 "(repeatable)")
-      ->group("Bridges");
+                 "(repeatable)");
   app.add_option("--bridges", flags.bridges_file,
                  "A file of bridges, one a line: 'forward LOCAL_QUEUE URL' or 'pull URL "
                  "LOCAL_QUEUE'")
-      ->check(CLI::ExistingFile)
-      ->group("Bridges");
+      ->check(CLI::ExistingFile);
   app.add_option("--bridge-ca-file", flags.bridge_ca_file,
                  "HTTPS: a PEM file of CAs the bridges trust besides the system's")
-      ->check(CLI::ExistingFile)
-      ->group("Bridges");
+      ->check(CLI::ExistingFile);
   app.add_option("--bridge-profile", flags.bridge_profile,
                  "The bridges' profile of ~/.aws/credentials (default: AWS_ACCESS_KEY_ID, then "
-                 "AWS_PROFILE, then default)")
-      ->group("Bridges");
+                 "AWS_PROFILE, then default)");
   app.add_option("--bridge-timeout", flags.bridge_timeout,
                  "Seconds the bridges give one request to the remote (beyond a long poll)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 600))
-      ->group("Bridges");
+      ->check(CLI::Range(1, 600));
   app.add_option("--bridge-backoff-max", flags.bridge_backoff_max,
                  "The bridges' longest wait between retries, in seconds")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{1}, int64_t{86400}))
-      ->group("Bridges");
+      ->check(CLI::Range(int64_t{1}, int64_t{86400}));
+  app.option_defaults()->group("Options");
   app.add_option("--profile", flags.profile,
                  "default, or small: RocksDB's memory cut for small devices "
                  "(lqs::Options::SmallDevice(): 2 MiB block cache, 1 MiB memtables, one "

@@ -57,50 +57,45 @@ int main(int argc, char** argv) {
   app.fallthrough();
   app.set_version_flag("--version", "lqs " LQS_VERSION_STRING);
   auto& g = env.flags;
-  app.add_option("-d,--data", g.data, "Database directory (local mode)")
-      ->envname("LQS_DATA")
-      ->group("Where");
+  // The global options, under two headings in --help; the commands' own
+  // options (registered below, inheriting these defaults) under "Options".
+  app.option_defaults()->group("Where");
+  app.add_option("-d,--data", g.data, "Database directory (local mode)")->envname("LQS_DATA");
   app.add_option("-e,--endpoint", g.endpoint,
                  "URL of a running lqsd or SQS endpoint (remote mode; default: "
                  "AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL, then LQS_ENDPOINT; --data or "
-                 "LQS_DATA wins over the AWS_ variables)")
-      ->group("Where");
+                 "LQS_DATA wins over the AWS_ variables)");
   app.add_option("--durability", g.durability, "Local mode: none, process (default) or fsync")
-      ->check(CLI::IsMember({"none", "process", "fsync"}))
-      ->group("Where");
+      ->check(CLI::IsMember({"none", "process", "fsync"}));
   app.add_option("--region", g.region,
                  "Local mode: the database's region, in queue ARNs (default: <name> for a "
                  "database in .../regions/<name>, where lqsd keeps other regions; else "
                  "us-east-1). Remote mode: sign requests for this region, whose queues lqsd "
                  "then serves (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1 when "
-                 "credentials are found; else unsigned: lqsd's default region)")
-      ->group("Where");
+                 "credentials are found; else unsigned: lqsd's default region)");
   app.add_option("--profile", g.profile,
                  "Remote mode, forward, pull: the profile of the shared credentials file "
                  "(~/.aws/credentials, or AWS_SHARED_CREDENTIALS_FILE) when the environment "
-                 "has no AWS_ACCESS_KEY_ID (default: AWS_PROFILE, else default)")
-      ->group("Where");
+                 "has no AWS_ACCESS_KEY_ID (default: AWS_PROFILE, else default)");
   app.add_option("--account-id", g.account_id,
-                 "Local mode: the account in queue ARNs (default 123456789012, as lqsd's)")
-      ->group("Where");
+                 "Local mode: the account in queue ARNs (default 123456789012, as lqsd's)");
   app.add_option("--max-disk-bytes", g.max_disk_bytes,
                  "Local mode: the database's storage budget (bytes, or 64M, 1G: powers of "
                  "1024); at it, sends fail with OverStorageBudget until messages are deleted "
                  "(default 0: none)")
       ->transform(CLI::AsSizeValue(false))
-      ->check(CLI::NonNegativeNumber)
-      ->group("Where");
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--timeout", g.timeout_seconds,
                  "Remote mode: seconds per request (beyond a long poll's wait)")
-      ->capture_default_str()
-      ->group("Where");
+      ->capture_default_str();
   app.add_option("--ca-file", g.ca_file,
                  "HTTPS (remote mode, forward, pull): a PEM file of CAs trusted besides the "
                  "system's")
-      ->check(CLI::ExistingFile)
-      ->group("Where");
-  app.add_flag("--json", g.json, "Machine-readable JSON on stdout")->group("Output");
-  app.add_flag("-q,--quiet", g.quiet, "No progress bars or informational lines")->group("Output");
+      ->check(CLI::ExistingFile);
+  app.option_defaults()->group("Output");
+  app.add_flag("--json", g.json, "Machine-readable JSON on stdout");
+  app.add_flag("-q,--quiet", g.quiet, "No progress bars or informational lines");
+  app.option_defaults()->group("Options");
 
   lqs_cli::RegisterQueueCommands(app, env);
   lqs_cli::RegisterMessageCommands(app, env);
