@@ -322,6 +322,12 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
     notify::MutexLock lock(&send_config_mu_);
     return send_config_;
   }
+  // What fails a whole SendMessageBatch (or a transaction's), in SQS's order,
+  // before any entry is checked on its own: a closed or deleted queue, the
+  // entry ids, the total size, and on a FIFO queue any entry without its
+  // group or deduplication id. Returns the config to check the entries with.
+  StatusOr<std::shared_ptr<const api::QueueConfig>> CheckSendBatchAsAWhole(
+      const std::vector<SendMessageBatchEntry>& entries) ABSL_LOCKS_EXCLUDED(send_config_mu_);
   // Stores the messages (validated already) and wakes receivers. Takes
   // gate_ shared. On failure nothing is stored and *results is empty.
   Status StoreMessages(const std::vector<const SendMessageRequest*>& requests,

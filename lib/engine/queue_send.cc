@@ -202,7 +202,7 @@ StatusOr<SendMessageResult> QueueImpl::SendMessage(const SendMessageRequest& req
   return std::move(results[0]);
 }
 
-StatusOr<SendMessageBatchResult> QueueImpl::SendMessageBatch(
+StatusOr<std::shared_ptr<const api::QueueConfig>> QueueImpl::CheckSendBatchAsAWhole(
     const std::vector<SendMessageBatchEntry>& entries) {
   Status live = CheckLive();
   if (!live.ok()) return live;
@@ -215,13 +215,21 @@ StatusOr<SendMessageBatchResult> QueueImpl::SendMessageBatch(
   for (const auto& e : entries) total += api::MessageSize(e.request);
   Status size = api::ValidateBatchSize(total);
   if (!size.ok()) return size;
-  const api::QueueConfig config = *SendConfig();
+  std::shared_ptr<const api::QueueConfig> config = SendConfig();
   // On FIFO queues a missing group or deduplication id fails the whole
-  // batch, as in SQS, before any entry is checked on its own.
+  // batch, as in SQS.
   for (const auto& e : entries) {
-    Status presence = api::ValidateFifoPresence(e.request, config, /*in_batch=*/true);
+    Status presence = api::ValidateFifoPresence(e.request, *config, /*in_batch=*/true);
     if (!presence.ok()) return presence;
   }
+  return config;
+}
+
+StatusOr<SendMessageBatchResult> QueueImpl::SendMessageBatch(
+    const std::vector<SendMessageBatchEntry>& entries) {
+  auto checked = CheckSendBatchAsAWhole(entries);
+  if (!checked.ok()) return checked.status();
+  const api::QueueConfig& config = **checked;
   SendMessageBatchResult out;
   std::vector<const SendMessageRequest*> valid;
   std::vector<const std::string*> valid_ids;

@@ -42,24 +42,10 @@ Status QueueImpl::CheckTxSend(const SendMessageRequest& request) {
 }
 
 Status QueueImpl::CheckTxSendBatch(const std::vector<SendMessageBatchEntry>& entries) {
-  Status live = CheckLive();
-  if (!live.ok()) return live;
-  std::vector<std::string> ids;
-  ids.reserve(entries.size());
-  for (const auto& e : entries) ids.push_back(e.id);
-  Status st = api::ValidateBatchIds(ids, "SendMessageBatchRequestEntry");
-  if (!st.ok()) return st;
-  int64_t total = 0;
-  for (const auto& e : entries) total += api::MessageSize(e.request);
-  st = api::ValidateBatchSize(total);
-  if (!st.ok()) return st;
-  const std::shared_ptr<const api::QueueConfig> config = SendConfig();
+  auto config = CheckSendBatchAsAWhole(entries);
+  if (!config.ok()) return config.status();
   for (const auto& e : entries) {
-    st = api::ValidateFifoPresence(e.request, *config, /*in_batch=*/true);
-    if (!st.ok()) return st;
-  }
-  for (const auto& e : entries) {
-    st = api::ValidateSendMessage(e.request, *config, /*in_batch=*/true);
+    Status st = api::ValidateSendMessage(e.request, **config, /*in_batch=*/true);
     if (!st.ok()) {
       return Status(st.code(), "Entry " + e.id + " of SendMessageBatch: " + st.message());
     }
