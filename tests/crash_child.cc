@@ -279,7 +279,6 @@ int main(int argc, char** argv) {
       lqs::testing::ParseChildArgs(argc, argv, 1, "<none|process|fsync>");
   const uint64_t seed = args.seed;
   const std::string& seed_text = args.seed_text;
-  const std::string& oracle_dir = args.oracle_dir;
   lqs::Options options = lqs::testing::ChildOptions(args, DurabilityOrDie(argv[4]));
   const char* deferred_env = std::getenv("LQS_CRASH_DEFERRED_COMMITS");
   const bool deferred = deferred_env != nullptr && std::string(deferred_env) == "1";
@@ -294,51 +293,32 @@ int main(int argc, char** argv) {
   lqs::Queue& fifo = *queues->fifo;
   lqs::Broker* b = broker.get();
 
-  std::vector<std::unique_ptr<OracleLog>> logs;
-  std::vector<std::thread> threads;
-  auto new_log = [&](const std::string& name) -> OracleLog& {
-    logs.push_back(std::make_unique<OracleLog>(oracle_dir + "/" + seed_text + "-" + name + ".log"));
-    return *logs.back();
-  };
+  lqs::testing::ChildThreads threads(args);
   for (int p = 0; p < kProducers; ++p) {
-    OracleLog& log = new_log("p" + std::to_string(p));
     const std::string prefix = "s" + seed_text + "p" + std::to_string(p) + "-";
-    threads.emplace_back([&q = work, &log, b, deferred, prefix, seed, p] {
+    threads.Start("p" + std::to_string(p), [&q = work, b, deferred, prefix, seed, p](auto& log) {
       DurableRecords durable(b, deferred);
       Produce(q, log, durable, prefix, seed * 131 + static_cast<uint64_t>(p));
     });
   }
   for (int c = 0; c < kConsumers; ++c) {
-    OracleLog& log = new_log("c" + std::to_string(c));
-    threads.emplace_back([&q = work, &log, b, deferred, seed, c] {
+    threads.Start("c" + std::to_string(c), [&q = work, b, deferred, seed, c](auto& log) {
       DurableRecords durable(b, deferred);
       Consume(q, log, durable, seed * 137 + static_cast<uint64_t>(c), "deleted", 70);
     });
   }
-  {
-    OracleLog& log = new_log("dlq");
-    threads.emplace_back([&q = dlq, &log, b, deferred, seed] {
-      DurableRecords durable(b, deferred);
-      Consume(q, log, durable, seed * 139, "dlq-deleted", 50);
-    });
-  }
-
-  {
-    OracleLog& log = new_log("fp");
-    threads.emplace_back([&q = fifo, &log, b, deferred, seed_text, seed] {
-      DurableRecords durable(b, deferred);
-      ProduceFifo(q, log, durable, seed_text, seed * 149);
-    });
-  }
-  {
-    OracleLog& log = new_log("fc");
-    threads.emplace_back([&q = fifo, &log, b, deferred, seed] {
-      DurableRecords durable(b, deferred);
-      ConsumeFifo(q, log, durable, seed * 151);
-    });
-  }
-
-  lqs::testing::SignalReady();
-  for (auto& t : threads) t.join();  // never: the threads run until SIGKILL
+  threads.Start("dlq", [&q = dlq, b, deferred, seed](auto& log) {
+    DurableRecords durable(b, deferred);
+    Consume(q, log, durable, seed * 139, "dlq-deleted", 50);
+  });
+  threads.Start("fp", [&q = fifo, b, deferred, seed_text, seed](auto& log) {
+    DurableRecords durable(b, deferred);
+    ProduceFifo(q, log, durable, seed_text, seed * 149);
+  });
+  threads.Start("fc", [&q = fifo, b, deferred, seed](auto& log) {
+    DurableRecords durable(b, deferred);
+    ConsumeFifo(q, log, durable, seed * 151);
+  });
+  threads.RunUntilKilled();
   return 0;
 }

@@ -153,4 +153,15 @@ void SignalReady() {
   std::fflush(stdout);
 }
 
+void ChildThreads::Start(const std::string& name, std::function<void(OracleLog&)> fn) {
+  logs_.push_back(
+      std::make_unique<OracleLog>(args_.oracle_dir + "/" + args_.seed_text + "-" + name + ".log"));
+  threads_.emplace_back([&log = *logs_.back(), fn = std::move(fn)] { fn(log); });
+}
+
+void ChildThreads::RunUntilKilled() {
+  SignalReady();
+  for (auto& t : threads_) t.join();
+}
+
 }  // namespace lqs::testing

@@ -11,8 +11,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/faulty_broker.h"
@@ -118,6 +120,25 @@ void PaceProducer(Queue& q, int64_t step, int64_t max_backlog,
 
 // Prints "ready" on stdout (what the test waits for) and flushes it.
 void SignalReady();
+
+// A child's worker threads, each with its own oracle log
+// "<oracle_dir>/<seed>-<name>.log". Call it from the main thread only.
+class ChildThreads {
+ public:
+  explicit ChildThreads(const ChildArgs& args) : args_(args) {}
+  ChildThreads(const ChildThreads&) = delete;
+  ChildThreads& operator=(const ChildThreads&) = delete;
+
+  // Opens the log `name` and runs fn(log) on a new thread.
+  void Start(const std::string& name, std::function<void(OracleLog&)> fn);
+  // SignalReady(), then waits for the threads, which run until the SIGKILL.
+  void RunUntilKilled();
+
+ private:
+  const ChildArgs& args_;
+  std::vector<std::unique_ptr<OracleLog>> logs_;
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace lqs::testing
 

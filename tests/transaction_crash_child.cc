@@ -140,26 +140,19 @@ int main(int argc, char** argv) {
   if (!jobs.ok()) Die("create jobs: " + jobs.status().ToString());
   std::shared_ptr<lqs::Queue> q = *jobs;
 
-  std::vector<std::unique_ptr<OracleLog>> logs;
-  std::vector<std::thread> threads;
-  auto new_log = [&](const std::string& name) -> OracleLog& {
-    logs.push_back(
-        std::make_unique<OracleLog>(args.oracle_dir + "/" + args.seed_text + "-" + name + ".log"));
-    return *logs.back();
-  };
+  lqs::testing::ChildThreads threads(args);
   for (int p = 0; p < kProducers; ++p) {
-    OracleLog& log = new_log("p" + std::to_string(p));
     const std::string prefix = "s" + args.seed_text + "p" + std::to_string(p) + "-";
     const uint64_t seed = args.seed * 131 + static_cast<uint64_t>(p);
-    threads.emplace_back(
-        [&b = *broker, &q = *q, &log, prefix, seed] { Produce(b, q, log, prefix, seed); });
+    threads.Start("p" + std::to_string(p), [&b = *broker, &q = *q, prefix, seed](auto& log) {
+      Produce(b, q, log, prefix, seed);
+    });
   }
   for (int c = 0; c < kConsumers; ++c) {
-    OracleLog& log = new_log("c" + std::to_string(c));
     const uint64_t seed = args.seed * 137 + static_cast<uint64_t>(c);
-    threads.emplace_back([&b = *broker, &q = *q, &log, seed] { Consume(b, q, log, seed); });
+    threads.Start("c" + std::to_string(c),
+                  [&b = *broker, &q = *q, seed](auto& log) { Consume(b, q, log, seed); });
   }
-  lqs::testing::SignalReady();
-  for (auto& t : threads) t.join();  // never: the threads run until SIGKILL
+  threads.RunUntilKilled();
   return 0;
 }
