@@ -466,10 +466,7 @@ TEST_F(ConsumerSupportTest, DatabaseWithoutInboxColumnFamilyOpens) {
   Send(*q, "kept");
   // Make it look like a database from before the inbox existed; the Broker
   // opens it again, creating the column family.
-  WithRawDb(/*read_only=*/false, "inbox", [](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* inbox) {
-    ASSERT_NE(inbox, nullptr);
-    ASSERT_TRUE(db->DropColumnFamily(inbox).ok());
-  });
+  DropRawColumnFamily("inbox");
   EXPECT_EQ(RawInboxKeys(), 0);  // it exists again, empty
   q = Get("q");
   ASSERT_TRUE(q);

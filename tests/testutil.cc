@@ -132,6 +132,13 @@ void BrokerTest::ExpectConsistent() {
   for (const auto& p : *problems) ADD_FAILURE() << "inconsistent: " << p;
 }
 
+void BrokerTest::DropRawColumnFamily(const std::string& cf_name) {
+  WithRawDb(/*read_only=*/false, cf_name, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
+    ASSERT_NE(cf, nullptr) << "no column family " << cf_name;
+    ASSERT_TRUE(db->DropColumnFamily(cf).ok());
+  });
+}
+
 void BrokerTest::WithRawDb(
     bool read_only, const std::string& cf_name,
     const std::function<void(rocksdb::DB*, rocksdb::ColumnFamilyHandle*)>& fn) {

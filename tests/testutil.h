@@ -179,6 +179,10 @@ class BrokerTest : public ::testing::Test {
   // again: for tests that inspect or damage what is on disk.
   void WithRawDb(bool read_only, const std::string& cf_name,
                  const std::function<void(rocksdb::DB*, rocksdb::ColumnFamilyHandle*)>& fn);
+  // Through WithRawDb: drops the column family `cf_name` (which must
+  // exist), making the database look like one from before that family was
+  // added; the Broker, opened again, creates it.
+  void DropRawColumnFamily(const std::string& cf_name);
 
   TempDir dir_;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();

@@ -505,10 +505,7 @@ TEST_F(TransactionTest, VerifyChecksTables) {
 TEST_F(TransactionTest, DatabaseWithoutTablesColumnFamilyOpens) {
   auto q = MakeQueue("q");
   Send(*q, "kept");
-  WithRawDb(/*read_only=*/false, "tables", [](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
-    ASSERT_NE(cf, nullptr);
-    ASSERT_TRUE(db->DropColumnFamily(cf).ok());
-  });
+  DropRawColumnFamily("tables");
   EXPECT_EQ(Committed("t", "k"), std::nullopt);
   auto tx = broker_->BeginTransaction();
   ASSERT_OK(tx->Put("t", "k", "v"));
