@@ -67,22 +67,24 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
     return s.ok() ? FSWritableFileOwnerWrapper::Flush(o, dbg) : s;
   }
   IOStatus Sync(const IOOptions& o, IODebugContext* dbg) override {
-    fs_->RunSyncHook(path_);
-    IOStatus s = fs_->InjectedWriteFault();
-    if (s.ok()) s = FSWritableFileOwnerWrapper::Sync(o, dbg);
-    if (s.ok()) Synced();
-    return s;
+    return Durably([&] { return FSWritableFileOwnerWrapper::Sync(o, dbg); });
   }
   IOStatus Fsync(const IOOptions& o, IODebugContext* dbg) override {
-    fs_->RunSyncHook(path_);
-    IOStatus s = fs_->InjectedWriteFault();
-    if (s.ok()) s = FSWritableFileOwnerWrapper::Fsync(o, dbg);
-    if (s.ok()) Synced();
-    return s;
+    return Durably([&] { return FSWritableFileOwnerWrapper::Fsync(o, dbg); });
   }
   // sync_file_range(2) promises nothing about durability: not journaled.
 
  private:
+  // A Sync or Fsync: the sync hook, then the injected fault or `sync`, and
+  // on success the journal's "sync" line.
+  template <typename SyncFn>
+  IOStatus Durably(SyncFn sync) {
+    fs_->RunSyncHook(path_);
+    IOStatus s = fs_->InjectedWriteFault();
+    if (s.ok()) s = sync();
+    if (s.ok()) Synced();
+    return s;
+  }
   void Synced() {
     if (fs_->journaling()) fs_->Journal("sync " + path_ + " " + std::to_string(size_));
   }
