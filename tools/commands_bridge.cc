@@ -131,11 +131,11 @@ void RegisterBridgeCommands(CLI::App& app, Env& env) {
       "Drain a local queue into a remote SQS queue (each message deleted locally once the "
       "remote acknowledged it)",
       "Bridges",
-      "Examples:\n"
-      "  lqs -d ./db forward outbox https://sqs.eu-west-1.amazonaws.com/123456789012/inbox\n"
-      "  lqs -d ./db forward outbox http://127.0.0.1:9324/000000000000/inbox --once\n"
-      "Runs until SIGTERM or Ctrl-C (messages in flight go back to the queue). Semantics,\n"
-      "failures and metrics: docs/bridge.md. Local mode only.",
+      R"(Examples:
+  lqs -d ./db forward outbox https://sqs.eu-west-1.amazonaws.com/123456789012/inbox
+  lqs -d ./db forward outbox http://127.0.0.1:9324/000000000000/inbox --once
+Runs until SIGTERM or Ctrl-C (messages in flight go back to the queue). Semantics,
+failures and metrics: docs/bridge.md. Local mode only.)",
       Action(env, forward, Run));
   c->add_option("local_queue", forward->local_queue, "The local queue")->required();
   c->add_option("remote_queue_url", forward->remote_url,
@@ -153,11 +153,11 @@ void RegisterBridgeCommands(CLI::App& app, Env& env) {
       "Drain a remote SQS queue into a local queue (each message deleted remotely once it is "
       "stored locally)",
       "Bridges",
-      "Examples:\n"
-      "  lqs -d ./db pull https://sqs.eu-west-1.amazonaws.com/123456789012/commands commands\n"
-      "  lqs -d ./db pull http://127.0.0.1:9324/000000000000/commands commands --once\n"
-      "Runs until SIGTERM or Ctrl-C. Semantics, failures and metrics: docs/bridge.md. Local\n"
-      "mode only.",
+      R"(Examples:
+  lqs -d ./db pull https://sqs.eu-west-1.amazonaws.com/123456789012/commands commands
+  lqs -d ./db pull http://127.0.0.1:9324/000000000000/commands commands --once
+Runs until SIGTERM or Ctrl-C. Semantics, failures and metrics: docs/bridge.md. Local
+mode only.)",
       Action(env, pull, Run));
   c->add_option("remote_queue_url", pull->remote_url, "The remote queue's URL")->required();
   c->add_option("local_queue", pull->local_queue, "The local queue")->required();

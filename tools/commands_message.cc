@@ -345,16 +345,15 @@ void RegisterMessageCommands(CLI::App& app, Env& env) {
 
   CLI::App* c = add(
       "send", "Send a message (BODY), a file's contents (--file), or JSON lines (stdin, batched)",
-      "Examples:\n"
-      "  lqs -d ./db send jobs 'resize photo 42'\n"
-      "  lqs -d ./db send jobs 'hello' -a priority:Number=3 -a source=cli --delay 10\n"
-      "  lqs -d ./db send jobs --file payload.json\n"
-      "  printf '%s\\n' '\"one\"' '{\"Body\":\"two\",\"MessageAttributes\":{\"k\":"
-      "{\"DataType\":\"String\",\"StringValue\":\"v\"}}}' | lqs -d ./db send jobs\n"
-      "  lqs -d ./db export old | lqs -d ./db send new     # copy bodies and attributes\n"
-      "JSON lines: a JSON string (the body) or an object with Body, MessageAttributes,\n"
-      "DelaySeconds, MessageGroupId, MessageDeduplicationId (the `lqs export` format works).\n"
-      "Lines are sent 10 per SendMessageBatch; failed entries are listed and exit with 5.",
+      R"(Examples:
+  lqs -d ./db send jobs 'resize photo 42'
+  lqs -d ./db send jobs 'hello' -a priority:Number=3 -a source=cli --delay 10
+  lqs -d ./db send jobs --file payload.json
+  printf '%s\n' '"one"' '{"Body":"two","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}}}' | lqs -d ./db send jobs
+  lqs -d ./db export old | lqs -d ./db send new     # copy bodies and attributes
+JSON lines: a JSON string (the body) or an object with Body, MessageAttributes,
+DelaySeconds, MessageGroupId, MessageDeduplicationId (the `lqs export` format works).
+Lines are sent 10 per SendMessageBatch; failed entries are listed and exit with 5.)",
       RunSend);
   c->add_option("body", f->body, "Message body");
   c->add_option("-f,--file", f->file, "Send this file's contents as one message ('-': stdin)");
@@ -372,14 +371,13 @@ void RegisterMessageCommands(CLI::App& app, Env& env) {
   c->add_option("--trace-header", f->trace, "AWSTraceHeader system attribute");
 
   c = add("receive", "Receive (lease) messages, optionally deleting them",
-          "Examples:\n"
-          "  lqs -d ./db receive jobs                   # one message, leased for the queue's "
-          "VisibilityTimeout\n"
-          "  lqs -d ./db receive jobs -n 25 --wait 5 --delete\n"
-          "  lqs -d ./db receive jobs --visibility 0 --body-only\n"
-          "  lqs -d ./db --json receive jobs | jq -r '.messages[].ReceiptHandle'\n"
-          "Receiving counts towards the RedrivePolicy's maxReceiveCount, as in SQS; to look\n"
-          "without leasing, use `lqs peek`.",
+          R"(Examples:
+  lqs -d ./db receive jobs                   # one message, leased for the queue's VisibilityTimeout
+  lqs -d ./db receive jobs -n 25 --wait 5 --delete
+  lqs -d ./db receive jobs --visibility 0 --body-only
+  lqs -d ./db --json receive jobs | jq -r '.messages[].ReceiptHandle'
+Receiving counts towards the RedrivePolicy's maxReceiveCount, as in SQS; to look
+without leasing, use `lqs peek`.)",
           RunReceive);
   c->add_option("-n,--max", f->max, "How many messages at most (more than 10: several receives)")
       ->capture_default_str();
@@ -391,12 +389,12 @@ void RegisterMessageCommands(CLI::App& app, Env& env) {
   c->add_flag("--body-only", f->body_only, "Print only the bodies, one per line");
 
   c = add("peek", "Look at messages without leasing them (local mode only)",
-          "Examples:\n"
-          "  lqs -d ./db peek jobs\n"
-          "  lqs -d ./db peek jobs -n 0 --state in_flight\n"
-          "  lqs -d ./db --json peek jobs-dlq -n 100\n"
-          "Order: received messages first, then queued ones in delivery order. Changes nothing:\n"
-          "no receive count, no lease. Over --endpoint this is not available (SQS has no peek).",
+          R"(Examples:
+  lqs -d ./db peek jobs
+  lqs -d ./db peek jobs -n 0 --state in_flight
+  lqs -d ./db --json peek jobs-dlq -n 100
+Order: received messages first, then queued ones in delivery order. Changes nothing:
+no receive count, no lease. Over --endpoint this is not available (SQS has no peek).)",
           RunPeek);
   c->add_option("-n,--max", f->peek_max, "How many messages at most (0: all)")
       ->capture_default_str();
@@ -404,17 +402,17 @@ void RegisterMessageCommands(CLI::App& app, Env& env) {
   c->add_flag("--body-only", f->body_only, "Print only the bodies, one per line");
 
   c = add("delete", "Delete messages by receipt handle",
-          "Examples:\n"
-          "  lqs -d ./db delete jobs 'AQEB...'\n"
-          "  lqs -d ./db --json receive jobs -n 10 | jq -r '.messages[].ReceiptHandle' | "
-          "lqs -d ./db delete jobs --stdin",
+          R"(Examples:
+  lqs -d ./db delete jobs 'AQEB...'
+  lqs -d ./db --json receive jobs -n 10 | jq -r '.messages[].ReceiptHandle' | lqs -d ./db delete jobs --stdin)",
           RunDelete);
   c->add_option("handles", f->handles, "Receipt handles");
   c->add_flag("--stdin", f->from_stdin, "Read receipt handles from stdin, one per line");
 
   c = add("purge", "Delete every message of a queue",
-          "Example:\n  lqs -d ./db purge jobs\n"
-          "SQS allows one purge per queue every 60 seconds (PurgeQueueInProgress).",
+          R"(Example:
+  lqs -d ./db purge jobs
+SQS allows one purge per queue every 60 seconds (PurgeQueueInProgress).)",
           RunPurge);
 }
 

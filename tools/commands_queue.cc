@@ -156,15 +156,13 @@ int RunDlqSources(Env& env, Backend& b, const QueueFlags& f) {
 
 void RegisterQueueCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<QueueFlags>();
-  CLI::App* q =
-      AddCommand(app, env, "queue", "Create, list, delete and configure queues", "Queues",
-                 "Examples:\n"
-                 "  lqs -d ./db queue create jobs -a VisibilityTimeout=60\n"
-                 "  lqs -d ./db queue create jobs-dlq\n"
-                 "  lqs -d ./db queue set jobs 'RedrivePolicy={\"deadLetterTargetArn\":"
-                 "\"arn:aws:sqs:us-east-1:123456789012:jobs-dlq\",\"maxReceiveCount\":\"5\"}'\n"
-                 "  lqs -d ./db queue list -l\n"
-                 "  lqs --endpoint http://127.0.0.1:9324 queue get jobs VisibilityTimeout");
+  CLI::App* q = AddCommand(app, env, "queue", "Create, list, delete and configure queues", "Queues",
+                           R"(Examples:
+  lqs -d ./db queue create jobs -a VisibilityTimeout=60
+  lqs -d ./db queue create jobs-dlq
+  lqs -d ./db queue set jobs 'RedrivePolicy={"deadLetterTargetArn":"arn:aws:sqs:us-east-1:123456789012:jobs-dlq","maxReceiveCount":"5"}'
+  lqs -d ./db queue list -l
+  lqs --endpoint http://127.0.0.1:9324 queue get jobs VisibilityTimeout)");
   q->require_subcommand(1);
 
   auto add = [&](const char* name, const char* help, const char* footer, auto run) {
@@ -172,11 +170,10 @@ void RegisterQueueCommands(CLI::App& app, Env& env) {
   };
 
   CLI::App* c = add("create", "Create a queue (or return it if it exists with the same attributes)",
-                    "Examples:\n"
-                    "  lqs -d ./db queue create jobs\n"
-                    "  lqs -d ./db queue create jobs -a VisibilityTimeout=60 -a DelaySeconds=5 "
-                    "-t team=media\n"
-                    "Prints the queue's name (local) or URL (--endpoint).",
+                    R"(Examples:
+  lqs -d ./db queue create jobs
+  lqs -d ./db queue create jobs -a VisibilityTimeout=60 -a DelaySeconds=5 -t team=media
+Prints the queue's name (local) or URL (--endpoint).)",
                     RunCreate);
   c->add_option(
        "name", f->name,
@@ -187,29 +184,34 @@ void RegisterQueueCommands(CLI::App& app, Env& env) {
   c->add_option("-t,--tag", f->tags, "Tag KEY=VALUE (repeatable)");
 
   c = add("list", "List queues (name order)",
-          "Examples:\n  lqs -d ./db queue list\n  lqs -d ./db queue list --prefix jobs -l\n"
-          "  lqs -d ./db --json queue list",
+          R"(Examples:
+  lqs -d ./db queue list
+  lqs -d ./db queue list --prefix jobs -l
+  lqs -d ./db --json queue list)",
           RunList);
   c->alias("ls");
   c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
   c->add_flag("-l,--long", f->long_format, "A table with message counts and main attributes");
 
   c = add("delete", "Delete a queue and all its messages",
-          "Example:\n  lqs -d ./db queue delete jobs\n"
-          "The name cannot be re-created for 60 seconds (SQS's rule).",
+          R"(Example:
+  lqs -d ./db queue delete jobs
+The name cannot be re-created for 60 seconds (SQS's rule).)",
           RunDelete);
   c->add_option("name", f->name, "Queue name")->required();
 
   c = add("get", "Show a queue's attributes",
-          "Examples:\n  lqs -d ./db queue get jobs\n"
-          "  lqs -d ./db queue get jobs VisibilityTimeout RedrivePolicy",
+          R"(Examples:
+  lqs -d ./db queue get jobs
+  lqs -d ./db queue get jobs VisibilityTimeout RedrivePolicy)",
           RunGet);
   c->add_option("name", f->name, "Queue name")->required();
   c->add_option("attributes", f->names, "Attribute names (default: All)");
 
   c = add("set", "Set queue attributes",
-          "Examples:\n  lqs -d ./db queue set jobs VisibilityTimeout=120 DelaySeconds=0\n"
-          "  lqs -d ./db queue set jobs RedrivePolicy=  # removes the redrive policy",
+          R"(Examples:
+  lqs -d ./db queue set jobs VisibilityTimeout=120 DelaySeconds=0
+  lqs -d ./db queue set jobs RedrivePolicy=  # removes the redrive policy)",
           RunSet);
   c->add_option("name", f->name, "Queue name")->required();
   c->add_option("attributes", f->attrs, "NAME=VALUE pairs")->required();

@@ -132,24 +132,24 @@ int RunCancel(Env& env, Backend& b, const RedriveFlags& f) {
 
 void RegisterRedriveCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<RedriveFlags>();
-  CLI::App* r = AddCommand(
-      app, env, "redrive", "Move messages out of a dead-letter queue", "Operations",
-      "Examples:\n"
-      "  lqs -d ./db redrive start jobs-dlq                 # back to each message's source queue\n"
-      "  lqs -d ./db redrive start jobs-dlq --to retry --rate 50\n"
-      "  lqs -d ./db redrive list jobs-dlq\n"
-      "  lqs --endpoint http://127.0.0.1:9324 redrive cancel TASK_HANDLE");
+  CLI::App* r =
+      AddCommand(app, env, "redrive", "Move messages out of a dead-letter queue", "Operations",
+                 R"(Examples:
+  lqs -d ./db redrive start jobs-dlq                 # back to each message's source queue
+  lqs -d ./db redrive start jobs-dlq --to retry --rate 50
+  lqs -d ./db redrive list jobs-dlq
+  lqs --endpoint http://127.0.0.1:9324 redrive cancel TASK_HANDLE)");
   r->require_subcommand(1);
 
-  CLI::App* c = AddCommand(
-      *r, env, "start", "Start a message move task and show its progress", nullptr,
-      "Examples:\n"
-      "  lqs -d ./db redrive start jobs-dlq\n"
-      "  lqs -d ./db redrive start jobs-dlq --to jobs-retry --rate 10\n"
-      "  lqs --endpoint http://127.0.0.1:9324 redrive start jobs-dlq --no-wait\n"
-      "Moved messages are new messages (new MessageId and send time). Waits until the task\n"
-      "ends, with a progress bar on a terminal; one task at a time per dead-letter queue.",
-      Action(env, f, RunStart));
+  CLI::App* c =
+      AddCommand(*r, env, "start", "Start a message move task and show its progress", nullptr,
+                 R"(Examples:
+  lqs -d ./db redrive start jobs-dlq
+  lqs -d ./db redrive start jobs-dlq --to jobs-retry --rate 10
+  lqs --endpoint http://127.0.0.1:9324 redrive start jobs-dlq --no-wait
+Moved messages are new messages (new MessageId and send time). Waits until the task
+ends, with a progress bar on a terminal; one task at a time per dead-letter queue.)",
+                 Action(env, f, RunStart));
   c->add_option("dlq", f->dlq, "The dead-letter queue to move messages out of")->required();
   c->add_option("--to", f->to, "Destination queue (default: each message's source queue)");
   c->add_option("--rate", f->rate, "Messages per second, 1-500 (default 100)");

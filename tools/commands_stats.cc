@@ -257,22 +257,22 @@ int RunCompact(Env& env, Backend& b) {
 
 void RegisterStatsCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<StatsFlags>();
-  CLI::App* c = AddCommand(
-      app, env, "stats", "A table of each queue's counts and counters", "Operations",
-      "Examples:\n"
-      "  lqs -d ./db stats\n"
-      "  lqs -d ./db stats jobs jobs-dlq\n"
-      "  lqs --endpoint http://127.0.0.1:9324 stats --watch --interval 1\n"
-      "  lqs -d ./db --json stats | jq '.queues[] | select(.visible > 1000)'\n"
-      "Columns: VISIBLE, IN_FLIGHT (leased), DELAYED; OLDEST (age of the oldest message);\n"
-      "DLQ and DLQ_DEPTH (the dead-letter queue of the RedrivePolicy and its message count);\n"
-      "SENT, RECEIVED, DELETED, TO_DLQ (moved to the DLQ), EXPIRED: totals since the queue\n"
-      "was created. Over --endpoint, SQS offers only the three counts: the rest shows '-'.\n"
-      "Over --endpoint to an lqsd that runs bridges (--forward, --pull), a second table shows\n"
-      "each bridge: STATE (online/offline), MOVED (forwarded or pulled), DUPLICATES (dropped),\n"
-      "TO_DLQ and STUCK (refused by the remote), FAILURES by error code, BACKOFF (current\n"
-      "wait), LAST_OK, and the local BACKLOG with its OLDEST message; then each last error.",
-      Action(env, f, RunStats));
+  CLI::App* c =
+      AddCommand(app, env, "stats", "A table of each queue's counts and counters", "Operations",
+                 R"(Examples:
+  lqs -d ./db stats
+  lqs -d ./db stats jobs jobs-dlq
+  lqs --endpoint http://127.0.0.1:9324 stats --watch --interval 1
+  lqs -d ./db --json stats | jq '.queues[] | select(.visible > 1000)'
+Columns: VISIBLE, IN_FLIGHT (leased), DELAYED; OLDEST (age of the oldest message);
+DLQ and DLQ_DEPTH (the dead-letter queue of the RedrivePolicy and its message count);
+SENT, RECEIVED, DELETED, TO_DLQ (moved to the DLQ), EXPIRED: totals since the queue
+was created. Over --endpoint, SQS offers only the three counts: the rest shows '-'.
+Over --endpoint to an lqsd that runs bridges (--forward, --pull), a second table shows
+each bridge: STATE (online/offline), MOVED (forwarded or pulled), DUPLICATES (dropped),
+TO_DLQ and STUCK (refused by the remote), FAILURES by error code, BACKOFF (current
+wait), LAST_OK, and the local BACKLOG with its OLDEST message; then each last error.)",
+                 Action(env, f, RunStats));
   c->add_option("queues", f->queues, "Queues (default: all)");
   c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
   c->add_flag("-w,--watch", f->watch, "Refresh until Ctrl-C");
@@ -281,16 +281,18 @@ void RegisterStatsCommands(CLI::App& app, Env& env) {
 
   c = AddCommand(
       app, env, "verify", "Check the database's invariants (local mode)", "Operations",
-      "Example:\n  lqs -d ./db verify\n"
-      "Reads everything: every message in exactly one state, counters agree with the data,\n"
-      "every record verifies. Exit 0 when consistent, 4 with the list of problems.",
+      R"(Example:
+  lqs -d ./db verify
+Reads everything: every message in exactly one state, counters agree with the data,
+every record verifies. Exit 0 when consistent, 4 with the list of problems.)",
       [&env] { return env.WithBackend(false, [&env](Backend& b) { return RunVerify(env, b); }); });
 
   c = AddCommand(
       app, env, "compact", "Compact the whole database, dropping deleted data (local mode)",
       "Operations",
-      "Example:\n  lqs -d ./db compact\nSlow on big databases; run it while nothing "
-      "else needs the database.",
+      R"(Example:
+  lqs -d ./db compact
+Slow on big databases; run it while nothing else needs the database.)",
       [&env] { return env.WithBackend(false, [&env](Backend& b) { return RunCompact(env, b); }); });
 }
 

@@ -336,40 +336,39 @@ int RunImport(Env& env, const TransferFlags& f) {
 
 void RegisterTransferCommands(CLI::App& app, Env& env) {
   auto f = std::make_shared<TransferFlags>();
-  CLI::App* c = AddCommand(
-      app, env, "export", "Write queues and their messages as JSON lines", "Backup and migration",
-      "Examples:\n"
-      "  lqs -d ./db export > backup.jsonl                  # the whole database\n"
-      "  lqs -d ./db export jobs jobs-dlq -o jobs.jsonl\n"
-      "  lqs -d ./db export --prefix jobs --no-messages      # queue definitions only\n"
-      "One JSON object per line: a header, one {\"type\":\"queue\"} line per queue (settable\n"
-      "attributes, tags), then one {\"type\":\"message\"} line per message (Body,\n"
-      "MessageAttributes with base64 BinaryValue, system Attributes, state). Reads a\n"
-      "consistent snapshot of each queue without leasing anything. The whole database's\n"
-      "export (no queue names, no --prefix or --no-messages) ends with one\n"
-      "{\"type\":\"record\"} line per table record (table, base64 key and value).\n"
-      "Local mode only.",
-      Action(env, f, RunExport));
+  CLI::App* c = AddCommand(app, env, "export", "Write queues and their messages as JSON lines",
+                           "Backup and migration",
+                           R"(Examples:
+  lqs -d ./db export > backup.jsonl                  # the whole database
+  lqs -d ./db export jobs jobs-dlq -o jobs.jsonl
+  lqs -d ./db export --prefix jobs --no-messages      # queue definitions only
+One JSON object per line: a header, one {"type":"queue"} line per queue (settable
+attributes, tags), then one {"type":"message"} line per message (Body,
+MessageAttributes with base64 BinaryValue, system Attributes, state). Reads a
+consistent snapshot of each queue without leasing anything. The whole database's
+export (no queue names, no --prefix or --no-messages) ends with one
+{"type":"record"} line per table record (table, base64 key and value).
+Local mode only.)",
+                           Action(env, f, RunExport));
   c->add_option("queues", f->queues, "Queues (default: all)");
   c->add_option("-p,--prefix", f->prefix, "Only queues whose name starts with this");
   c->add_option("-o,--output", f->file, "Write to this file instead of stdout");
   c->add_flag("--no-messages", f->no_messages, "Only the queue definitions");
 
-  c = AddCommand(
-      app, env, "import", "Create queues and send messages from an export (JSON lines)",
-      "Backup and migration",
-      "Examples:\n"
-      "  lqs -d ./new import -i backup.jsonl\n"
-      "  lqs -d ./db export jobs | lqs --endpoint http://127.0.0.1:9324 import\n"
-      "  lqs -d ./db import -i jobs.jsonl --into jobs-copy\n"
-      "Queues are created with their attributes and tags (an existing queue with other\n"
-      "attributes is used as it is); redrive policies are set last, with ARNs rewritten to\n"
-      "the destination's. Messages are sent with SendMessageBatch: bodies, message\n"
-      "attributes, AWSTraceHeader and MessageGroupId are kept; they get new MessageIds and\n"
-      "send times, and in-flight messages become visible. A delayed message keeps the rest\n"
-      "of its delay unless --no-delay. Table records are written in transactions of 1000\n"
-      "(into a database only, not over --endpoint).",
-      Action(env, f, RunImport));
+  c = AddCommand(app, env, "import", "Create queues and send messages from an export (JSON lines)",
+                 "Backup and migration",
+                 R"(Examples:
+  lqs -d ./new import -i backup.jsonl
+  lqs -d ./db export jobs | lqs --endpoint http://127.0.0.1:9324 import
+  lqs -d ./db import -i jobs.jsonl --into jobs-copy
+Queues are created with their attributes and tags (an existing queue with other
+attributes is used as it is); redrive policies are set last, with ARNs rewritten to
+the destination's. Messages are sent with SendMessageBatch: bodies, message
+attributes, AWSTraceHeader and MessageGroupId are kept; they get new MessageIds and
+send times, and in-flight messages become visible. A delayed message keeps the rest
+of its delay unless --no-delay. Table records are written in transactions of 1000
+(into a database only, not over --endpoint).)",
+                 Action(env, f, RunImport));
   c->add_option("-i,--input", f->file, "Read this file instead of stdin");
   c->add_option("--into", f->into, "Send every message to this existing queue; skip queue lines");
   c->add_flag("--no-delay", f->no_delay, "Make delayed messages visible at once");

@@ -15,34 +15,35 @@
 namespace {
 
 constexpr const char* kFooter =
-    "Where the queues are:\n"
-    "  --data DIR       a database directory, opened directly (nothing else may hold it;\n"
-    "                   a running lqsd does: then use --endpoint)\n"
-    "  --endpoint URL   a running lqsd or SQS endpoint, e.g. http://127.0.0.1:9324 or\n"
-    "                   https://... (SQS JSON protocol; --ca-file trusts one more CA);\n"
-    "                   requests are signed (SigV4) with AWS_ACCESS_KEY_ID /\n"
-    "                   AWS_SECRET_ACCESS_KEY, else ~/.aws/credentials at --profile or\n"
-    "                   AWS_PROFILE, as lqsd --auth-file requires\n"
-    "  or the environment variables LQS_DATA, or AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL,\n"
-    "  LQS_ENDPOINT (in this order; LQS_DATA wins over the AWS_ ones).\n"
-    "\n"
-    "Quick start:\n"
-    "  lqs -d ./db queue create jobs\n"
-    "  lqs -d ./db send jobs 'resize photo 42'\n"
-    "  lqs -d ./db peek jobs                     # look without leasing\n"
-    "  lqs -d ./db receive jobs --delete         # take one and delete it\n"
-    "  lqs -d ./db stats --watch\n"
-    "  lqs -d ./db export > backup.jsonl && lqs -d ./copy import -i backup.jsonl\n"
-    "\n"
-    "Every command takes --json (machine-readable output on stdout) and has examples in\n"
-    "`lqs COMMAND --help`.\n"
-    "\n"
-    "Exit codes:\n"
-    "  0  success\n"
-    "  1  usage: bad command line, malformed input line or file\n"
-    "  2  SQS error from the library or server; its code is printed (QueueDoesNotExist, ...)\n"
-    "  3  I/O error, database locked by another process, corruption, server unreachable\n"
-    "  4  verify found problems\n"
+    R"(Where the queues are:
+  --data DIR       a database directory, opened directly (nothing else may hold it;
+                   a running lqsd does: then use --endpoint)
+  --endpoint URL   a running lqsd or SQS endpoint, e.g. http://127.0.0.1:9324 or
+                   https://... (SQS JSON protocol; --ca-file trusts one more CA);
+                   requests are signed (SigV4) with AWS_ACCESS_KEY_ID /
+                   AWS_SECRET_ACCESS_KEY, else ~/.aws/credentials at --profile or
+                   AWS_PROFILE, as lqsd --auth-file requires
+  or the environment variables LQS_DATA, or AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL,
+  LQS_ENDPOINT (in this order; LQS_DATA wins over the AWS_ ones).
+
+Quick start:
+  lqs -d ./db queue create jobs
+  lqs -d ./db send jobs 'resize photo 42'
+  lqs -d ./db peek jobs                     # look without leasing
+  lqs -d ./db receive jobs --delete         # take one and delete it
+  lqs -d ./db stats --watch
+  lqs -d ./db export > backup.jsonl && lqs -d ./copy import -i backup.jsonl
+
+Every command takes --json (machine-readable output on stdout) and has examples in
+`lqs COMMAND --help`.
+
+Exit codes:
+  0  success
+  1  usage: bad command line, malformed input line or file
+  2  SQS error from the library or server; its code is printed (QueueDoesNotExist, ...)
+  3  I/O error, database locked by another process, corruption, server unreachable
+  4  verify found problems
+)"
     "  5  some entries of a batch (send, delete, import) failed; the others succeeded";
 
 }  // namespace
