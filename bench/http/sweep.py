@@ -204,7 +204,7 @@ def library_rates(bench, work, quick):
     rows = {r["workload"]: r for r in json.loads(out.stdout)["results"]}
     rates = {}
     for mode, workload in LIBRARY_WORKLOAD.items():
-        row = next(r for name, r in rows.items() if name.startswith(workload.rsplit(" ", 1)[0]))
+        row = rows[workload]
         msgs = row["msgs_per_sec"]
         calls = msgs / BATCH[mode]
         rates[mode] = {"workload": row["workload"], "msgs_per_s": round(msgs),
@@ -292,6 +292,7 @@ def main():
                    and os.path.exists(os.path.join(HERE, "node_modules", "fauxqs")))
     counts = {"n1": 2000, "n10": 4000} if args.quick else {"n1": 20000, "n10": 100000}
 
+    load_before = os.getloadavg()
     work = tempfile.mkdtemp(prefix="lqs-sweep.")
     servers = Servers(work)
     try:
@@ -341,7 +342,7 @@ def main():
                     print(f"{mode} x{conns} {name}: {row[name]['msgs_per_s']} msg/s",
                           file=sys.stderr)
                 results[str(conns)][mode] = row
-        servers.stop_all()
+        servers.stop_all()  # before the library runs, so that nothing competes with it
         library = library_rates(bench, work, args.quick)
     finally:
         servers.stop_all()
@@ -352,7 +353,7 @@ def main():
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     doc = {"generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-           "commit": commit, "nproc": os.cpu_count(), "load": os.getloadavg(),
+           "commit": commit, "nproc": os.cpu_count(), "load_before": load_before, "load_after": os.getloadavg(),
            "quick": args.quick, "counts": counts, "library": library,
            "results": results, "targets": targets}
     with open(args.out, "w") as f:
