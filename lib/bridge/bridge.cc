@@ -12,9 +12,8 @@
 #include <vector>
 
 #include "lib/bridge/bridge_runtime.h"
-#include "lib/bridge/forward_lane.h"
 #include "lib/bridge/http_transport.h"
-#include "lib/bridge/pull_loop.h"
+#include "lib/bridge/transfer_loops.h"
 #include "wire/region_name.h"
 #include "wire/sqs_http_client.h"
 

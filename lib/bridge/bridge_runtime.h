@@ -2,8 +2,8 @@
 // options, its clock, stopping, the backoff between retries, and its
 // counters (BridgeStats). Also how a remote answer is classified.
 //
-// The forward lanes (forward_lane.h) and the pull loops (pull_loop.h) run
-// on it; lib/bridge/bridge.cc owns it.
+// The forward lanes and the pull loops (transfer_loops.h) run on it;
+// lib/bridge/bridge.cc owns it.
 //
 // Thread safety: every method is thread-safe.
 

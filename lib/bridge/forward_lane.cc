@@ -1,6 +1,4 @@
-// lib/bridge/forward_lane.cc — see forward_lane.h.
-
-#include "lib/bridge/forward_lane.h"
+// lib/bridge/forward_lane.cc — a forward bridge's lanes (see transfer_loops.h).
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +12,7 @@
 
 #include "lib/api/message_rules.h"
 #include "lib/bridge/local_batches.h"
+#include "lib/bridge/transfer_loops.h"
 #include "wire/sqs_codec.h"
 
 #include "lqs/limits.h"

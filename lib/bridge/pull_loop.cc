@@ -1,6 +1,4 @@
-// lib/bridge/pull_loop.cc — see pull_loop.h.
-
-#include "lib/bridge/pull_loop.h"
+// lib/bridge/pull_loop.cc — a pull bridge's loops (see transfer_loops.h).
 
 #include <algorithm>
 #include <condition_variable>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "lib/api/md5.h"
+#include "lib/bridge/transfer_loops.h"
 #include "wire/sqs_codec.h"
 
 #include "lqs/limits.h"
