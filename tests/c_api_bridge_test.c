@@ -52,6 +52,16 @@ static char dir_template[] = "/tmp/lqs_c_bridge_test_XXXXXX";
     lqs_free(err_);                                                                           \
   } while (0)
 
+/* Sets option OPTION of the caller's `o` to BAD, checks that
+ * lqs_bridge_start(broker, o, &b) refuses it naming NEEDLE, and sets it back
+ * to GOOD. */
+#define CHECK_REFUSED(option, bad, good, needle)                                              \
+  do {                                                                                        \
+    lqs_bridge_options_set_##option(o, bad);                                                  \
+    CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE, needle); \
+    lqs_bridge_options_set_##option(o, good);                                                 \
+  } while (0)
+
 /* ---- lqsd, the remote ---------------------------------------------------- */
 
 typedef struct {
@@ -256,43 +266,18 @@ static void test_options_and_start_errors(lqs_broker_t* broker, const lqsd_t* re
               "is a FIFO queue");
   lqs_bridge_options_set_local_queue(o, "outbox");
 
-  /* Values out of range name their option. */
-  lqs_bridge_options_set_max_batches_in_flight(o, 0);
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE,
-              "max_batches_in_flight");
-  lqs_bridge_options_set_max_batches_in_flight(o, 65);
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE,
-              "max_batches_in_flight");
-  lqs_bridge_options_set_max_batches_in_flight(o, 1);
-  lqs_bridge_options_set_wait_time_seconds(o, 21);
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE,
-              "wait_time_seconds");
-  lqs_bridge_options_set_wait_time_seconds(o, 1);
-  lqs_bridge_options_set_lease_seconds(o, 19); /* < 2 * request_timeout_seconds (10) */
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE, "lease_seconds");
-  lqs_bridge_options_set_lease_seconds(o, 60);
-  lqs_bridge_options_set_backoff_jitter(o, 1.5);
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE,
-              "backoff_jitter");
-  lqs_bridge_options_set_backoff_jitter(o, 0);
-  lqs_bridge_options_set_backoff_max_ms(o, 0); /* below the base */
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE,
-              "backoff_base_ms");
-  lqs_bridge_options_set_backoff_max_ms(o, 20);
-  lqs_bridge_options_set_once_attempts(o, 0);
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE, "once_attempts");
-  lqs_bridge_options_set_once_attempts(o, 4);
-  lqs_bridge_options_set_dedup_window_seconds(o, 0);
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE,
-              "dedup_window_seconds");
-  lqs_bridge_options_set_dedup_window_seconds(o, 600);
-  lqs_bridge_options_set_request_timeout_seconds(o, 0);
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE,
-              "request_timeout_seconds");
-  lqs_bridge_options_set_request_timeout_seconds(o, 10);
-  lqs_bridge_options_set_direction(o, 7);
-  CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE, "direction");
-  lqs_bridge_options_set_direction(o, LQS_BRIDGE_FORWARD);
+  /* Values out of range name their option; each is put back to a valid
+   * value before the next. A maximum below its base names the base. */
+  CHECK_REFUSED(max_batches_in_flight, 0, 1, "max_batches_in_flight");
+  CHECK_REFUSED(max_batches_in_flight, 65, 1, "max_batches_in_flight");
+  CHECK_REFUSED(wait_time_seconds, 21, 1, "wait_time_seconds");
+  CHECK_REFUSED(lease_seconds, 19, 60, "lease_seconds"); /* < 2 * request_timeout_seconds */
+  CHECK_REFUSED(backoff_jitter, 1.5, 0, "backoff_jitter");
+  CHECK_REFUSED(backoff_max_ms, 0, 20, "backoff_base_ms");
+  CHECK_REFUSED(once_attempts, 0, 4, "once_attempts");
+  CHECK_REFUSED(dedup_window_seconds, 0, 600, "dedup_window_seconds");
+  CHECK_REFUSED(request_timeout_seconds, 0, 10, "request_timeout_seconds");
+  CHECK_REFUSED(direction, 7, LQS_BRIDGE_FORWARD, "direction");
   lqs_bridge_options_set_credentials(o, "AKIDEXAMPLE", NULL, NULL); /* no secret */
   CHECK_FAILS(lqs_bridge_start(broker, o, &b, &err_), LQS_INVALID_PARAMETER_VALUE, "secret");
   lqs_bridge_options_set_credentials(o, "AKIDEXAMPLE", "secret", "token");
