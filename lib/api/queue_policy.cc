@@ -29,68 +29,53 @@ constexpr size_t kMaxPolicyConditions = 10;
 constexpr std::string_view kPolicyVersion = "2008-10-17";
 constexpr std::string_view kPolicyIdSuffix = "/SQSDefaultPolicy";
 
-// Every action of the SQS API (docs/sqs-reference.md §2.1); AddPermission grants them.
-constexpr std::string_view kSqsActions[] = {
-    "CreateQueue",
-    "DeleteQueue",
-    "GetQueueUrl",
-    "ListQueues",
-    "GetQueueAttributes",
-    "SetQueueAttributes",
-    "PurgeQueue",
-    "SendMessage",
-    "SendMessageBatch",
-    "ReceiveMessage",
-    "DeleteMessage",
-    "DeleteMessageBatch",
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityBatch",
-    "TagQueue",
-    "UntagQueue",
-    "ListQueueTags",
-    "AddPermission",
-    "RemovePermission",
-    "ListDeadLetterSourceQueues",
-    "StartMessageMoveTask",
-    "CancelMessageMoveTask",
-    "ListMessageMoveTasks",
+// Who may be granted an action: any account, or (the developer guide's
+// "Limitations of Amazon SQS custom policies") only the queue's owner, so
+// that AddPermission, which grants to other accounts, refuses it.
+enum Grant { kGrantable, kOwnerOnly };
+
+struct SqsAction {
+  std::string_view name;
+  Grant grant;
 };
 
-// The actions to which cross-account permissions don't apply (the developer
-// guide's "Limitations of Amazon SQS custom policies"): AddPermission, which
-// grants to other accounts, refuses them.
-constexpr std::string_view kOwnerOnlyActions[] = {
-    "AddPermission",
-    "CancelMessageMoveTask",
-    "CreateQueue",
-    "DeleteQueue",
-    "ListMessageMoveTasks",
-    "ListQueues",
-    "ListQueueTags",
-    "RemovePermission",
-    "SetQueueAttributes",
-    "StartMessageMoveTask",
-    "TagQueue",
-    "UntagQueue",
+// Every action of the SQS API (docs/sqs-reference.md §2.1).
+constexpr SqsAction kSqsActions[] = {
+    {"CreateQueue", kOwnerOnly},
+    {"DeleteQueue", kOwnerOnly},
+    {"GetQueueUrl", kGrantable},
+    {"ListQueues", kOwnerOnly},
+    {"GetQueueAttributes", kGrantable},
+    {"SetQueueAttributes", kOwnerOnly},
+    {"PurgeQueue", kGrantable},
+    {"SendMessage", kGrantable},
+    {"SendMessageBatch", kGrantable},
+    {"ReceiveMessage", kGrantable},
+    {"DeleteMessage", kGrantable},
+    {"DeleteMessageBatch", kGrantable},
+    {"ChangeMessageVisibility", kGrantable},
+    {"ChangeMessageVisibilityBatch", kGrantable},
+    {"TagQueue", kOwnerOnly},
+    {"UntagQueue", kOwnerOnly},
+    {"ListQueueTags", kOwnerOnly},
+    {"AddPermission", kOwnerOnly},
+    {"RemovePermission", kOwnerOnly},
+    {"ListDeadLetterSourceQueues", kGrantable},
+    {"StartMessageMoveTask", kOwnerOnly},
+    {"CancelMessageMoveTask", kOwnerOnly},
+    {"ListMessageMoveTasks", kOwnerOnly},
 };
 
 bool IsValidLabel(std::string_view label) {
   return IsPlainName(label, limits::kMaxPermissionLabelLength);
 }
 
-bool IsSqsAction(std::string_view action) {
-  if (action == "*") return true;
-  for (std::string_view known : kSqsActions) {
-    if (action == known) return true;
+// The row of `action`, or nullptr for a name that is no SQS action.
+const SqsAction* FindSqsAction(std::string_view action) {
+  for (const SqsAction& known : kSqsActions) {
+    if (action == known.name) return &known;
   }
-  return false;
-}
-
-bool IsOwnerOnlyAction(std::string_view action) {
-  for (std::string_view owner_only : kOwnerOnlyActions) {
-    if (action == owner_only) return true;
-  }
-  return false;
+  return nullptr;
 }
 
 // A plain string for one value, an array for several, as SQS renders a
@@ -247,10 +232,12 @@ Status ValidatePermissionRequest(const std::string& label,
                           "grant at most 7 actions."}));
   }
   for (const std::string& action : actions) {
-    if (!IsSqsAction(action)) {
+    if (action == "*") continue;
+    const SqsAction* known = FindSqsAction(action);
+    if (known == nullptr) {
       return InvalidParameterValue(action, "ActionName", "Must be an SQS action name or *.");
     }
-    if (IsOwnerOnlyAction(action)) {
+    if (known->grant == kOwnerOnly) {
       return InvalidParameterValue("SQS:" + action, "ActionName",
                                    "Only the queue owner is allowed to invoke this action.");
     }
