@@ -1,5 +1,41 @@
 # tests/compat/common.sh — shell functions the suites' run.sh scripts share.
-# Source it; it sets nothing else.
+# Source it; it sets REPO (this lqs checkout) and nothing else.
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# need_source WHAT DIR: exits with a usage error unless DIR, a checkout or a
+# git dir of WHAT, exists. The suites are not in this repository: each run
+# names where its copy is.
+need_source() {
+  if [ -z "$2" ] || [ ! -e "$2" ]; then
+    echo "$(basename "$0"): name $1 (a checkout or a git dir of it); see README.md" >&2
+    exit 2
+  fi
+}
+
+# compat_setup PREFIX: the settings the pytest suites share, from the
+# environment: PYTHON (default python3), LQSD (default REPO/build/server/lqsd)
+# and WORK (default a new /tmp/PREFIX.*; made, and printed).
+compat_setup() {
+  PYTHON=${PYTHON:-python3}
+  LQSD=${LQSD:-$REPO/build/server/lqsd}
+  WORK=${WORK:-$(mktemp -d "/tmp/$1.XXXXXX")}
+  mkdir -p "$WORK"
+  echo "work dir: $WORK"
+}
+
+# source_arg WHAT ARGS...: prints the first of ARGS, which names a checkout
+# or a git dir of WHAT (the caller shifts it off); exits with a usage error
+# when there is none.
+source_arg() {
+  local what=$1
+  shift
+  if [ $# -eq 0 ] || [ "${1#-}" != "$1" ]; then
+    need_source "$what" ""
+  fi
+  need_source "$what" "$1"
+  printf '%s' "$1"
+}
 
 # extract SRC DEST PATHS...: copies PATHS of SRC, a checkout or a (bare) git
 # dir (its HEAD), into DEST.

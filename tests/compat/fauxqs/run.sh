@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Runs fauxqs's SQS tests (test/sqs/*.test.ts) against lqsd. See README.md.
 #
-# usage: run.sh [FAUXQS] [-- VITEST_ARGS...]
+# usage: run.sh FAUXQS [-- VITEST_ARGS...]
 #   FAUXQS  a fauxqs checkout (work tree) or a fauxqs git directory (bare or
-#           mirror; its FAUXQS_REV, default HEAD, is exported).
-#           Default: /work/.mirror/kibertoad+fauxqs/repo
+#           mirror; its FAUXQS_REV, default HEAD, is exported). Required.
 # environment:
 #   LQSD_BIN        lqsd binary (default: <lqs repo>/build/server/lqsd)
 #   WORK            scratch directory: glue copy, fauxqs tests, node_modules,
@@ -13,15 +12,13 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../../.." && pwd)"
-fauxqs=/work/.mirror/kibertoad+fauxqs/repo
-if [[ $# -gt 0 && "$1" != "--" ]]; then
-  fauxqs="$1"
-  shift
-fi
+# shellcheck source=../common.sh
+. "$here/../common.sh"
+fauxqs=$(source_arg FAUXQS "$@")
+shift
 if [[ "${1:-}" == "--" ]]; then shift; fi
 work="${WORK:-/tmp/lqs-fauxqs-compat}"
-export LQSD_BIN="$(realpath "${LQSD_BIN:-$repo/build/server/lqsd}")"
+export LQSD_BIN="$(realpath "${LQSD_BIN:-$REPO/build/server/lqsd}")"
 [[ -x "$LQSD_BIN" ]] || { echo "no lqsd at $LQSD_BIN" >&2; exit 2; }
 
 mkdir -p "$work"

@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
 # Run LocalStack's AWS-validated SQS tests against lqsd, on both SQS wire protocols.
 #
-#   run.sh [LOCALSTACK] [PYTEST_ARGS...]
-#     LOCALSTACK: a LocalStack checkout, or a (bare) git dir of one
-#                 (default: /work/.mirror/localstack+localstack/repo)
+#   run.sh LOCALSTACK [PYTEST_ARGS...]
+#     LOCALSTACK: a LocalStack checkout, or a (bare) git dir of one (required)
 #     PYTEST_ARGS: passed on to pytest (e.g. -k "fifo and not batch" -x)
 # Environment:
 #   LQSD=PATH         lqsd binary (default: <repo>/build/server/lqsd; copied before the run)
-#   SNAPSHOT_SRC=DIR  localstack-snapshot checkout or git dir
-#                     (default: /work/.mirror/localstack+localstack-snapshot/repo)
+#   SNAPSHOT_SRC=DIR  localstack-snapshot checkout or git dir (required)
 #   PYTHON=EXE        a Python with boto3/botocore >= 1.31 (JSON protocol for SQS); default python3
 #   WORK=DIR          scratch directory (default: a new /tmp/lqs-compat.*); kept afterwards
 #   TESTS="..."       test files (default: test_sqs.py test_sqs_move_task.py)
@@ -19,22 +17,13 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$HERE/../../.." && pwd)
-LS_SRC=/work/.mirror/localstack+localstack/repo
-if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
-  LS_SRC=$1
-  shift
-fi
-SNAPSHOT_SRC=${SNAPSHOT_SRC:-/work/.mirror/localstack+localstack-snapshot/repo}
-PYTHON=${PYTHON:-python3}
-LQSD=${LQSD:-$REPO/build/server/lqsd}
-WORK=${WORK:-$(mktemp -d /tmp/lqs-compat.XXXXXX)}
-TESTS=${TESTS:-"test_sqs.py test_sqs_move_task.py"}
-mkdir -p "$WORK"
-echo "work dir: $WORK"
-
 # shellcheck source=../common.sh
 . "$HERE/../common.sh"
+LS_SRC=$(source_arg LOCALSTACK "$@")
+shift
+need_source SNAPSHOT_SRC "${SNAPSHOT_SRC:-}"
+TESTS=${TESTS:-"test_sqs.py test_sqs_move_task.py"}
+compat_setup lqs-compat
 
 # 1. the tests and the sqs-query service model
 LS=$WORK/localstack

@@ -1,34 +1,25 @@
 #!/usr/bin/env bash
 # Run moto's AWS-verified SQS tests (tests/test_sqs/test_sqs.py, marker aws_verified) against lqsd.
 #
-#   run.sh [MOTO] [PYTEST_ARGS...]
-#     MOTO: a moto checkout or (bare) git dir (default: /work/.mirror/getmoto+moto/repo)
+#   run.sh MOTO [PYTEST_ARGS...]
+#     MOTO: a moto checkout or (bare) git dir (required)
 # Environment:
 #   LQSD=PATH        lqsd binary (default: <repo>/build/server/lqsd; copied before the run)
 #   PYTHON=EXE       a Python with moto and boto3 >= 1.31 (default python3)
 #   PROTOCOLS="..."  json and/or query (default: "json query"); query needs LOCALSTACK_SRC
 #   LOCALSTACK_SRC=DIR  LocalStack checkout or git dir, for its sqs-query service model
-#                    (default: /work/.mirror/localstack+localstack/repo)
+#                    (required for the query protocol)
 #   WORK=DIR         scratch directory (default: a new /tmp/lqs-moto.*)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$HERE/../../.." && pwd)
-MOTO_SRC=/work/.mirror/getmoto+moto/repo
-if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
-  MOTO_SRC=$1
-  shift
-fi
-LOCALSTACK_SRC=${LOCALSTACK_SRC:-/work/.mirror/localstack+localstack/repo}
-PYTHON=${PYTHON:-python3}
-LQSD=${LQSD:-$REPO/build/server/lqsd}
-PROTOCOLS=${PROTOCOLS:-"json query"}
-WORK=${WORK:-$(mktemp -d /tmp/lqs-moto.XXXXXX)}
-mkdir -p "$WORK"
-echo "work dir: $WORK"
-
 # shellcheck source=../common.sh
 . "$HERE/../common.sh"
+MOTO_SRC=$(source_arg MOTO "$@")
+shift
+PROTOCOLS=${PROTOCOLS:-"json query"}
+case " $PROTOCOLS " in *" query "*) need_source LOCALSTACK_SRC "${LOCALSTACK_SRC:-}" ;; esac
+compat_setup lqs-moto
 
 T=$WORK/moto
 rm -rf "$T"
