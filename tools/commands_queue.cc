@@ -2,6 +2,7 @@
 // tag, untag, tags, dlq-sources.
 
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -101,11 +102,19 @@ int RunGet(Env& env, Backend& b, const QueueFlags& f) {
   return PrintMap(env, *a, "ATTRIBUTE", "attributes", f.name);
 }
 
-int RunSet(Env& env, const QueueFlags& f) {
-  lqs::AttributeMap attrs;
+// Parses `pairs` (NAME=VALUE), then runs `apply(backend, parsed)` on the
+// database or endpoint; a malformed pair is a usage error, reported before
+// anything is opened.
+template <typename Apply>
+int WithPairs(Env& env, const std::vector<std::string>& pairs, Apply apply) {
+  std::map<std::string, std::string> parsed;
   std::string error;
-  if (!ParsePairs(f.attrs, &attrs, &error)) return env.out->Usage(error);
-  return env.WithBackend(false, [&](Backend& b) -> int {
+  if (!ParsePairs(pairs, &parsed, &error)) return env.out->Usage(error);
+  return env.WithBackend(/*create=*/false, [&](Backend& b) -> int { return apply(b, parsed); });
+}
+
+int RunSet(Env& env, const QueueFlags& f) {
+  return WithPairs(env, f.attrs, [&](Backend& b, const lqs::AttributeMap& attrs) -> int {
     Status s = b.SetAttributes(f.name, attrs);
     if (!s.ok()) return env.out->Error(s, f.name);
     return env.out->Done(Json{{"queue", f.name}, {"set", attrs}},
@@ -114,10 +123,7 @@ int RunSet(Env& env, const QueueFlags& f) {
 }
 
 int RunTag(Env& env, const QueueFlags& f) {
-  lqs::TagMap tags;
-  std::string error;
-  if (!ParsePairs(f.tags, &tags, &error)) return env.out->Usage(error);
-  return env.WithBackend(false, [&](Backend& b) -> int {
+  return WithPairs(env, f.tags, [&](Backend& b, const lqs::TagMap& tags) -> int {
     Status s = b.TagQueue(f.name, tags);
     if (!s.ok()) return env.out->Error(s, f.name);
     if (env.out->json()) env.out->PrintJson(Json{{"queue", f.name}, {"tagged", tags.size()}});
