@@ -403,16 +403,11 @@ TEST(ValidateSendMessageTest, AttributeErrorsBeforeSize) {
 // ---- Batch ids -----------------------------------------------------------------------
 
 TEST(IsValidBatchEntryIdTest, Rules) {
-  EXPECT_TRUE(IsValidBatchEntryId("a"));
-  EXPECT_TRUE(IsValidBatchEntryId("Msg_1-2"));
-  EXPECT_TRUE(IsValidBatchEntryId("5fea7756-0ea4-451a-a703-a558b933e274"));
-  EXPECT_TRUE(IsValidBatchEntryId(std::string(80, 'z')));
-  EXPECT_FALSE(IsValidBatchEntryId(""));
-  EXPECT_FALSE(IsValidBatchEntryId(std::string(81, 'z')));
-  EXPECT_FALSE(IsValidBatchEntryId("a.b"));
-  EXPECT_FALSE(IsValidBatchEntryId("a b"));
-  EXPECT_FALSE(IsValidBatchEntryId("a:b"));
-  EXPECT_FALSE(IsValidBatchEntryId("\xc3\xa9"));
+  const std::string valid[] = {"a", "Msg_1-2", "5fea7756-0ea4-451a-a703-a558b933e274",
+                               std::string(80, 'z')};
+  for (const std::string& id : valid) EXPECT_TRUE(IsValidBatchEntryId(id)) << id;
+  const std::string invalid[] = {"", std::string(81, 'z'), "a.b", "a b", "a:b", "\xc3\xa9"};
+  for (const std::string& id : invalid) EXPECT_FALSE(IsValidBatchEntryId(id)) << id;
 }
 
 TEST(ValidateBatchIdsTest, Valid) {

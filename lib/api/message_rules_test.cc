@@ -354,17 +354,11 @@ TEST(SystemAttributeSelectedTest, Rules) {
 // ---- Group / dedup ids -------------------------------------------------------------------
 
 TEST(IsValidGroupOrDedupIdTest, Rules) {
-  EXPECT_TRUE(IsValidGroupOrDedupId("a"));
-  EXPECT_TRUE(IsValidGroupOrDedupId("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"));
-  EXPECT_TRUE(IsValidGroupOrDedupId("AZaz09"));
-  EXPECT_TRUE(IsValidGroupOrDedupId(std::string(128, 'x')));
-  EXPECT_TRUE(IsValidGroupOrDedupId(Sha256Hex("body")));
-  EXPECT_FALSE(IsValidGroupOrDedupId(""));
-  EXPECT_FALSE(IsValidGroupOrDedupId(std::string(129, 'x')));
-  EXPECT_FALSE(IsValidGroupOrDedupId("a b"));
-  EXPECT_FALSE(IsValidGroupOrDedupId("a\tb"));
-  EXPECT_FALSE(IsValidGroupOrDedupId("a\x7f"));
-  EXPECT_FALSE(IsValidGroupOrDedupId("\xc3\xa9"));
+  const std::string valid[] = {"a", "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "AZaz09",
+                               std::string(128, 'x'), Sha256Hex("body")};
+  for (const std::string& id : valid) EXPECT_TRUE(IsValidGroupOrDedupId(id)) << id;
+  const std::string invalid[] = {"", std::string(129, 'x'), "a b", "a\tb", "a\x7f", "\xc3\xa9"};
+  for (const std::string& id : invalid) EXPECT_FALSE(IsValidGroupOrDedupId(id)) << id;
 }
 
 TEST(ConstantsTest, BatchLimits) {
