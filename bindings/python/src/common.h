@@ -88,6 +88,19 @@ lqs::SendMessageRequest MakeSend(std::string body, std::optional<int> delay_seco
                                  std::optional<std::string> message_group_id,
                                  std::optional<std::string> message_deduplication_id);
 
+// Defines send_message on `cls` with `send`, whose parameters are `leading`
+// (named before the body: Transaction's queue), then the body and the five
+// optional members MakeSend takes, each default None: one Python signature
+// for every send_message.
+template <typename Class, typename Send, typename... Leading>
+Class& DefSendMessage(Class& cls, Send&& send, Leading... leading) {
+  return cls.def("send_message", std::forward<Send>(send), leading..., py::arg("body"),
+                 py::arg("delay_seconds") = py::none(), py::arg("message_attributes") = py::none(),
+                 py::arg("message_system_attributes") = py::none(),
+                 py::arg("message_group_id") = py::none(),
+                 py::arg("message_deduplication_id") = py::none());
+}
+
 }  // namespace lqs_py
 
 #endif  // LQS_BINDINGS_PYTHON_COMMON_H_

@@ -44,25 +44,19 @@ py::dict FromBatch(const lqs::BatchResult& r) {
 }  // namespace
 
 void BindQueue(py::module_& m) {
-  py::class_<PyQueue>(m, "Queue")
-      .def_property_readonly("name", [](const PyQueue& q) { return Text(q.rep->name()); })
+  py::class_<PyQueue> queue(m, "Queue");
+  queue.def_property_readonly("name", [](const PyQueue& q) { return Text(q.rep->name()); })
       .def_property_readonly("arn", [](const PyQueue& q) { return Text(q.rep->arn()); })
-      .def_property_readonly("is_fifo", [](const PyQueue& q) { return q.rep->is_fifo(); })
-      .def(
-          "send_message",
-          [](PyQueue& q, std::string body, std::optional<int> delay_seconds,
-             const py::object& attrs, const py::object& sys_attrs, std::optional<std::string> group,
-             std::optional<std::string> dedup) {
-            auto request = MakeSend(std::move(body), delay_seconds, attrs, sys_attrs,
-                                    std::move(group), std::move(dedup));
-            auto result = Unlocked([&] { return q.rep->SendMessage(request); });
-            return FromSendResult(Take(std::move(result)));
-          },
-          py::arg("body"), py::arg("delay_seconds") = py::none(),
-          py::arg("message_attributes") = py::none(),
-          py::arg("message_system_attributes") = py::none(),
-          py::arg("message_group_id") = py::none(),
-          py::arg("message_deduplication_id") = py::none())
+      .def_property_readonly("is_fifo", [](const PyQueue& q) { return q.rep->is_fifo(); });
+  DefSendMessage(queue, [](PyQueue& q, std::string body, std::optional<int> delay_seconds,
+                           const py::object& attrs, const py::object& sys_attrs,
+                           std::optional<std::string> group, std::optional<std::string> dedup) {
+    auto request = MakeSend(std::move(body), delay_seconds, attrs, sys_attrs, std::move(group),
+                            std::move(dedup));
+    auto result = Unlocked([&] { return q.rep->SendMessage(request); });
+    return FromSendResult(Take(std::move(result)));
+  });
+  queue
       .def(
           "send_message_batch",
           [](PyQueue& q, const py::list& entries) {

@@ -58,7 +58,8 @@ void PyTransaction::CheckOwned(const char* what) const {
 }
 
 void BindTransaction(py::module_& m) {
-  py::class_<PyTransaction>(m, "_Transaction")
+  py::class_<PyTransaction> tx_class(m, "_Transaction");
+  tx_class
       .def(
           "put",
           [](PyTransaction& t, const std::string& table, const std::string& key,
@@ -87,22 +88,19 @@ void BindTransaction(py::module_& m) {
             lqs::Transaction& tx = t.Get();  // raises with the GIL held
             return Entries(Take(Unlocked([&] { return tx.Scan(table, prefix); })));
           },
-          py::arg("table"), py::arg("prefix") = std::string())
-      .def(
-          "send_message",
-          [](PyTransaction& t, const std::string& queue, std::string body,
-             std::optional<int> delay_seconds, const py::object& attrs, const py::object& sys_attrs,
-             std::optional<std::string> group, std::optional<std::string> dedup) {
-            auto request = MakeSend(std::move(body), delay_seconds, attrs, sys_attrs,
-                                    std::move(group), std::move(dedup));
-            lqs::Transaction& tx = t.Get();  // raises with the GIL held
-            Check(Unlocked([&] { return tx.SendMessage(queue, request); }));
-          },
-          py::arg("queue"), py::arg("body"), py::arg("delay_seconds") = py::none(),
-          py::arg("message_attributes") = py::none(),
-          py::arg("message_system_attributes") = py::none(),
-          py::arg("message_group_id") = py::none(),
-          py::arg("message_deduplication_id") = py::none())
+          py::arg("table"), py::arg("prefix") = std::string());
+  DefSendMessage(
+      tx_class,
+      [](PyTransaction& t, const std::string& queue, std::string body,
+         std::optional<int> delay_seconds, const py::object& attrs, const py::object& sys_attrs,
+         std::optional<std::string> group, std::optional<std::string> dedup) {
+        auto request = MakeSend(std::move(body), delay_seconds, attrs, sys_attrs, std::move(group),
+                                std::move(dedup));
+        lqs::Transaction& tx = t.Get();  // raises with the GIL held
+        Check(Unlocked([&] { return tx.SendMessage(queue, request); }));
+      },
+      py::arg("queue"));
+  tx_class
       .def(
           "delete_message",
           [](PyTransaction& t, const std::string& queue, const std::string& handle) {
