@@ -110,6 +110,15 @@ class Actions {
   std::shared_ptr<lqs::Queue> ResolveQueue(const ActionRequest& request);
   void ReceiveMessage(ActionRequest request, ActionDone done);
 
+  // The hot actions: each writes its output itself (FastHandler).
+  void SendMessage(const ActionRequest& r, ActionResult* out);
+  void SendMessageBatch(const ActionRequest& r, ActionResult* out);
+  void DeleteMessage(const ActionRequest& r, ActionResult* out);
+  void DeleteMessageBatch(const ActionRequest& r, ActionResult* out);
+  void ChangeMessageVisibility(const ActionRequest& r, ActionResult* out);
+  void ChangeMessageVisibilityBatch(const ActionRequest& r, ActionResult* out);
+  // The others return their output as a Json tree (Handler), which Run
+  // encodes for the request's protocol.
   Json CreateQueue(const ActionRequest& r);
   Json DeleteQueue(const ActionRequest& r);
   Json GetQueueUrl(const ActionRequest& r);
@@ -117,12 +126,6 @@ class Actions {
   Json GetQueueAttributes(const ActionRequest& r);
   Json SetQueueAttributes(const ActionRequest& r);
   Json PurgeQueue(const ActionRequest& r);
-  void SendMessage(const ActionRequest& r, ActionResult* out);
-  void SendMessageBatch(const ActionRequest& r, ActionResult* out);
-  void DeleteMessage(const ActionRequest& r, ActionResult* out);
-  void DeleteMessageBatch(const ActionRequest& r, ActionResult* out);
-  void ChangeMessageVisibility(const ActionRequest& r, ActionResult* out);
-  void ChangeMessageVisibilityBatch(const ActionRequest& r, ActionResult* out);
   Json TagQueue(const ActionRequest& r);
   Json UntagQueue(const ActionRequest& r);
   Json ListQueueTags(const ActionRequest& r);
