@@ -36,6 +36,15 @@ bool IsEmptyCollection(const Json& value) {
   return (value.is_array() || value.is_object()) && value.empty();
 }
 
+// The letter of c's two-character escape (\" \\ \b \t \n \f \r), or 0 for a
+// byte written as \u00xx.
+char ShortEscape(unsigned char c) {
+  constexpr std::string_view kEscaped = "\"\\\b\t\n\f\r";
+  constexpr std::string_view kLetters = "\"\\btnfr";
+  const size_t i = kEscaped.find(static_cast<char>(c));
+  return i == std::string_view::npos ? '\0' : kLetters[i];
+}
+
 }  // namespace
 
 HttpResponse EncodeResult(const Json& output, const std::string& request_id) {
@@ -88,31 +97,11 @@ void AppendString(std::string* out, std::string_view text) {
     }
     out->append(run, static_cast<size_t>(p - run));
     out->push_back('\\');
-    switch (c) {
-      case '"':
-      case '\\':
-        out->push_back(static_cast<char>(c));
-        break;
-      case '\b':
-        out->push_back('b');
-        break;
-      case '\t':
-        out->push_back('t');
-        break;
-      case '\n':
-        out->push_back('n');
-        break;
-      case '\f':
-        out->push_back('f');
-        break;
-      case '\r':
-        out->push_back('r');
-        break;
-      default: {
-        const char escape[] = {'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
-        out->append(escape, sizeof(escape));
-        break;
-      }
+    if (const char letter = ShortEscape(c)) {
+      out->push_back(letter);
+    } else {
+      const char escape[] = {'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
+      out->append(escape, sizeof(escape));
     }
     run = ++p;
   }
