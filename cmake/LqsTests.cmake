@@ -84,6 +84,22 @@ function(lqs_check_test_registration)
 endfunction()
 cmake_language(DEFER CALL lqs_check_test_registration)
 
+# lqs_add_allocator_tests(<prefix> <target>): when the build found jemalloc
+# (LQS_PROGRAM_MALLOC), checks that the linker kept it in <target>, a program
+# added with lqs_add_program(... JEMALLOC), and that jemalloc took
+# server/allocator_config.cc's settings (stats_print shows the options in
+# force at exit).
+function(lqs_add_allocator_tests prefix target)
+  if(NOT LQS_PROGRAM_MALLOC)
+    return()
+  endif()
+  add_test(NAME ${prefix}_allocates_with_jemalloc
+           COMMAND sh -c "ldd \"$1\" | grep -q libjemalloc" sh $<TARGET_FILE:${target}>)
+  add_test(NAME ${prefix}_purges_idle_memory
+           COMMAND sh -c "MALLOC_CONF=stats_print:true \"$1\" --help 2>&1 >/dev/null | grep -q 'opt.background_thread: true'"
+                   sh $<TARGET_FILE:${target}>)
+endfunction()
+
 # lqs_add_test_library(<target> SOURCES <file>... LIBS <link item>...)
 # builds the static library <target> of test support code that tests link:
 # LQS_WARNINGS, the source root on its (public) include path, and LIBS as

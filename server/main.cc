@@ -47,7 +47,7 @@ namespace {
 
 enum class LogLevel { kError, kWarn, kInfo, kDebug };
 
-#ifdef LQSD_WITH_JEMALLOC
+#ifdef LQS_WITH_JEMALLOC
 // jemalloc's settings for --profile small (applied after allocator_config.cc's).
 constexpr const char* kSmallDeviceMallocConf = "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0";
 #endif
@@ -325,7 +325,7 @@ int main(int argc, char** argv) {
   // ---- The database ----
   std::string temp_dir;
   const bool small = flags.profile == "small";
-#ifdef LQSD_WITH_JEMALLOC
+#ifdef LQS_WITH_JEMALLOC
   // jemalloc fixes its arenas at its first allocation, before main() runs:
   // the small profile starts lqsd again (same pid, same arguments) with one
   // arena and dirty pages returned after a second, unless the operator set
