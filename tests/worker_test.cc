@@ -234,6 +234,32 @@ TEST_F(WorkerTest, LeaseKeeperGivesUpAtTheTwelveHourBudget) {
   EXPECT_TRUE(w->Stop(5s));
 }
 
+TEST_F(WorkerTest, RetryAfterALostLeaseLeavesTheNextConsumersLeaseAlone) {
+  auto q = MakeQueue("jobs");
+  SendTo(*q, "too slow");
+  WorkerOptions o = Options();
+  o.visibility_timeout_seconds = 43200;  // the whole budget: nothing to renew
+  o.concurrency = 1;
+  o.max_in_progress = 1;
+  Gate gate;
+  auto w = Make(q, o, [&](const WorkerMessage&) {
+    gate.Wait();
+    return HandlerResult::Retry("finished after its lease");
+  });
+  ASSERT_OK(w->Start());
+  ASSERT_TRUE(WaitFor([&] { return w->stats().received == 1; }));
+  clock_->AdvanceSeconds(43201);               // the worker's lease ended
+  ASSERT_EQ(Receive(*q, 10, 600).size(), 1u);  // another consumer's 10-minute lease
+  const int64_t theirs = VisibleAt(*q);
+  EXPECT_EQ(theirs, clock_->NowMillis() + 600 * 1000);
+
+  gate.Open();
+  ASSERT_TRUE(WaitFor([&] { return w->stats().retried == 1; }));
+  EXPECT_EQ(VisibleAt(*q), theirs) << "the retry's backoff moved the other consumer's lease";
+  EXPECT_TRUE(Logged("could not delay the retry")) << DumpLogs();
+  EXPECT_TRUE(w->Stop(5s));
+}
+
 // ---- Failures, retries, the DLQ ------------------------------------------------------------
 
 TEST_F(WorkerTest, PartialBatchFailureRetriesOnlyTheFailedMessages) {

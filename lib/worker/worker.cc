@@ -8,7 +8,8 @@
 // the LeaseKeeper and counted in in_progress) from its receive until its
 // outcome is applied or it is released.
 //
-// A TransactionalHandler's transaction is begun through the engine's
+// A TransactionalHandler's transaction, and the lease-checked visibility
+// change that delays a retry, are begun through the engine's
 // NewTransactionFor (lib/engine/transaction.h), the one place the worker
 // reaches past the public Queue API: a Queue has no way to begin one.
 
@@ -406,15 +407,8 @@ class WorkerImpl final : public Worker {
     const bool conflict = st.code() == ErrorCode::kTransactionConflict;
     if (conflict) stats_->transaction_conflicts.fetch_add(1);
     if (!conflict) stats_->retried.fetch_add(1);
-    // Back off only while the lease is still this worker's: a plain
-    // ChangeMessageVisibility on a standard queue would move the lease of
-    // whoever received the message again.
     const int seconds = backoff_.Seconds(m.receive_count);
-    std::unique_ptr<Transaction> back = engine::NewTransactionFor(*queue_);
-    const bool delayed =
-        back != nullptr &&
-        back->ChangeMessageVisibility(queue_->name(), m.receipt_handle, seconds).ok() &&
-        back->Commit().ok();
+    const bool delayed = DelayWhileLeased(m, seconds).ok();
     log_.Message(WorkerLogLevel::kWarning, m,
                  std::string(conflict ? "transaction conflict" : "the commit failed") +
                      ", nothing applied; the message will be redelivered" +
@@ -477,8 +471,23 @@ class WorkerImpl final : public Worker {
     }
   }
 
+  // Delays `m`'s next delivery by `seconds`, but only while its lease is
+  // still this worker's. A plain ChangeMessageVisibility on a standard queue
+  // accepts an older receipt handle (as SQS does), so after a lost lease it
+  // would move the lease of whoever received the message since. The check
+  // needs the engine's transaction; a Queue of another kind gets the plain
+  // call. Errors: kTransactionConflict when the lease was lost, and those of
+  // ChangeMessageVisibility.
+  Status DelayWhileLeased(const WorkerMessage& m, int seconds) {
+    std::unique_ptr<Transaction> tx = engine::NewTransactionFor(*queue_);
+    if (tx == nullptr) return queue_->ChangeMessageVisibility(m.receipt_handle, seconds);
+    Status st = tx->ChangeMessageVisibility(queue_->name(), m.receipt_handle, seconds);
+    if (st.ok()) st = tx->Commit().status();
+    return st;
+  }
+
   void Retry(const WorkerMessage& m, const std::string& error, int seconds, const char* what) {
-    Status st = queue_->ChangeMessageVisibility(m.receipt_handle, seconds);
+    Status st = DelayWhileLeased(m, seconds);
     stats_->retried.fetch_add(1);
     if (st.ok()) {
       log_.Message(WorkerLogLevel::kInfo, m,
