@@ -8,6 +8,10 @@
 //       [--n1 10000] [--n10 20000] [--nmixed 20000] [--nlife 20000]
 //       [--concurrency 4] [--body 100] [--modes send1,recv10] [--region R]
 //
+// Modes: load.js's send1, send10, recv1, recv10, mixed and life (the
+// default: all six), and lifeN (not in load.js, by name only): life's round
+// on every connection at once (bench/http/sweep.py's lifecycle).
+//
 // --region R (not in load.js): every request carries a SigV4 Authorization
 // header scoped to region R, with a dummy signature, so an lqsd without
 // --auth-file serves it from that region's database.
@@ -1033,6 +1037,69 @@ class Consumer : public ReceiveDeleteWorker {
   MixedShared& s_;
 };
 
+// lifeN (not in load.js): `life`'s round on every connection at once, on one
+// queue with a standing backlog of 1,000, until the shared rounds are
+// claimed. A round is SendMessageBatch(10), then ReceiveMessage (up to what
+// the round still owes, no wait) and DeleteMessageBatch of what came, until
+// 10 arrived; a receive may take another connection's messages.
+struct LifeShared {
+  std::string q;
+  int64_t rounds = 0;
+  int64_t claimed = 0;
+  int64_t empties = 0;
+  std::vector<double> lat;
+};
+
+class LifeWorker : public Worker {
+ public:
+  LifeWorker(Ctx& ctx, LifeShared& s) : Worker(ctx), s_(s) {}
+  void Start() override { NextRound(); }
+  void OnResponse(std::string_view body) override {
+    ParseResponse(body, &parsed_);
+    switch (step_) {
+      case Step::kSend:
+        CheckFailed(parsed_, "send");
+        return Receive();
+      case Step::kReceive:
+        if (parsed_.msgs.empty()) {
+          if (++s_.empties > 1000) Fail("lifeN: nothing receivable");
+          return Receive();
+        }
+        owed_ -= static_cast<int64_t>(parsed_.msgs.size());
+        step_ = Step::kDelete;
+        BuildDeleteBatch(json, s_.q, parsed_.msgs);  // handles point into `body`
+        return Call(kDeleteMessageBatch);
+      case Step::kDelete:
+        CheckFailed(parsed_, "delete");
+        if (owed_ > 0) return Receive();
+        s_.lat.push_back(NowMs() - t_);
+        return NextRound();
+    }
+  }
+
+ private:
+  enum class Step { kSend, kReceive, kDelete };
+  void NextRound() {
+    if (s_.claimed >= s_.rounds) return Finish();
+    const int64_t base = s_.claimed * 10;
+    ++s_.claimed;
+    owed_ = 10;
+    t_ = NowMs();
+    step_ = Step::kSend;
+    BuildSendBatch(ctx_, json, s_.q, base, 10);
+    Call(kSendMessageBatch);
+  }
+  void Receive() {
+    step_ = Step::kReceive;
+    BuildReceive(json, s_.q, owed_, 0);
+    Call(kReceiveMessage);
+  }
+  LifeShared& s_;
+  Step step_ = Step::kSend;
+  int64_t owed_ = 0;
+  double t_ = 0;
+};
+
 Json Summarize(std::vector<double> lat) {
   std::sort(lat.begin(), lat.end());
   auto n = static_cast<int64_t>(lat.size());
@@ -1055,9 +1122,10 @@ class Bench {
 
   int Run() {
     std::vector<std::string> modes;
-    const char* all[] = {"send1", "send10", "recv1", "recv10", "mixed", "life"};
+    // The default is load.js's six; lifeN is asked for by name.
+    const char* all[] = {"send1", "send10", "recv1", "recv10", "mixed", "life", "lifeN"};
     if (args_.modes.empty()) {
-      modes.assign(std::begin(all), std::end(all));
+      modes.assign(std::begin(all), std::end(all) - 1);
     } else {
       std::string_view m = args_.modes;
       for (;;) {
@@ -1090,7 +1158,8 @@ class Bench {
       if (mode == "recv1") r = ModeRecv(1, args_.n1);
       if (mode == "recv10") r = ModeRecv(10, args_.n10);
       if (mode == "mixed") r = ModeMixed(args_.nmixed);
-      if (mode == "life") r = ModeLife(args_.nlife);
+      if (mode == "life") r = ModeLife(args_.nlife, false);
+      if (mode == "lifeN") r = ModeLife(args_.nlife, true);
       out["modes"][mode] = r;
       std::fprintf(stderr, "%s %s: %s msg/s, p50 %s ms, p99 %s ms, %s us server CPU/request\n",
                    args_.has_name ? args_.name.c_str() : "undefined", mode.c_str(),
@@ -1218,60 +1287,43 @@ class Bench {
     return r;
   }
 
-  // lqs_bench's `life b10 100B t1 process` over HTTP: one connection, a
-  // standing backlog of 1,000; each round sends 10, then receives (no wait)
-  // until 10 arrived, deleting each batch.
-  Json ModeLife(int64_t n) {
-    std::string q = NewQueue("life");
+  // lqs_bench's `life b10 100B t1 process` over HTTP (LifeWorker's round):
+  // `life` on one connection after 100 unmeasured rounds (lqs_bench warms
+  // too), `lifeN` on every connection at once.
+  Json ModeLife(int64_t n, bool every_connection) {
+    const int64_t conns = every_connection ? args_.concurrency : 1;
+    const std::string q = NewQueue(every_connection ? "lifeN" : "life");
     Prefill(q, 1000);
-    int64_t seq = 0;
-    Parsed p;
-    auto round = [&] {
-      BuildSendBatch(ctx_, sync_.json, q, seq, 10);
-      seq += 10;
-      ParseResponse(CallSync(ctx_, sync_, kSendMessageBatch), &p);
-      CheckFailed(p, "send");
-      int64_t need = 10;
-      int empties = 0;
-      while (need > 0) {
-        BuildReceive(sync_.json, q, need, 0);
-        ParseResponse(CallSync(ctx_, sync_, kReceiveMessage), &p);
-        if (p.msgs.empty()) {
-          if (++empties > 1000) Fail("life: nothing receivable");
-          continue;
-        }
-        auto got = static_cast<int64_t>(p.msgs.size());
-        BuildDeleteBatch(del_.json, q, p.msgs);  // p points into sync_.resp
-        ParseResponse(CallSync(ctx_, del_, kDeleteMessageBatch), &p);
-        CheckFailed(p, "delete");
-        need -= got;
-      }
+    auto run = [&](LifeShared& s) {
+      std::vector<std::unique_ptr<Worker>> w;
+      for (int64_t i = 0; i < conns; ++i) w.push_back(std::make_unique<LifeWorker>(ctx_, s));
+      RunWorkers(ctx_, w);
     };
-    for (int i = 0; i < 100; ++i) round();  // warm-up (lqs_bench warms too)
-    int64_t rounds = (n + 9) / 10;
-    std::vector<double> lat;
-    lat.reserve(static_cast<size_t>(rounds));
-    Json m = Measured([&] {
-      for (int64_t i = 0; i < rounds; ++i) {
-        double t = NowMs();
-        round();
-        lat.push_back(NowMs() - t);
-      }
-    });
+    if (!every_connection) {
+      LifeShared warm;
+      warm.q = q;
+      warm.rounds = 100;
+      run(warm);
+    }
+    LifeShared s;
+    s.q = q;
+    s.rounds = (n + 9) / 10;
+    s.lat.reserve(static_cast<size_t>(s.rounds));
+    Json m = Measured([&] { run(s); });
     Json r;
-    r["messages"] = rounds * 10;
-    r["msgs_per_s"] = PerSecond(rounds * 10, m);
-    r["latency"] = Summarize(lat);
+    r["messages"] = s.rounds * 10;
+    r["msgs_per_s"] = PerSecond(s.rounds * 10, m);
+    r["latency"] = Summarize(s.lat);
     Merge(r, m);
-    r["latency_unit"] =
-        "one round: SendMessageBatch(10) + ReceiveMessage(max 10) + DeleteMessageBatch, 1 "
-        "connection";
+    r["latency_unit"] = std::string("one round: SendMessageBatch(10) + ReceiveMessage(max 10) + ") +
+                        "DeleteMessageBatch, " +
+                        (every_connection ? "on each connection" : "1 connection");
     return r;
   }
 
   const Args& args_;
   Ctx ctx_;
-  SyncCaller sync_, del_;
+  SyncCaller sync_;
   int qseq_ = 0;
 };
 

@@ -9,19 +9,22 @@ Release or RelWithDebInfo build). Builds nothing. Standard library only.
 
 In one run, with the same client (lqs_http_load, one request in flight per
 connection) and the same connections, it measures send x1, send x10,
-receive+delete x1 and receive+delete x10 on three servers:
+receive+delete x1, receive+delete x10 and the lifecycle (lqs_http_load's
+lifeN: SendMessageBatch(10), ReceiveMessage(max 10), DeleteMessageBatch on
+every connection at once) on three servers:
   - lqsd, fresh, with a persistent database (durability `process`);
   - a constant-answer nginx: Debian's nginx, one worker process, answering
     every request with a fixed body captured from a real lqsd for the same
     action (two ports: receives answer one message on the first, ten on the
     second). Nothing answers this machine's loopback HTTP faster;
   - fauxqs, when bench/http/node_modules has it (run.sh installs it).
-Then the library's own rate for the same batch sizes (lqs_bench `send` and
-`drain`, one thread, `process`). A mode's limit is the lower of nginx's and
-the library's messages per second. The targets of issue #31 section 4 are
-judged at 16 connections and printed MET or NOT MET. The library's CPU per
+Then the library's own rate for the same batch sizes (lqs_bench `send`,
+`drain` and `life`, one thread, `process`). A mode's limit is the lower of
+nginx's and the library's messages per second. The targets of issue #31
+section 4 are judged at 16 connections and printed MET or NOT MET. The library's CPU per
 request is its wall time per call at one thread (a drain call is a receive
-and a delete: two requests), an upper bound of its CPU.
+and a delete: two requests; a lifecycle of 10 is three), an upper bound of
+its CPU.
 
 Servers take turns mode by mode, each measured once all are idle, so a slow
 spell of the VM slows both sides of a ratio. --quick uses small counts (a
@@ -39,18 +42,22 @@ import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = ["send1", "send10", "recv1", "recv10"]
-BATCH = {"send1": 1, "send10": 10, "recv1": 1, "recv10": 10}
-# Requests per library call: a drain call is ReceiveMessage + DeleteMessage(Batch).
-REQUESTS_PER_CALL = {"send1": 1, "send10": 1, "recv1": 2, "recv10": 2}
+MODES = ["send1", "send10", "recv1", "recv10", "life"]
+# lqs_http_load's mode for each: its own `life` runs on one connection only.
+CLIENT_MODE = {"life": "lifeN"}
+BATCH = {"send1": 1, "send10": 10, "recv1": 1, "recv10": 10, "life": 10}
+# Requests per library call: a drain call is ReceiveMessage + DeleteMessage(Batch);
+# a lifecycle of 10 is SendMessageBatch + ReceiveMessage + DeleteMessageBatch.
+REQUESTS_PER_CALL = {"send1": 1, "send10": 1, "recv1": 2, "recv10": 2, "life": 3}
 LIBRARY_WORKLOAD = {
     "send1": "send b1 100B t1 process",
     "send10": "send b10 100B t1 process",
     "recv1": "drain b1 100B t1 process",
     "recv10": "drain b10 100B t1 process",
+    "life": "life b10 100B t1 process",
 }
 TARGET_CONNS = 16
-TARGET_OF_LIMIT = {"send1": 0.6, "recv1": 0.6, "send10": 0.8, "recv10": 0.8}
+TARGET_OF_LIMIT = {"send1": 0.6, "recv1": 0.6, "send10": 0.8, "recv10": 0.8, "life": 0.8}
 TARGET_VS_FAUXQS = 3.0
 
 
@@ -182,12 +189,14 @@ def nginx_config(work, answers, port1, port10):
 
 
 def run_load(client, port, pid, name, mode, conns, counts):
+    client_mode = CLIENT_MODE.get(mode, mode)
     out = subprocess.run(
         [client, "--endpoint", f"http://127.0.0.1:{port}", "--pid", str(pid), "--name", name,
-         "--concurrency", str(conns), "--modes", mode,
-         "--n1", str(counts["n1"]), "--n10", str(counts["n10"])],
+         "--concurrency", str(conns), "--modes", client_mode,
+         "--n1", str(counts["n1"]), "--n10", str(counts["n10"]),
+         "--nlife", str(counts["nlife"])],
         check=True, capture_output=True, text=True)
-    m = json.loads(out.stdout)["modes"][mode]
+    m = json.loads(out.stdout)["modes"][client_mode]
     return {"requests_per_s": round(m["requests"] / m["seconds"]) if m["seconds"] else None,
             "msgs_per_s": m["msgs_per_s"], "p50_ms": m["latency"]["p50_ms"],
             "p99_ms": m["latency"]["p99_ms"],
@@ -290,7 +299,8 @@ def main():
     fauxqs_node = os.path.join(HERE, "node_modules", ".bin", "node")
     have_fauxqs = (not args.no_fauxqs and os.access(fauxqs_node, os.X_OK)
                    and os.path.exists(os.path.join(HERE, "node_modules", "fauxqs")))
-    counts = {"n1": 2000, "n10": 4000} if args.quick else {"n1": 20000, "n10": 100000}
+    counts = ({"n1": 2000, "n10": 4000, "nlife": 4000} if args.quick
+              else {"n1": 20000, "n10": 100000, "nlife": 100000})
 
     load_before = os.getloadavg()
     work = tempfile.mkdtemp(prefix="lqs-sweep.")
@@ -324,7 +334,7 @@ def main():
                 return ports[name]
             return ports["nginx10" if BATCH[mode] == 10 else "nginx1"]
 
-        warm = {"n1": 1000, "n10": 2000}
+        warm = {"n1": 1000, "n10": 2000, "nlife": 2000}
         for name in names:  # JIT, caches and memtables to steady state, unmeasured
             for mode in MODES:
                 run_load(client, port_of(name, mode), pids[name], "warmup", mode, 4, warm)
