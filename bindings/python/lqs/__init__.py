@@ -46,12 +46,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import re
 import shutil
 import tempfile
 import time
-from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
-                    Tuple, TypeVar, Union)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional,
+                    Sequence, Tuple, TypeVar, Union)
 
 from . import _errors
 from ._errors import (BatchEntryIdsNotDistinct, BatchRequestTooLong, Closed, Corruption,
@@ -916,6 +917,16 @@ class Server(_ClosesOnExit):
         return f"<lqs.Server {self.url}{' (closed)' if self._rep is None else ''}>"
 
 
+_bridge_log = logging.getLogger("lqs.bridge")
+
+
+def _log_bridge_line(line: str) -> None:
+    """lqs.Bridge's default log: the bridge's lines (lib/bridge/bridge_runtime.cc) to
+    the "lqs.bridge" logger, coming back online at INFO, the rest at WARNING."""
+    _bridge_log.log(logging.INFO if line.endswith(": online") else logging.WARNING, "%s",
+                    line)
+
+
 class Bridge:
     """A bridge between a queue of ``broker`` and a remote SQS queue (Amazon SQS or an
     lqsd), running on its own threads (``docs/bridge.md``).
@@ -934,6 +945,10 @@ class Bridge:
     there and ends: :meth:`wait` returns, or raises lqs.StorageIOError when the remote
     could not be reached ``once_attempts`` times in a row.
 
+    ``log``: ``callable(line)`` for the bridge's lines (one per online/offline
+    transition, and one per stuck message), called from the bridge's threads; default:
+    the ``logging`` logger "lqs.bridge", "online" at INFO and the rest at WARNING.
+
     Use it as a context manager (stops on the way out). Raises QueueDoesNotExist
     (``local_queue``) or InvalidParameterValue (a bad URL or option, a FIFO queue
     bridged to a standard one)."""
@@ -946,13 +961,17 @@ class Bridge:
                  backoff_max_ms: int = 300_000, backoff_jitter: float = 0.5,
                  max_batches_in_flight: int = 4, lease_seconds: int = 120,
                  wait_time_seconds: int = 20, dedup_window_seconds: int = 3600,
-                 once: bool = False, once_attempts: int = 4) -> None:
+                 once: bool = False, once_attempts: int = 4,
+                 log: Optional[Callable[[str], None]] = None) -> None:
+        if log is not None and not callable(log):
+            raise TypeError("log must be callable(line: str)")
         self.broker = broker
         self._rep = _lqs._Bridge.start(
             broker._rep, direction, local_queue, remote_queue_url, region, access_key_id,
             secret_access_key, session_token, profile, ca_file, request_timeout_seconds,
             backoff_base_ms, backoff_max_ms, backoff_jitter, max_batches_in_flight,
-            lease_seconds, wait_time_seconds, dedup_window_seconds, once, once_attempts)
+            lease_seconds, wait_time_seconds, dedup_window_seconds, once, once_attempts,
+            log if log is not None else _log_bridge_line)
 
     def stop(self) -> None:
         """Stops the bridge and waits for its threads; messages it held are released

@@ -1,10 +1,13 @@
 // lqs._lqs._Bridge: lqs::Bridge (lqs/bridge.h) on an open _Broker. The
-// bridge runs on its own C++ threads and never calls into Python; every
-// call into it releases the GIL. lqs.Bridge (lqs/__init__.py) wraps it.
+// bridge runs on its own C++ threads, which call into Python only for its
+// log lines (taking the GIL, rarely: a line per online/offline transition or
+// stuck message); every call into it releases the GIL. lqs.Bridge
+// (lqs/__init__.py) wraps it.
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include <pybind11/pybind11.h>
@@ -18,6 +21,37 @@
 
 namespace lqs_py {
 namespace {
+
+// The Python callable that takes the bridge's log lines. Shared by the
+// bridge's log function, which may outlive the PyBridge by a moment (the
+// bridge is destroyed with the GIL released), so it drops its reference
+// with the GIL taken, or leaks it once Python is finalizing.
+struct BridgeLog {
+  py::object call;  // callable(line: str)
+
+  explicit BridgeLog(py::object c) : call(std::move(c)) {}
+  BridgeLog(const BridgeLog&) = delete;
+  BridgeLog& operator=(const BridgeLog&) = delete;
+  ~BridgeLog() {
+    if (PythonGone()) {
+      call.release();
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    call = py::object();
+  }
+
+  // From a bridge thread. A failing callable loses its line, nothing else.
+  void Line(std::string_view line) const {
+    if (PythonGone()) return;
+    py::gil_scoped_acquire gil;
+    try {
+      call(py::str(line.data(), line.size()));
+    } catch (const std::exception&) {
+      PyErr_Clear();
+    }
+  }
+};
 
 struct PyBridge {
   std::shared_ptr<lqs::Broker> broker;  // the bridge borrows it: keep it alive
@@ -45,7 +79,7 @@ void BindBridge(py::module_& m) {
              const std::string& profile, const std::string& ca_file, int request_timeout_seconds,
              int64_t backoff_base_ms, int64_t backoff_max_ms, double backoff_jitter,
              int max_batches_in_flight, int lease_seconds, int wait_time_seconds,
-             int64_t dedup_window_seconds, bool once, int once_attempts) {
+             int64_t dedup_window_seconds, bool once, int once_attempts, py::object log) {
             if (b.closed || !b.rep) Raise(lqs::Status(lqs::ErrorCode::kClosed, "closed"));
             if (direction != "forward" && direction != "pull") {
               throw py::value_error("direction must be \"forward\" or \"pull\"");
@@ -73,6 +107,11 @@ void BindBridge(py::module_& m) {
             o.dedup_window_seconds = dedup_window_seconds;
             o.once = once;
             o.once_attempts = once_attempts;
+            if (!log.is_none()) {
+              o.log = [sink = std::make_shared<BridgeLog>(std::move(log))](std::string_view line) {
+                sink->Line(line);
+              };
+            }
             auto bridge = Unlocked([&] { return lqs::Bridge::Start(b.rep.get(), std::move(o)); });
             auto out = std::make_unique<PyBridge>();
             out->broker = b.rep;
@@ -85,7 +124,7 @@ void BindBridge(py::module_& m) {
           py::arg("ca_file"), py::arg("request_timeout_seconds"), py::arg("backoff_base_ms"),
           py::arg("backoff_max_ms"), py::arg("backoff_jitter"), py::arg("max_batches_in_flight"),
           py::arg("lease_seconds"), py::arg("wait_time_seconds"), py::arg("dedup_window_seconds"),
-          py::arg("once"), py::arg("once_attempts"))
+          py::arg("once"), py::arg("once_attempts"), py::arg("log"))
       .def("stop", [](PyBridge& self) { Unlocked([&] { self.rep->Stop(); }); })
       .def("wait", [](PyBridge& self) { Check(Unlocked([&] { return self.rep->Wait(); })); })
       // The counters as JSON text (wire/bridge_stats_json.h, as `lqs forward

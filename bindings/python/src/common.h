@@ -3,7 +3,8 @@
 // the GIL around C++ calls, and the value conversions (str with surrogateescape,
 // message attributes as {name: (data_type, str | bytes)}).
 //
-// Thread safety: every function here needs the GIL except inside Unlocked().
+// Thread safety: every function here needs the GIL except inside Unlocked(),
+// and PythonGone().
 
 #ifndef LQS_BINDINGS_PYTHON_COMMON_H_
 #define LQS_BINDINGS_PYTHON_COMMON_H_
@@ -42,6 +43,16 @@ template <typename Fn>
 auto Unlocked(Fn&& fn) {
   py::gil_scoped_release release;
   return fn();
+}
+
+// True once the interpreter is finalizing (callable without the GIL): C++
+// threads (a worker's, a bridge's) must not try to take the GIL then.
+inline bool PythonGone() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return !Py_IsInitialized() || Py_IsFinalizing();
+#else
+  return !Py_IsInitialized() || _Py_IsFinalizing();
+#endif
 }
 
 // A binding (for py::class_<Handle>::def) of a Status-returning method of the

@@ -18,21 +18,13 @@
 
 #include <pybind11/pybind11.h>
 
+#include "bindings/python/src/common.h"
+
 #include "lqs/worker.h"
 
 namespace lqs_py {
 
 namespace py = pybind11;
-
-// True once the interpreter is finalizing (callable without the GIL): worker
-// threads must not try to take the GIL then.
-inline bool PythonGone() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return !Py_IsInitialized() || Py_IsFinalizing();
-#else
-  return !Py_IsInitialized() || _Py_IsFinalizing();
-#endif
-}
 
 // What the C++ worker's callbacks share with the Python-side Worker object.
 // The py::objects are touched only with the GIL held.
