@@ -3,7 +3,10 @@
 #include "server/console.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "server/console_api.h"
@@ -102,6 +105,31 @@ std::string_view OriginAuthority(std::string_view origin) {
   return sep == std::string_view::npos ? origin : origin.substr(sep + 3);
 }
 
+// True when the browser reached the console over HTTPS: lqsd speaks plain
+// HTTP, so that is through a TLS front (nginx, say) that says so in
+// X-Forwarded-Proto, or a page whose Origin is https (a login form's POST
+// carries one). Then the session cookie is Secure: a browser never sends it
+// over plain HTTP. A spoofed header only keeps the spoofer's own cookie off
+// plain HTTP.
+bool ReachedOverHttps(const HttpRequest& request) {
+  if (const std::string* proto = request.Header("x-forwarded-proto")) {
+    std::string_view first = std::string_view(*proto).substr(0, proto->find(','));
+    while (!first.empty() && first.front() == ' ') first.remove_prefix(1);
+    while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
+    if (AsciiLower(first) == "https") return true;
+  }
+  const std::string* origin = request.Header("origin");
+  return origin != nullptr && StartsWithLower(*origin, "https://");
+}
+
+// The session cookie's Set-Cookie value: `value` for Max-Age `max_age_s`
+// (0 clears it).
+std::string SessionCookie(const HttpRequest& request, std::string_view value, int64_t max_age_s) {
+  return std::string(ConsoleSessions::kCookieName) + "=" + std::string(value) +
+         "; Path=/; HttpOnly; SameSite=Strict" + (ReachedOverHttps(request) ? "; Secure" : "") +
+         "; Max-Age=" + std::to_string(max_age_s);
+}
+
 }  // namespace
 
 Console::Console(ConsoleConfig config)
@@ -152,9 +180,7 @@ HttpResponse Console::ServeLogin(const HttpRequest& request) {
   }
   const std::string& token = *login.token;
   HttpResponse r = Redirect("/console/");
-  r.headers.emplace_back("Set-Cookie", std::string(ConsoleSessions::kCookieName) + "=" + token +
-                                           "; Path=/; HttpOnly; SameSite=Strict; Max-Age=" +
-                                           std::to_string(sessions_.ttl_ms() / 1000));
+  r.headers.emplace_back("Set-Cookie", SessionCookie(request, token, sessions_.ttl_ms() / 1000));
   return r;
 }
 
@@ -168,8 +194,7 @@ HttpResponse Console::Serve(const HttpRequest& request, lqs::Broker* broker,
       sessions_.Logout(ConsoleSessions::CookieValue(request, ConsoleSessions::kCookieName));
     }
     HttpResponse r = Redirect(config_.auth != nullptr ? kLoginPath : "/console/");
-    r.headers.emplace_back("Set-Cookie", std::string(ConsoleSessions::kCookieName) +
-                                             "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    r.headers.emplace_back("Set-Cookie", SessionCookie(request, "", 0));
     return r;
   }
   if (path.substr(0, kApiPrefix.size()) == kApiPrefix) {

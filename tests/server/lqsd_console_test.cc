@@ -179,9 +179,10 @@ class ConsoleHttpTest : public ::testing::Test {
                 const std::string& body = "") {
     return lqs::testing::LoopbackRequest(port_, verb, target, headers, body, host_);
   }
-  Reply Login(const std::string& key, const std::string& secret) {
-    return Request(http::verb::post, "/console/login",
-                   {{"Content-Type", "application/x-www-form-urlencoded"}},
+  Reply Login(const std::string& key, const std::string& secret,
+              std::vector<std::pair<std::string, std::string>> headers = {}) {
+    headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
+    return Request(http::verb::post, "/console/login", headers,
                    "access_key_id=" + key + "&secret=" + secret);
   }
   // The "lqs_console=TOKEN" of a login's Set-Cookie.
@@ -278,6 +279,28 @@ TEST_F(ConsoleHttpTest, WithAKeyFileTheConsoleNeedsALogin) {
       Sqs("ListQueues", nlohmann::json::object(), {{"Cookie", cookie}, {"X-Lqs-Console", "1"}})
           .status,
       403);
+}
+
+TEST_F(ConsoleHttpTest, TheCookieIsSecureWhenTheBrowserCameOverHttps) {
+  Start(true);
+  auto secure = [](const Reply& r) {
+    return r.Header("set-cookie").find("; Secure") != std::string::npos;
+  };
+  // Plain HTTP (lqsd's own): no Secure, or a browser on http://host would drop the cookie.
+  EXPECT_FALSE(secure(Login("console-key", "s3cret")));
+  EXPECT_FALSE(secure(Login("console-key", "s3cret", {{"Origin", "http://" + host_}})));
+  EXPECT_FALSE(secure(Login("console-key", "s3cret", {{"X-Forwarded-Proto", "http"}})));
+  // Through a TLS front: it says so, or the login form's page was https.
+  const Reply fronted = Login("console-key", "s3cret", {{"X-Forwarded-Proto", "https"}});
+  ASSERT_EQ(fronted.status, 303);
+  EXPECT_TRUE(secure(fronted)) << fronted.Header("set-cookie");
+  EXPECT_TRUE(secure(Login("console-key", "s3cret", {{"X-Forwarded-Proto", " HTTPS, http"}})));
+  EXPECT_TRUE(secure(Login("console-key", "s3cret", {{"Origin", "https://queues.example"}})));
+  // Logging out clears it with the same flags (a Secure cookie needs a Secure Set-Cookie).
+  const Reply out = Request(http::verb::post, "/console/logout",
+                            {{"Cookie", CookieOf(fronted)}, {"X-Forwarded-Proto", "https"}});
+  EXPECT_NE(out.Header("set-cookie").find("Max-Age=0"), std::string::npos);
+  EXPECT_TRUE(secure(out)) << out.Header("set-cookie");
 }
 
 TEST_F(ConsoleHttpTest, RepeatedFailuresFromOneAddressAreThrottled) {
