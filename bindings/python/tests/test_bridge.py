@@ -45,33 +45,35 @@ def test_forward_once_then_pull_back(tmp_path, remote):
                             wait_time_seconds=0, **KEY)
         bridge.wait()
         assert bridge.stats()["transferred"] == 25
+        bridge.stop()
         assert visible(inbox) == 0
         got = back.receive(max_number_of_messages=10)
         assert got and all(m.message_attributes["n"].value == m.body[1:] for m in got)
 
 
-def test_once_raises_when_the_remote_is_unreachable(tmp_path):
-    lines = []
+def drain_to_nowhere(tmp_path, **options):
+    """A once-bridge of one message to a remote nobody listens on: it gives up after one
+    attempt (raising from wait()) and the message stays local."""
     with lqs.open(str(tmp_path / "local")) as local:
         local.create_queue("outbox").send("kept")
         bridge = lqs.Bridge(local, "outbox", "http://127.0.0.1:9/123456789012/q", once=True,
                             once_attempts=1, request_timeout_seconds=2, lease_seconds=4,
-                            log=lines.append, **KEY)
+                            **options, **KEY)
         with pytest.raises(lqs.StorageIOError, match="could not be reached"):
             bridge.wait()
         assert visible(local.get_queue("outbox")) == 1
+
+
+def test_once_raises_when_the_remote_is_unreachable(tmp_path):
+    lines = []
+    drain_to_nowhere(tmp_path, log=lines.append)
     assert any(line.startswith("forward outbox -> ") and ": offline (" in line
                for line in lines), lines
 
 
 def test_log_lines_go_to_the_lqs_bridge_logger_by_default(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="lqs.bridge")
-    with lqs.open(str(tmp_path / "local")) as local:
-        local.create_queue("outbox").send("kept")
-        bridge = lqs.Bridge(local, "outbox", "http://127.0.0.1:9/123456789012/q", once=True,
-                            once_attempts=1, request_timeout_seconds=2, lease_seconds=4, **KEY)
-        with pytest.raises(lqs.StorageIOError):
-            bridge.wait()
+    drain_to_nowhere(tmp_path)
     offline = [r for r in caplog.records if r.name == "lqs.bridge" and "offline" in r.message]
     assert offline and all(r.levelno == logging.WARNING for r in offline), caplog.records
 
@@ -80,14 +82,7 @@ def test_a_failing_log_callable_loses_its_line_only(tmp_path):
     def broken(line):
         raise RuntimeError("no log today")
 
-    with lqs.open(str(tmp_path / "local")) as local:
-        local.create_queue("outbox").send("kept")
-        bridge = lqs.Bridge(local, "outbox", "http://127.0.0.1:9/123456789012/q", once=True,
-                            once_attempts=1, request_timeout_seconds=2, lease_seconds=4,
-                            log=broken, **KEY)
-        with pytest.raises(lqs.StorageIOError, match="could not be reached"):
-            bridge.wait()
-        assert visible(local.get_queue("outbox")) == 1
+    drain_to_nowhere(tmp_path, log=broken)
     with pytest.raises(TypeError, match="log"):
         lqs.Bridge(None, "outbox", "http://127.0.0.1:9/1/q", log="stderr")
 
