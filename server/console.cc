@@ -113,10 +113,9 @@ std::string_view OriginAuthority(std::string_view origin) {
 // plain HTTP.
 bool ReachedOverHttps(const HttpRequest& request) {
   if (const std::string* proto = request.Header("x-forwarded-proto")) {
-    std::string_view first = std::string_view(*proto).substr(0, proto->find(','));
-    while (!first.empty() && first.front() == ' ') first.remove_prefix(1);
-    while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
-    if (AsciiLower(first) == "https") return true;
+    if (AsciiLower(Trim(std::string_view(*proto).substr(0, proto->find(',')))) == "https") {
+      return true;
+    }
   }
   const std::string* origin = request.Header("origin");
   return origin != nullptr && StartsWithLower(*origin, "https://");

@@ -23,13 +23,6 @@ constexpr std::string_view kMismatchText =
     "Check your AWS Secret Access Key and signing method. Consult the service "
     "documentation for details.";
 
-std::string_view Trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return std::string_view();
-  const size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
 std::vector<std::string_view> Split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   size_t pos = 0;

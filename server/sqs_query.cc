@@ -296,11 +296,7 @@ bool ListsJsonMediaType(std::string_view accept) {
   while (!accept.empty()) {
     const size_t comma = accept.find(',');
     std::string_view range = accept.substr(0, comma);
-    range = range.substr(0, range.find(';'));
-    const size_t first = range.find_first_not_of(" \t");
-    const size_t last = range.find_last_not_of(" \t");
-    range = first == std::string_view::npos ? std::string_view()
-                                            : range.substr(first, last - first + 1);
+    range = Trim(range.substr(0, range.find(';')));
     if (range.size() == 16 && StartsWithLower(range, "application/json")) return true;
     if (comma == std::string_view::npos) break;
     accept.remove_prefix(comma + 1);

@@ -219,6 +219,13 @@ std::string AsciiLower(std::string_view text) {
   return out;
 }
 
+std::string_view Trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return std::string_view();
+  const size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
 bool StartsWithLower(std::string_view s, std::string_view lower_prefix) {
   if (s.size() < lower_prefix.size()) return false;
   for (size_t i = 0; i < lower_prefix.size(); ++i) {

@@ -73,6 +73,9 @@ std::string AsciiLower(std::string_view text);
 // StartsWith(AsciiLower(s), lower_prefix), without the copy.
 bool StartsWithLower(std::string_view s, std::string_view lower_prefix);
 
+// `s` without the spaces and tabs at either end (HTTP's optional whitespace).
+std::string_view Trim(std::string_view s);
+
 // How many bytes from p on (before `end`) a JSON string literal holds as
 // they are: printable ASCII (0x20..0x7f) other than '"' and '\\'. Eight
 // bytes at a time.
