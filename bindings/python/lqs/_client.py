@@ -9,7 +9,8 @@ BinaryValue, a ResponseMetadata). Errors raise ``botocore.exceptions.ClientError
 ``AWS.SimpleQueueService.NonExistentQueue``) and the HTTP status SQS uses. Without
 botocore, the lqs exception of the code is raised, with the same ``.response``.
 
-Each call is checked as botocore checks parameters, then runs through lqsd's own
+Each call is checked as botocore checks parameters (in C++ for the usual call, in
+Python, with botocore's messages, for anything else), then runs through lqsd's own
 request handling in this process (``_lqs.LocalCaller``, server/local_caller.h): the
 AWS JSON 1.0 request boto3 would send, answered by lqsd's router and action handlers
 without a socket. The client therefore answers exactly as lqsd does.
@@ -450,10 +451,16 @@ class SQSClient(_ClosesOnExit):
         raise cls(message, response=response, operation_name=op) from None
 
     def _call(self, op: str, params: Dict[str, Any]) -> Dict[str, Any]:
-        _validate(op, params)
-        status, request_id, query_error, body = self._caller.call(
-            op, _ENCODER.encode(_wire_in(params)))
-        document = json.loads(body) if body else {}
+        # The fast path (bindings/python/src/client_codec.h) checks and encodes the call in
+        # C++, and declines whatever _validate and _wire_in must judge.
+        answer = self._caller.call_with_params(op, params)
+        if answer is None:
+            _validate(op, params)
+            status, request_id, query_error, body = self._caller.call(
+                op, _ENCODER.encode(_wire_in(params)))
+            document = json.loads(body) if body else {}
+        else:
+            status, request_id, query_error, document = answer
         if status != 200:
             self._raise(op, status, request_id, query_error, document)
         # As SQS answers (and boto3 reads): an empty list or map is left out

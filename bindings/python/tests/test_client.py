@@ -411,3 +411,110 @@ def test_client_answers_as_lqsd_does(tmp_path):
         remote.close()
         server.close()
         local.close()
+
+
+# ---- The fast path (bindings/python/src/client_codec.h) ---------------------------------
+
+class _PythonPathOnly:
+    """A LocalCaller that declines every fast call, so the client checks and encodes in
+    Python."""
+
+    def __init__(self, caller):
+        self._caller = caller
+
+    def call_with_params(self, action, params):
+        return None
+
+    def call(self, action, json_input):
+        return self._caller.call(action, json_input)
+
+
+def _comparable(response):
+    """A response without what differs from database to database."""
+    out = {k: v for k, v in response.items() if k != "ResponseMetadata"}
+    for key in ("MessageId", "ReceiptHandle", "QueueUrl"):
+        out.pop(key, None)
+    for key in ("Successful", "Messages"):
+        if key in out:
+            out[key] = [{k: v for k, v in item.items()
+                         if k not in ("MessageId", "ReceiptHandle", "Attributes")}
+                        for item in out[key]]
+    return out
+
+
+def _outcome(sqs, method, kwargs):
+    try:
+        return _comparable(getattr(sqs, method)(**kwargs))
+    except Exception as e:  # noqa: BLE001 - the comparison is of what was raised
+        return (type(e).__name__, str(e))
+
+
+def test_fast_path_answers_as_the_python_path():
+    fast, slow = lqs.client(), lqs.client()
+    slow._caller = _PythonPathOnly(slow._caller)
+    try:
+        calls = []
+        for sqs in (fast, slow):
+            url = sqs.create_queue(QueueName="q", Attributes={"VisibilityTimeout": "60"},
+                                   tags={"team": "a"})["QueueUrl"]
+            attrs = {"b": {"DataType": "Binary", "BinaryValue": b"\x00\xff"},
+                     "ba": {"DataType": "Binary", "BinaryValue": bytearray(b"\x01")},
+                     "bs": {"DataType": "Binary", "BinaryValue": "text as blob"},
+                     "n": {"DataType": "Number", "StringValue": "12"},
+                     "s": {"DataType": "String", "StringValue": "caf\u00e9 \u2603 \"q\"\n"}}
+            calls.append([_outcome(sqs, m, kw) for m, kw in [
+                ("send_message", dict(QueueUrl=url, MessageBody="x", MessageAttributes=attrs,
+                                      MessageSystemAttributes={"AWSTraceHeader": {
+                                          "DataType": "String", "StringValue": "Root=1"}})),
+                ("send_message", dict(QueueUrl=url, MessageBody="lone \ud800 surrogate")),
+                ("send_message", dict(QueueUrl=url, MessageBody=5)),
+                ("send_message", dict(QueueUrl=url, MessageBody="x", DelaySeconds=True)),
+                ("send_message", dict(QueueUrl=url, MessageBody="x", DelaySeconds=2**70)),
+                ("send_message", dict(QueueUrl=url, MessageBody="x", Unknown="y")),
+                ("send_message", dict(QueueUrl=url)),
+                ("send_message", dict(QueueUrl=url + "-missing", MessageBody="x")),
+                ("send_message", dict(QueueUrl=url, MessageBody="x",
+                                      MessageAttributes={"a": {"StringValue": "no type"}})),
+                ("send_message_batch", dict(QueueUrl=url, Entries=[
+                    {"Id": "1", "MessageBody": "one", "DelaySeconds": 0},
+                    {"Id": "2", "MessageBody": "\x01"},
+                    {"Id": "3", "MessageBody": "three", "MessageAttributes": attrs}])),
+                ("send_message_batch", dict(QueueUrl=url, Entries=[{"Id": "1"}])),
+                ("send_message_batch", dict(QueueUrl=url, Entries=["not a dict"])),
+                ("receive_message", dict(QueueUrl=url, MaxNumberOfMessages=10,
+                                         MessageAttributeNames=["All"], WaitTimeSeconds=0)),
+                ("tag_queue", dict(QueueUrl=url, Tags={"k": 1})),
+                ("list_queues", dict(QueueNamePrefix="q")),
+            ]])
+        assert calls[0] == calls[1]
+        received = calls[0][12]["Messages"]
+        assert sorted(m["MessageAttributes"]["b"]["BinaryValue"] for m in received
+                      if "MessageAttributes" in m) == [b"\x00\xff", b"\x00\xff"]
+    finally:
+        fast.close()
+        slow.close()
+
+
+def test_fast_path_declines_what_python_must_judge():
+    sqs = lqs.client()
+    try:
+        url = sqs.create_queue(QueueName="q")["QueueUrl"]
+        call = sqs._caller.call_with_params
+        status, _, _, document = call("SendMessage", {"QueueUrl": url, "MessageBody": "x"})
+        assert status == 200 and document["MD5OfMessageBody"] == md5("x")
+        for params in ({"QueueUrl": url, "MessageBody": 5},
+                       {"QueueUrl": url, "MessageBody": "\ud800"},
+                       {"QueueUrl": url, "MessageBody": "x", "DelaySeconds": False},
+                       {"QueueUrl": url, "MessageBody": "x", "DelaySeconds": 2**64},
+                       {"QueueUrl": url, "MessageBody": "x", "Other": "y"},
+                       {"QueueUrl": url},
+                       {"QueueUrl": url, "MessageBody": "x", "MessageAttributes": {
+                           "a": {"DataType": "Binary", "BinaryValue": memoryview(b"x")}}},
+                       {"QueueUrl": url, "MessageBody": "x", "MessageAttributes": {
+                           "a": {"StringValue": "v"}}}):
+            assert call("SendMessage", params) is None, params
+        assert call("NoSuchAction", {}) is None
+        assert call("SendMessageBatch", {"QueueUrl": url, "Entries": [5]}) is None
+        assert call("GetQueueUrl", {"QueueName": "q"})[3]["QueueUrl"] == url
+    finally:
+        sqs.close()
