@@ -46,19 +46,22 @@ std::span<PyObject*> Items(PyObject* sequence) {
   return {PySequence_Fast_ITEMS(sequence), static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence))};
 }
 
-// [str, ...]
-bool AppendStrList(std::string* out, PyObject* value) {
+// [item, ...] of a list or tuple, each item appended by `append`.
+template <typename AppendItem>
+bool AppendList(std::string* out, PyObject* value, AppendItem append) {
   if (!IsSequence(value)) return false;
   out->push_back('[');
   bool first = true;
   for (PyObject* item : Items(value)) {
     if (!first) out->push_back(',');
     first = false;
-    if (!AppendStr(out, item)) return false;
+    if (!append(out, item)) return false;
   }
   out->push_back(']');
   return true;
 }
+
+bool AppendStrList(std::string* out, PyObject* value) { return AppendList(out, value, AppendStr); }
 
 // A blob as _client.py's _blob_in sends it: base64 of a str's UTF-8 or of bytes.
 bool AppendBlob(std::string* out, PyObject* value) {
@@ -98,15 +101,7 @@ bool AppendAttributeValue(std::string* out, PyObject* value) {
     if (name == "BinaryValue") {
       ok = AppendBlob(out, member);
     } else if (name == "BinaryListValues") {
-      ok = IsSequence(member);
-      out->push_back('[');
-      bool first_blob = true;
-      for (PyObject* blob : ok ? Items(member) : std::span<PyObject*>{}) {
-        if (!first_blob) out->push_back(',');
-        first_blob = false;
-        if (!AppendBlob(out, blob)) return false;
-      }
-      out->push_back(']');
+      ok = AppendList(out, member, AppendBlob);
     } else {
       ok = PyUnicode_Check(member) ? AppendStr(out, member) : AppendStrList(out, member);
     }
@@ -134,13 +129,6 @@ bool AppendMap(std::string* out, PyObject* value, AppendValue append) {
   }
   out->push_back('}');
   return true;
-}
-
-const Member* FindMember(std::span<const Member> members, std::string_view name) {
-  for (const Member& m : members) {
-    if (m.json_name == name) return &m;
-  }
-  return nullptr;
 }
 
 bool AppendObject(std::string* out, std::span<const Member> members, PyObject* params);
@@ -172,16 +160,10 @@ bool AppendMember(std::string* out, const Member& member, PyObject* value) {
       }
       return AppendMap(out, value, AppendAttributeValue);
     case Kind::kEntryList: {
-      if (member.json_name != "Entries" || !IsSequence(value)) return false;
-      out->push_back('[');
-      bool first = true;
-      for (PyObject* entry : Items(value)) {
-        if (!first) out->push_back(',');
-        first = false;
-        if (!AppendObject(out, member.entry, entry)) return false;
-      }
-      out->push_back(']');
-      return true;
+      if (member.json_name != "Entries") return false;
+      return AppendList(out, value, [&member](std::string* o, PyObject* entry) {
+        return AppendObject(o, member.entry, entry);
+      });
     }
   }
   return false;
@@ -200,7 +182,7 @@ bool AppendObject(std::string* out, std::span<const Member> members, PyObject* p
   while (PyDict_Next(params, &pos, &key, &value)) {
     std::string_view name;
     if (!Utf8(key, &name)) return false;
-    const Member* member = FindMember(members, name);
+    const Member* member = lqsd::action_model::FindMember(members, name, /*by_query_name=*/false);
     if (member == nullptr) return false;
     if (member->required) ++required_seen;
     if (!first) out->push_back(',');
