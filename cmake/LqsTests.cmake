@@ -263,6 +263,10 @@ set_tests_properties(power_loss_fsync power_loss_process_loses PROPERTIES
 # Fuzz corpus replay: every fuzzer (fuzz/fuzz_*.cc) built without libFuzzer
 # and run over its seed and regression inputs in fuzz/corpus/<name>/.
 include(${PROJECT_SOURCE_DIR}/fuzz/fuzzers.cmake)
+# Its weak LLVMFuzzerInitialize check needs a translation unit of its own
+# (unity builds, scripts/sanitize.sh).
+set_source_files_properties(${LQS_FUZZ_DIR}/replay_main.cc PROPERTIES
+                            SKIP_UNITY_BUILD_INCLUSION ON)
 foreach(_name IN LISTS LQS_FUZZERS)
   lqs_fuzz_executable(fuzz_${_name}_replay ${_name} ${LQS_FUZZ_DIR}/replay_main.cc)
   add_test(NAME fuzz_replay_${_name}

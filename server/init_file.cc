@@ -19,7 +19,7 @@ namespace lqsd {
 
 namespace {
 
-using Json = nlohmann::json;
+using InitJson = nlohmann::json;
 using lqs::ErrorCode;
 using lqs::Status;
 using lqs::StatusOr;
@@ -59,7 +59,7 @@ class Errors {
 
 // An attribute value as CreateQueue takes it: strings as they are, numbers
 // and booleans written out, objects (the policies) as JSON text.
-bool AttributeText(const std::string& name, const Json& value, std::string* out) {
+bool AttributeText(const std::string& name, const InitJson& value, std::string* out) {
   if (value.is_string()) {
     *out = value.get<std::string>();
   } else if (value.is_boolean()) {
@@ -81,7 +81,7 @@ Status ResolveRedrivePolicy(const Errors& errors, const std::string& queue,
                             const std::string& region, const std::string& account,
                             std::string* policy, std::string* dlq) {
   const std::string where = "attributes.RedrivePolicy";
-  Json j = Json::parse(*policy, nullptr, /*allow_exceptions=*/false);
+  InitJson j = InitJson::parse(*policy, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return errors.Queue(queue, where + ": must be a JSON object, got " + *policy);
   }
@@ -100,7 +100,7 @@ Status ResolveRedrivePolicy(const Errors& errors, const std::string& queue,
                                    ": give the dead-letter queue as deadLetterTargetQueue (its "
                                    "name) or deadLetterTargetArn, one of them");
   }
-  const Json& target = j[by_name ? "deadLetterTargetQueue" : "deadLetterTargetArn"];
+  const InitJson& target = j[by_name ? "deadLetterTargetQueue" : "deadLetterTargetArn"];
   if (!target.is_string()) {
     return errors.Queue(queue, where + "." +
                                    (by_name ? "deadLetterTargetQueue" : "deadLetterTargetArn") +
@@ -124,7 +124,7 @@ Status ResolveRedrivePolicy(const Errors& errors, const std::string& queue,
   return Status::OK();
 }
 
-StatusOr<InitQueue> ParseQueue(const Errors& errors, const Json& entry, size_t index,
+StatusOr<InitQueue> ParseQueue(const Errors& errors, const InitJson& entry, size_t index,
                                const std::string& region, const std::string& account) {
   const std::string position = "queues[" + std::to_string(index) + "]";
   if (!entry.is_object()) return errors.File(position + ": must be an object with \"name\"");
@@ -232,10 +232,10 @@ StatusOr<std::optional<lqs::api::RedriveAllowPolicy>> AllowPolicy(const InitQueu
 StatusOr<InitPlan> ParseInitFile(const std::string& path, const std::string& text,
                                  const std::string& region, const std::string& account_id) {
   const Errors errors(path);
-  Json doc;
+  InitJson doc;
   try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+    doc = InitJson::parse(text);
+  } catch (const InitJson::parse_error& e) {
     // nlohmann's text: "[json.exception.parse_error.101] parse error at line
     // 3, column 5: syntax error ...": keep what follows the tag, and say
     // where when it does not.

@@ -292,7 +292,7 @@ int RunPeek(Env& env, const MessageFlags& f) {
   });
 }
 
-int RunDelete(Env& env, const MessageFlags& f) {
+int RunDeleteMessage(Env& env, const MessageFlags& f) {
   std::vector<std::string> handles = f.handles;
   if (f.from_stdin || handles.empty()) {
     if (handles.empty() && !f.from_stdin && isatty(0)) {
@@ -405,7 +405,7 @@ no receive count, no lease. Over --endpoint this is not available (SQS has no pe
           R"(Examples:
   lqs -d ./db delete jobs 'AQEB...'
   lqs -d ./db --json receive jobs -n 10 | jq -r '.messages[].ReceiptHandle' | lqs -d ./db delete jobs --stdin)",
-          RunDelete);
+          RunDeleteMessage);
   c->add_option("handles", f->handles, "Receipt handles");
   c->add_flag("--stdin", f->from_stdin, "Read receipt handles from stdin, one per line");
 

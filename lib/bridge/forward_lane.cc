@@ -15,12 +15,12 @@
 #include "lib/bridge/transfer_loops.h"
 #include "wire/sqs_codec.h"
 
+#include "lqs/attributes.h"
 #include "lqs/limits.h"
 
 namespace lqs::bridge {
 namespace {
 
-constexpr std::string_view kTraceHeader = "AWSTraceHeader";
 constexpr size_t kMaxErrorAttributeBytes = 1024;
 
 // A leased local message and the remote send it becomes.
@@ -92,7 +92,7 @@ class Lane {
     req.max_number_of_messages = limits::kMaxReceiveMessages;
     req.visibility_timeout = rt_->options().lease_seconds;
     // Only what the remote send carries (MakeItem): fewer strings per message.
-    req.message_system_attribute_names = {std::string(kTraceHeader), "MessageGroupId"};
+    req.message_system_attribute_names = {std::string(attr::kAWSTraceHeader), "MessageGroupId"};
     req.message_attribute_names = {"All"};
     if (rt_->options().once) {
       req.wait_time_seconds = 0;
@@ -138,11 +138,12 @@ class Lane {
     // handle, the id and the digests the acknowledgement is checked against.
     it.request.body = std::move(m.body);
     it.request.message_attributes = std::move(m.message_attributes);
-    if (auto trace = m.attributes.find(std::string(kTraceHeader)); trace != m.attributes.end()) {
+    if (auto trace = m.attributes.find(std::string(attr::kAWSTraceHeader));
+        trace != m.attributes.end()) {
       MessageAttributeValue v;
       v.data_type = "String";
       v.string_value = trace->second;
-      it.request.message_system_attributes[std::string(kTraceHeader)] = v;
+      it.request.message_system_attributes[std::string(attr::kAWSTraceHeader)] = v;
       it.md5_of_system = api::Md5OfMessageAttributes(it.request.message_system_attributes);
     }
     if (q_.is_fifo()) {

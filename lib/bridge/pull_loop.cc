@@ -14,12 +14,12 @@
 #include "lib/bridge/transfer_loops.h"
 #include "wire/sqs_codec.h"
 
+#include "lqs/attributes.h"
 #include "lqs/limits.h"
 
 namespace lqs::bridge {
 namespace {
 
-constexpr std::string_view kTraceHeader = "AWSTraceHeader";
 // In `once` mode a short wait: long enough that an endpoint which samples
 // on short polls (Amazon SQS) answers with what it has.
 constexpr int kOnceWaitSeconds = 2;
@@ -203,8 +203,9 @@ class PullLoop {
     SendMessageRequest req;
     req.body = m.body;
     req.message_attributes = m.message_attributes;
-    if (auto trace = m.attributes.find(std::string(kTraceHeader)); trace != m.attributes.end()) {
-      req.message_system_attributes[std::string(kTraceHeader)] =
+    if (auto trace = m.attributes.find(std::string(attr::kAWSTraceHeader));
+        trace != m.attributes.end()) {
+      req.message_system_attributes[std::string(attr::kAWSTraceHeader)] =
           MessageAttributeValue{"String", trace->second, ""};
     }
     if (q_.is_fifo()) {

@@ -28,8 +28,6 @@ namespace {
 
 constexpr char kFormatVersion[] = "lqs-1";
 
-Status Closed() { return Status(ErrorCode::kClosed, "the database is closed"); }
-
 StatusOr<uint64_t> ReadMetaU64(storage::Database* db, const char* name, uint64_t fallback) {
   std::string value;
   bool found = false;
@@ -104,7 +102,7 @@ class BrokerImpl final : public Broker {
                                                const AttributeMap& attributes,
                                                const TagMap& tags) override;
   StatusOr<std::shared_ptr<Queue>> GetQueue(const std::string& name) override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     std::shared_ptr<QueueImpl> q = core_->FindByName(name);
     if (!q) {
       return Status(ErrorCode::kQueueDoesNotExist, "The specified queue does not exist.");
@@ -112,7 +110,7 @@ class BrokerImpl final : public Broker {
     return std::shared_ptr<Queue>(q);
   }
   StatusOr<std::shared_ptr<Queue>> GetQueueByArn(const std::string& arn) override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     std::string name;
     if (!core_->NameFromArn(arn, &name)) {
       return Status(ErrorCode::kInvalidParameterValue,
@@ -122,14 +120,14 @@ class BrokerImpl final : public Broker {
   }
   Status DeleteQueue(const std::string& name) override;
   StatusOr<ListQueuesResult> ListQueues(const ListQueuesRequest& request) override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     std::vector<std::string> names;
     for (const auto& q : core_->AllQueues()) names.push_back(q->name());
     return Paginate(names, request);
   }
   StatusOr<ListQueuesResult> ListDeadLetterSourceQueues(const std::string& dlq_name,
                                                         const ListQueuesRequest& request) override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     std::shared_ptr<QueueImpl> dlq = core_->FindByName(dlq_name);
     if (!dlq) return Status(ErrorCode::kQueueDoesNotExist, "The specified queue does not exist.");
     std::vector<std::string> names;
@@ -140,21 +138,21 @@ class BrokerImpl final : public Broker {
   }
 
   StatusOr<std::string> StartMessageMoveTask(const StartMessageMoveTaskRequest& r) override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     return tasks_.Start(r);
   }
   StatusOr<int64_t> CancelMessageMoveTask(const std::string& handle) override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     return tasks_.Cancel(handle);
   }
   StatusOr<std::vector<MessageMoveTask>> ListMessageMoveTasks(const std::string& source_arn,
                                                               int max_results) override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     return tasks_.List(source_arn, max_results);
   }
 
   Status RunMaintenance() override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     notify::MutexLock lock(&maintenance_mu_);
     for (const auto& q : core_->AllQueues()) {
       StatusOr<int64_t> n = q->ExpireNow(100000, /*reclaim=*/true);
@@ -171,7 +169,7 @@ class BrokerImpl final : public Broker {
   }
 
   Status CompactAll() override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     return core_->db()->CompactAll();
   }
 
@@ -181,7 +179,7 @@ class BrokerImpl final : public Broker {
   }
 
   StatusOr<std::vector<std::string>> Verify() override {
-    if (core_->closed()) return Closed();
+    if (core_->closed()) return ClosedError();
     return VerifyDatabase(*core_);
   }
 
@@ -265,7 +263,7 @@ Status BrokerImpl::Init() {
 StatusOr<std::shared_ptr<Queue>> BrokerImpl::CreateQueue(const std::string& name,
                                                          const AttributeMap& attributes,
                                                          const TagMap& tags) {
-  if (core_->closed()) return Closed();
+  if (core_->closed()) return ClosedError();
   const bool fifo = api::RequestsFifo(attributes);
   Status st = api::ValidateQueueName(name, fifo);
   if (!st.ok()) return st;
@@ -330,7 +328,7 @@ StatusOr<std::shared_ptr<Queue>> BrokerImpl::CreateQueue(const std::string& name
 }
 
 Status BrokerImpl::DeleteQueue(const std::string& name) {
-  if (core_->closed()) return Closed();
+  if (core_->closed()) return ClosedError();
   notify::MutexLock catalog(&core_->catalog_mutex());
   std::shared_ptr<QueueImpl> q = core_->FindByName(name);
   if (!q) return Status(ErrorCode::kQueueDoesNotExist, "The specified queue does not exist.");

@@ -127,6 +127,9 @@ inline constexpr char kMetaSeqReserved[] = "seq_reserved";
 inline constexpr char kMetaNextQueueId[] = "next_queue_id";
 inline constexpr uint64_t kSeqBlock = 1 << 20;
 
+// What every call on a closed database returns.
+inline Status ClosedError() { return Status(ErrorCode::kClosed, "the database is closed"); }
+
 }  // namespace lqs::engine
 
 #endif  // LQS_LIB_ENGINE_CORE_H_

@@ -78,7 +78,7 @@ Status QueueImpl::Load() {
 }
 
 Status QueueImpl::CheckLive() const {
-  if (core_->closed()) return Status(ErrorCode::kClosed, "the database is closed");
+  if (core_->closed()) return ClosedError();
   if (deleted_.load(std::memory_order_acquire)) return QueueGone();
   return Status::OK();
 }

@@ -125,7 +125,7 @@ uint64_t QueueImpl::ReceiveMessageAsync(const ReceiveMessageRequest& request,
       id_, epoch, next_check,
       [self, request, deadline, long_poll, shared_done](bool closing, int64_t* next) -> bool {
         if (closing) {
-          (*shared_done)(Status(ErrorCode::kClosed, "the database is closed"));
+          (*shared_done)(ClosedError());
           return true;
         }
         std::optional<StatusOr<ReceiveMessageResult>> r =

@@ -30,8 +30,6 @@ Status Invalid(std::string_view parameter, const std::string& value, const std::
 
 std::string Bytes(size_t n) { return "(" + std::to_string(n) + " bytes)"; }
 
-Status Closed() { return Status(ErrorCode::kClosed, "the database is closed"); }
-
 }  // namespace
 
 Status ValidateTableName(std::string_view table) {
@@ -81,7 +79,7 @@ StatusOr<std::optional<std::string>> ReadTableValue(Core& core, const std::strin
 
 StatusOr<std::optional<std::string>> TableGet(Core& core, std::string_view table,
                                               std::string_view key) {
-  if (core.closed()) return Closed();
+  if (core.closed()) return ClosedError();
   if (Status st = ValidateTableName(table); !st.ok()) return st;
   if (Status st = ValidateTableKey(key); !st.ok()) return st;
   return ReadTableValue(core, storage::TableKey(table, key));
@@ -89,7 +87,7 @@ StatusOr<std::optional<std::string>> TableGet(Core& core, std::string_view table
 
 StatusOr<std::vector<TableEntry>> TableScan(Core& core, std::string_view table,
                                             std::string_view prefix) {
-  if (core.closed()) return Closed();
+  if (core.closed()) return ClosedError();
   if (Status st = ValidateTableName(table); !st.ok()) return st;
   if (Status st = ValidateTablePrefix(prefix); !st.ok()) return st;
   RawEntries raw;
@@ -104,7 +102,7 @@ StatusOr<std::vector<TableEntry>> TableScan(Core& core, std::string_view table,
 }
 
 StatusOr<std::vector<std::string>> TableNames(Core& core) {
-  if (core.closed()) return Closed();
+  if (core.closed()) return ClosedError();
   std::vector<std::string> names;
   std::unique_ptr<rocksdb::Iterator> it(
       core.db()->db()->NewIterator(rocksdb::ReadOptions(), core.db()->cf(storage::Cf::kTables)));

@@ -214,7 +214,7 @@ class TransactionImpl final : public Transaction {
     if (Status st = Usable(); !st.ok()) return st;
     finished_ = true;
     notify::MutexHold hold(&core_->transaction_mutex());
-    if (core_->closed()) return Status(ErrorCode::kClosed, "the database is closed");
+    if (core_->closed()) return ClosedError();
     core_->table_writes_in_flight().WaitUntilNoneTouched(
         [this](const std::string& key) { return Touches(key); });
     if (Status st = ValidateReads(); !st.ok()) return st;
@@ -280,7 +280,7 @@ class TransactionImpl final : public Transaction {
   };
 
   Status Usable() const {
-    if (core_->closed()) return Status(ErrorCode::kClosed, "the database is closed");
+    if (core_->closed()) return ClosedError();
     if (finished_) return Finished();
     return Status::OK();
   }
