@@ -127,8 +127,8 @@ inline constexpr char kMetaSeqReserved[] = "seq_reserved";
 inline constexpr char kMetaNextQueueId[] = "next_queue_id";
 inline constexpr uint64_t kSeqBlock = 1 << 20;
 
-// What every call on a closed database returns.
-inline Status ClosedError() { return Status(ErrorCode::kClosed, "the database is closed"); }
+// What every call on a closed database returns (storage/database.h).
+using storage::ClosedError;
 
 }  // namespace lqs::engine
 

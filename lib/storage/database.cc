@@ -272,7 +272,7 @@ bool TakeDeferredWrite(const Database* db) {
 Database::~Database() { Close().IgnoreError(); }
 
 Status Database::Write(rocksdb::WriteBatch* batch, bool must_sync) {
-  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  if (!db_) return ClosedError();
   if (Status st = ResumeIfNeeded(); !st.ok()) return st;
   const rocksdb::WriteOptions& write_options =
       must_sync && !manual_log_flush_ ? sync_write_ : plain_write_;
@@ -396,7 +396,7 @@ void Database::DeferCommits(bool defer) {
 }
 
 Status Database::Commit() {
-  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  if (!db_) return ClosedError();
   if (!manual_log_flush_) return Status::OK();
   // Read before the write-out: every deferred sync counted here has its
   // record in the buffer that FlushWAL writes, so the sync covers it.
@@ -424,7 +424,7 @@ Status Database::Commit() {
 }
 
 Status Database::Get(Cf which, std::string_view key, std::string* value, bool* found) {
-  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  if (!db_) return ClosedError();
   rocksdb::Status s =
       db_->Get(rocksdb::ReadOptions(), cf(which), rocksdb::Slice(key.data(), key.size()), value);
   *found = s.ok();
@@ -433,7 +433,7 @@ Status Database::Get(Cf which, std::string_view key, std::string* value, bool* f
 }
 
 Status Database::CompactRange(Cf which, std::string_view begin, std::string_view end) {
-  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  if (!db_) return ClosedError();
   rocksdb::CompactRangeOptions o;
   o.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
   rocksdb::Slice b(begin.data(), begin.size()), e(end.data(), end.size());
@@ -492,7 +492,7 @@ uint64_t Database::DiskBytesInUse() {
 
 Status Database::CheckBudget() {
   if (budget_bytes_ == 0) return Status::OK();
-  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  if (!db_) return ClosedError();
   const uint64_t used = EstimateDiskBytes();
   if (used < budget_bytes_) return Status::OK();
   return Status(ErrorCode::kOverStorageBudget,
@@ -505,7 +505,7 @@ Status Database::CheckBudget() {
 Status Database::ReclaimForBudget(bool* ran) {
   *ran = false;
   if (budget_bytes_ == 0) return Status::OK();
-  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  if (!db_) return ClosedError();
   std::unique_lock<std::mutex> lock(reclaim_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return Status::OK();  // one is running
   // From half the budget on: a drain that reclaimed at the budget goes on
@@ -531,7 +531,7 @@ Status Database::ReclaimForBudget(bool* ran) {
 }
 
 Status Database::CompactAll() {
-  if (!db_) return Status(ErrorCode::kClosed, "the database is closed");
+  if (!db_) return ClosedError();
   // The flush first: what the memtables hold (and the log files that keep
   // them) goes to table files, where compaction can drop it.
   std::vector<rocksdb::ColumnFamilyHandle*> all(handles_.begin(), handles_.end());

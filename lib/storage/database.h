@@ -61,6 +61,9 @@ namespace lqs::storage {
 // Converts a RocksDB status; `context` says what lqs was doing.
 Status FromRocks(const rocksdb::Status& s, std::string_view context);
 
+// What every call on a closed database returns (kClosed).
+inline Status ClosedError() { return Status(ErrorCode::kClosed, "the database is closed"); }
+
 // The RocksDB options lqs opens its database with, for `options`: the
 // database's and each column family's (`cache` is the shared block cache).
 // Database::Open uses them; so does bench/'s raw-RocksDB ceiling, so that it
