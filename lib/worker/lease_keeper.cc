@@ -8,7 +8,6 @@
 namespace lqs::worker {
 
 namespace {
-constexpr size_t kBatch = limits::kMaxBatchEntries;
 constexpr int64_t kRetryAfterErrorMs = 1000;
 }  // namespace
 
@@ -75,7 +74,7 @@ void LeaseKeeper::Run() {
     std::vector<int64_t> new_end;
     for (auto& [handle, l] : leases_) {
       if (l.exhausted) continue;
-      if (l.next_try_ms > now || batch.size() >= kBatch) {
+      if (l.next_try_ms > now || batch.size() >= limits::kMaxBatchEntries) {
         next = std::min(next, std::max(l.next_try_ms, now));
         continue;
       }

@@ -10,10 +10,9 @@ namespace lqs::worker {
 int64_t ReleaseNow(Queue& queue, const std::vector<std::string>& receipt_handles,
                    std::vector<std::string>* errors) {
   int64_t released = 0;
-  constexpr size_t kBatch = limits::kMaxBatchEntries;
-  for (size_t i = 0; i < receipt_handles.size(); i += kBatch) {
+  for (size_t i = 0; i < receipt_handles.size(); i += limits::kMaxBatchEntries) {
     std::vector<ChangeMessageVisibilityBatchEntry> batch;
-    for (size_t k = i; k < receipt_handles.size() && k < i + kBatch; ++k) {
+    for (size_t k = i; k < receipt_handles.size() && k < i + limits::kMaxBatchEntries; ++k) {
       ChangeMessageVisibilityBatchEntry e;
       e.id = std::to_string(k);
       e.receipt_handle = receipt_handles[k];
