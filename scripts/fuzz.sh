@@ -55,7 +55,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/fuzz/lsan.supp}
 fuzz_one() {
   local n=$1 work=$BUILD_DIR/corpus/$1 art=$BUILD_DIR/artifacts/$1
   local log=$BUILD_DIR/logs/$1.log status=0
-  mkdir -p "$work" "$art" "$(dirname "$log")"
+  mkdir -p "$work" "$art"
   "$BUILD_DIR/fuzz/fuzz_$n" "$work" "fuzz/corpus/$n" -max_total_time="$SECS" \
     -max_len=4096 -timeout=25 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="$art/" >"$log" 2>&1 || status=$?
