@@ -204,7 +204,9 @@ struct WorkerOptions {
   WorkerLogger logger;  // empty: kWarning and above to stderr
 };
 
-// Counters since Start(), and handler durations.
+// Counters since Start(), and handler durations. An outcome's log line
+// (WorkerOptions::logger) is written before its counter moves: a caller that
+// reads a count can already read the lines of the outcomes it counts.
 struct WorkerStats {
   int64_t received = 0;            // messages received
   int64_t succeeded = 0;           // handler succeeded and message deleted

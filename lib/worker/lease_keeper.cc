@@ -119,7 +119,6 @@ void LeaseKeeper::Run() {
       auto it = leases_.find(e.receipt_handle);
       if (it == leases_.end()) return;  // finished meanwhile: nothing to keep
       Lease& l = it->second;
-      stats_->lease_extension_failures.fetch_add(1);
       if (retry && l.end_ms > now + kRetryAfterErrorMs) {
         l.next_try_ms = now + kRetryAfterErrorMs;
       } else {
@@ -129,6 +128,7 @@ void LeaseKeeper::Run() {
                     "lease extension failed" +
                         std::string(l.exhausted ? " (no longer extended)" : "") + ": " +
                         why.ToString());
+      stats_->lease_extension_failures.fetch_add(1);
     };
     if (!result.ok()) {
       const bool retry = result.status().code() == ErrorCode::kIOError;
@@ -141,9 +141,9 @@ void LeaseKeeper::Run() {
       if (it == leases_.end()) continue;
       it->second.end_ms = new_end[i];
       it->second.next_try_ms = RenewAt(new_end[i]);
-      stats_->lease_extensions.fetch_add(1);
       log_->Message(WorkerLogLevel::kDebug, it->second.message_id, it->second.receive_count,
                     "lease extended by " + std::to_string(*batch[i].visibility_timeout) + " s");
+      stats_->lease_extensions.fetch_add(1);
     }
     for (const BatchResultError& err : result->failed) {
       const size_t i = static_cast<size_t>(std::stoul(err.id));

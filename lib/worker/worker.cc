@@ -400,13 +400,11 @@ class WorkerImpl final : public Worker {
                     : tx->DeleteMessage(queue_->name(), m.receipt_handle);
     if (st.ok()) st = tx->Commit().status();
     if (st.ok()) {
-      stats_->succeeded.fetch_add(1);
       log_.Message(WorkerLogLevel::kDebug, m, "done; committed with the delete");
+      stats_->succeeded.fetch_add(1);
       return true;
     }
     const bool conflict = st.code() == ErrorCode::kTransactionConflict;
-    if (conflict) stats_->transaction_conflicts.fetch_add(1);
-    if (!conflict) stats_->retried.fetch_add(1);
     const int seconds = backoff_.Seconds(m.receive_count);
     const bool delayed = DelayWhileLeased(m, seconds).ok();
     log_.Message(WorkerLogLevel::kWarning, m,
@@ -414,6 +412,7 @@ class WorkerImpl final : public Worker {
                      ", nothing applied; the message will be redelivered" +
                      (delayed ? " in " + std::to_string(seconds) + " s" : std::string()) + ": " +
                      st.ToString());
+    (conflict ? stats_->transaction_conflicts : stats_->retried).fetch_add(1);
     return false;
   }
 
@@ -429,14 +428,14 @@ class WorkerImpl final : public Worker {
     keeper_.Remove(m.receipt_handle);
     Status st = queue_->DeleteMessage(m.receipt_handle);
     if (st.ok()) {
-      stats_->duplicates_skipped.fetch_add(1);
       log_.Message(WorkerLogLevel::kInfo, m,
                    "duplicate of completed work (idempotency key " + m.idempotency_key +
                        "); deleted without running the handler");
+      stats_->duplicates_skipped.fetch_add(1);
     } else {
-      stats_->delete_failures.fetch_add(1);
       log_.Message(WorkerLogLevel::kWarning, m,
                    "duplicate of completed work, but the delete failed: " + st.ToString());
+      stats_->delete_failures.fetch_add(1);
     }
     return true;
   }
@@ -461,13 +460,13 @@ class WorkerImpl final : public Worker {
                                                                 options_.inbox_ttl_seconds)
                                : queue_->DeleteMessage(m.receipt_handle);
     if (st.ok()) {
-      stats_->succeeded.fetch_add(1);
       log_.Message(WorkerLogLevel::kDebug, m, "done; deleted");
+      stats_->succeeded.fetch_add(1);
     } else {
-      stats_->delete_failures.fetch_add(1);
       log_.Message(WorkerLogLevel::kWarning, m,
                    "handler succeeded but the delete failed (the message will be redelivered): " +
                        st.ToString());
+      stats_->delete_failures.fetch_add(1);
     }
   }
 
@@ -488,7 +487,6 @@ class WorkerImpl final : public Worker {
 
   void Retry(const WorkerMessage& m, const std::string& error, int seconds, const char* what) {
     Status st = DelayWhileLeased(m, seconds);
-    stats_->retried.fetch_add(1);
     if (st.ok()) {
       log_.Message(WorkerLogLevel::kInfo, m,
                    std::string(what) + ", retry in " + std::to_string(seconds) + " s: " + error);
@@ -497,6 +495,7 @@ class WorkerImpl final : public Worker {
                    std::string(what) + ": " + error + "; could not delay the retry (" +
                        st.ToString() + "), the message returns when its lease ends");
     }
+    stats_->retried.fetch_add(1);
   }
 
   void DeadLetter(const WorkerMessage& m, const std::string& error) {
@@ -504,9 +503,9 @@ class WorkerImpl final : public Worker {
     extra[options_.error_attribute] = MessageAttributeValue{"String", AttributeText(error), ""};
     Status st = queue_->MoveToDeadLetterQueue(m.receipt_handle, extra);
     if (st.ok()) {
-      stats_->dead_lettered.fetch_add(1);
       log_.Message(WorkerLogLevel::kWarning, m,
                    "non-retryable failure, moved to the dead-letter queue: " + error);
+      stats_->dead_lettered.fetch_add(1);
       return;
     }
     if (!HasRedrivePolicy()) {
@@ -539,7 +538,7 @@ class WorkerImpl final : public Worker {
       handles.push_back(m.receipt_handle);
     }
     std::vector<std::string> errors;
-    stats_->released.fetch_add(ReleaseNow(*queue_, handles, &errors));
+    const int64_t released = ReleaseNow(*queue_, handles, &errors);
     for (const std::string& e : errors) {
       const size_t i = static_cast<size_t>(std::stoul(e.substr(0, e.find(' '))));
       log_.Message(WorkerLogLevel::kWarning, messages[i],
@@ -548,6 +547,7 @@ class WorkerImpl final : public Worker {
     for (const WorkerMessage& m : messages) {
       log_.Message(WorkerLogLevel::kDebug, m, std::string("released: ") + why);
     }
+    stats_->released.fetch_add(released);
     AddInProgress(-static_cast<int>(messages.size()));
   }
 
