@@ -141,6 +141,7 @@ lqs_add_test_library(lqs_crash_harness SOURCES tests/crash_harness.cc tests/cras
 
 lqs_add_test(lqs_engine_test
   SOURCES lib/engine/ids_test.cc
+          lib/fifo/dedup_table_test.cc
           lib/storage/keys_test.cc
           lib/storage/message_reader_test.cc
           lib/storage/records_test.cc

@@ -20,6 +20,8 @@ namespace lqs::engine {
 namespace {
 
 constexpr size_t kMaxGroupsPerRound = 4096;
+// The capacity fifo_new_ keeps between receives.
+constexpr size_t kMaxRetainedNewGroups = 1024;
 
 }  // namespace
 
@@ -28,6 +30,9 @@ std::unique_ptr<rocksdb::ManagedSnapshot> QueueImpl::SnapshotGroupsLocked(
   notify::MutexLock lock(&pending_mu_);
   for (const auto& [group, seq] : fifo_new_) groups_.MarkQueued(group, seq);
   fifo_new_.clear();
+  // A burst of sends before the first receive (a device back online) grows
+  // the list to one entry per send; an idle queue gives that memory back.
+  if (fifo_new_.capacity() > kMaxRetainedNewGroups) fifo_new_.shrink_to_fit();
   for (const auto& [group, seqs] : fifo_pending_) {
     if (!seqs.empty()) (*pending_floor)[group] = *seqs.begin();
   }

@@ -7,6 +7,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <rocksdb/iterator.h>
 #include <rocksdb/snapshot.h>
@@ -79,9 +83,9 @@ Status QueueImpl::WriteFifoSends(const api::QueueConfig& config,
     notify::MutexLock lock(&pending_mu_);
     now = core_->NowMillis();
     for (Plan& p : plans) {
-      if (const storage::DedupEntry* seen = dedup_.Find(p.dedup_key, now)) {
+      if (std::optional<storage::DedupEntry> seen = dedup_.Find(p.dedup_key, now)) {
         p.duplicate = true;
-        p.entry = *seen;
+        p.entry = std::move(*seen);
       } else {
         ++fresh;
       }
@@ -93,16 +97,16 @@ Status QueueImpl::WriteFifoSends(const api::QueueConfig& config,
       for (Plan& p : plans) {
         if (p.duplicate) continue;
         // A repeat inside this same batch is a duplicate of the first.
-        if (const storage::DedupEntry* seen = dedup_.Find(p.dedup_key, now)) {
+        if (std::optional<storage::DedupEntry> seen = dedup_.Find(p.dedup_key, now)) {
           p.duplicate = true;
-          p.entry = *seen;
+          p.entry = std::move(*seen);
           continue;
         }
         p.seq = next++;
         p.entry.first_ms = now;
         p.entry.message_id = NewMessageId();
         p.entry.sequence_number = fifo::FormatSequenceNumber(p.seq);
-        dedup_.Put(p.dedup_key, p.entry);
+        dedup_.Put(p.dedup_key, p.entry);  // the sequence number is FormatSequenceNumber's
         fifo_pending_[p.group].insert(p.seq);
       }
     }
@@ -339,29 +343,40 @@ Status QueueImpl::LoadFifo() {
   Status st = LoadGroups();
   if (!st.ok()) return st;
 
-  // The deduplication window.
-  const int64_t now = core_->NowMillis();
+  // The deduplication window, in acceptance order (the table forgets from
+  // its oldest end). Records whose window ended while the queue was closed
+  // are loaded too, so that the next ExpireDedup deletes them from disk with
+  // the rest (Find no longer matches them).
+  std::vector<std::pair<std::string, storage::DedupEntry>> window;
   storage::RangeIterator dit(core_->db(), Cf::kDedup, storage::QueuePrefix(id_),
                              storage::QueueEnd(id_));
-  notify::MutexLock lock(&pending_mu_);
   for (; dit.Valid(); dit.Next()) {
     storage::DedupEntry e;
     if (!storage::DecodeDedup(dit.value(), &e)) {
       return Status(ErrorCode::kCorruption, "dedup entry of queue " + name_ + " is corrupt");
     }
-    if (e.first_ms + fifo::kDedupWindowMs > now) {
-      dedup_.Put(std::string(dit.key().substr(8)), std::move(e));
+    window.emplace_back(std::string(dit.key().substr(8)), std::move(e));
+  }
+  st = dit.status("loading the deduplication window");
+  if (!st.ok()) return st;
+  std::stable_sort(window.begin(), window.end(), [](const auto& a, const auto& b) {
+    return a.second.first_ms < b.second.first_ms;
+  });
+  notify::MutexLock lock(&pending_mu_);
+  for (const auto& [key, e] : window) {
+    if (!dedup_.Put(key, e)) {
+      return Status(ErrorCode::kCorruption,
+                    "dedup entry of queue " + name_ + " has a malformed sequence number");
     }
   }
-  return dit.status("loading the deduplication window");
+  return Status::OK();
 }
 
 Status QueueImpl::ExpireDedup(int64_t now) {
   std::vector<std::string> keys;
   {
     notify::MutexLock lock(&pending_mu_);
-    keys = dedup_.ExpiredKeys(now, 100000);
-    for (const std::string& k : keys) dedup_.Erase(k);
+    keys = dedup_.TakeExpired(now, 100000);
   }
   if (keys.empty()) return Status::OK();
   rocksdb::WriteBatch batch;
