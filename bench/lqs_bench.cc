@@ -431,10 +431,12 @@ int Main(int argc, char** argv) {
       RemoveDir(dir);
       FifoIdleResult r = RunFifoIdle(n, groups, dir);
       Cleanup(dir);
-      std::fprintf(stderr, "fifo idle %lld msgs, %lld groups: live heap %.2f -> %.2f -> %.2f MB\n",
+      std::fprintf(stderr,
+                   "fifo idle %lld msgs, %lld groups: live heap %.2f -> %.2f -> %.2f MB, "
+                   "%.2f MB flushed\n",
                    static_cast<long long>(n), static_cast<long long>(groups),
-                   r.heap_before / 1048576.0, r.heap_queued / 1048576.0,
-                   r.heap_drained / 1048576.0);
+                   r.heap_before / 1048576.0, r.heap_queued / 1048576.0, r.heap_drained / 1048576.0,
+                   r.heap_flushed / 1048576.0);
       report.fifo_idle.push_back(r);
     }
   }

@@ -521,6 +521,7 @@ FifoIdleResult RunFifoIdle(int64_t messages, int64_t groups, const std::string& 
   r.heap_before = j.value("heap_before", int64_t{0});
   r.heap_queued = j.value("heap_queued", int64_t{0});
   r.heap_drained = j.value("heap_drained", int64_t{0});
+  r.heap_flushed = j.value("heap_flushed", int64_t{0});
   r.rss_before_kb = j.value("rss_before_kb", int64_t{0});
   r.rss_queued_kb = j.value("rss_queued_kb", int64_t{0});
   r.rss_drained_kb = j.value("rss_drained_kb", int64_t{0});
@@ -609,6 +610,8 @@ int FifoIdleChild(const Options& options, int64_t messages, int64_t groups) {
   out["heap_drained"] = LiveHeap();
   out["rss_drained_kb"] = ReadProcStatusKb("VmRSS");
   out["seconds"] = SecondsSince(t0);
+  if (!(*broker)->CompactAll().ok()) return 7;
+  out["heap_flushed"] = LiveHeap();
   queue->reset();
   if (!(*broker)->Close().ok()) return 6;
   std::printf("%s\n", out.dump().c_str());
