@@ -373,11 +373,13 @@ Status QueueImpl::LoadFifo() {
 }
 
 Status QueueImpl::ExpireDedup(int64_t now) {
-  std::vector<std::string> keys;
-  {
-    notify::MutexLock lock(&pending_mu_);
-    keys = dedup_.TakeExpired(now, 100000);
-  }
+  // The deletes are written under pending_mu_, where sends decide: a send
+  // that accepts a forgotten id again decides after this write, so its own
+  // record (written after its decision) is never the one deleted here. If
+  // the write fails, the records stay on disk, and the next open loads them
+  // and this sweep deletes them then.
+  notify::MutexLock lock(&pending_mu_);
+  std::vector<std::string> keys = dedup_.TakeExpired(now, 100000);
   if (keys.empty()) return Status::OK();
   rocksdb::WriteBatch batch;
   for (const std::string& k : keys) {

@@ -31,7 +31,8 @@
 //          queue's delete claims its leases under mu_ (takes them out of the
 //          lease table) and writes after releasing it.
 //   pending_mu_  the keys of sends not yet written, the delayed buckets and
-//          the FIFO dedup window; a leaf lock (except Core::AllocateSeqs).
+//          the FIFO dedup window; a leaf lock (except Core::AllocateSeqs),
+//          held across one write: the dedup sweep's deletes (ExpireDedup).
 //   send_config_mu_  the copy of the config that sends use; a leaf.
 // Order: gate_ before mu_ before pending_mu_; never two queues' mu_, except
 // in a transaction's commit (queue_tx.cc, transaction.cc): serialised by the
@@ -560,7 +561,8 @@ class QueueImpl final : public Queue, public std::enable_shared_from_this<QueueI
   Status TryReceiveFifoLocked(const ReceiveMessageRequest& request, int64_t now, bool long_poll,
                               std::vector<Taken>* taken) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Status LoadFifo() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(pending_mu_);
-  // Drops dedup ids whose window ended (memory and disk).
+  // Drops dedup ids whose window ended (memory and disk, the disk's write
+  // under pending_mu_: see fifo_queue.cc).
   Status ExpireDedup(int64_t now) ABSL_LOCKS_EXCLUDED(pending_mu_);
 
   const std::shared_ptr<Core> core_;
